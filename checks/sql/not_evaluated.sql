@@ -1,0 +1,15 @@
+-- id: not_evaluated
+-- title: Round not evaluated: the log does not hold enough to judge the round
+-- severity: medium
+-- rule: DESIGN.md principle 8 (a round that cannot be judged is marked not evaluated, never passed)
+SELECT
+    r.round_id,
+    r.table_id,
+    NULL::INTEGER AS seat,
+    NULL::BIGINT AS recorded_cents,
+    NULL::BIGINT AS expected_cents,
+    NULL::BIGINT AS difference_cents,
+    coalesce(r.problems, 'no reason recorded') AS detail
+FROM rounds AS r
+WHERE NOT r.evaluated
+ORDER BY r.table_id, r.round_id

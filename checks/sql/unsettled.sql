@@ -1,0 +1,15 @@
+-- id: unsettled
+-- title: Unsettled wager: a wager was placed but the table recorded no settlement
+-- severity: high
+-- rule: DESIGN.md "nothing silent": every wager placed in a round is settled before the round ends
+SELECT
+    w.round_id,
+    w.table_id,
+    w.seat,
+    NULL::BIGINT AS recorded_cents,
+    w.expected_net_cents AS expected_cents,
+    NULL::BIGINT AS difference_cents,
+    w.wager || ' of ' || w.amount_cents || ' cents has no recorded settlement' AS detail
+FROM wagers AS w
+WHERE w.recorded_net_cents IS NULL
+ORDER BY w.table_id, w.round_id, w.seat, w.wager
