@@ -70,7 +70,8 @@ demo: setup ## start Kafka, simulate a shift, ingest, replay, check, serve the d
 serve: setup ## serve the dashboard over DATA (default var/demo) at http://localhost:$(PORT)
 	@echo "dashboard: http://localhost:$(PORT)  (Ctrl-C to stop)"
 	CATWALK_DATA=$(or $(DATA),$(DEMO_DATA)) $(BIN)/python -m streamlit run dashboard/app.py \
-	  --server.headless=true --server.port=$(PORT) --browser.gatherUsageStats=false
+	  --server.headless=true --server.port=$(PORT) --browser.gatherUsageStats=false \
+	  --client.toolbarMode=minimal
 
 clean: ## stop Kafka and remove generated data (keeps .venv and the jars)
 	-$(KAFKA) down

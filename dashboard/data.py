@@ -1,0 +1,150 @@
+"""Read-only access to what replay and checks wrote: Parquet files queried by an in-memory DuckDB.
+
+The dashboard never writes these files. Every query runs on its own cursor (a DuckDB connection
+must not be shared between Streamlit's threads) and binds the file path and ids as parameters.
+Money columns stay integer (BIGINT -> int64, or nullable Int64 when a column has nulls); sums are
+cast back to BIGINT because DuckDB widens ``sum(BIGINT)`` to HUGEINT, which pandas turns into float.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pandas as pd
+
+DATA_ENV = "CATWALK_DATA"
+
+ROUNDS = "replay/rounds.parquet"
+HANDS = "replay/hands.parquet"
+WAGERS = "replay/wagers.parquet"
+FLAGS = "checks/flags.parquet"
+
+REPLAY_FILES = (ROUNDS, HANDS, WAGERS)
+ALL_FILES = (*REPLAY_FILES, FLAGS)
+
+MONEY_COLUMNS = {
+    "flags": ("recorded_cents", "expected_cents", "difference_cents"),
+    "wagers": (
+        "amount_cents",
+        "recorded_net_cents",
+        "recorded_commission_cents",
+        "expected_net_cents",
+        "expected_commission_cents",
+    ),
+}
+
+
+def data_dir() -> Path:
+    """The data directory: ``$CATWALK_DATA``, else ``var/`` at the repository root."""
+    configured = os.environ.get(DATA_ENV)
+    if configured:
+        return Path(configured).expanduser().resolve()
+    return Path(__file__).resolve().parent.parent / "var"
+
+
+def missing(root: Path, names: tuple[str, ...] = ALL_FILES) -> list[str]:
+    """The files among ``names`` that do not exist under ``root`` (nothing run yet)."""
+    return [name for name in names if not (root / name).is_file()]
+
+
+def stamp(root: Path, name: str) -> tuple[str, int, int]:
+    """A cache key for one file that changes whenever the file is rewritten."""
+    path = root / name
+    info = path.stat()
+    return (str(path), info.st_mtime_ns, info.st_size)
+
+
+def connect() -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB, capped so the dashboard cannot take the machine's memory."""
+    con = duckdb.connect()
+    con.execute("SET memory_limit='1GB'")
+    con.execute("SET TimeZone='UTC'")
+    return con
+
+
+def flag_totals(con: duckdb.DuckDBPyConnection, root: Path) -> tuple[int, int]:
+    """The number of flags and the sum of their differences (recorded minus expected, cents)."""
+    ((count, total),) = _rows(
+        con,
+        "SELECT count(*), CAST(coalesce(sum(difference_cents), 0) AS BIGINT) FROM read_parquet(?)",
+        [str(root / FLAGS)],
+    )
+    return int(count), int(total)
+
+
+def round_counts(con: duckdb.DuckDBPyConnection, root: Path) -> tuple[int, int]:
+    """Rounds judged (evaluated) and rounds replay could not judge (not evaluated)."""
+    ((judged, not_evaluated),) = _rows(
+        con,
+        "SELECT count(*) FILTER (WHERE evaluated), count(*) FILTER (WHERE NOT evaluated) "
+        "FROM read_parquet(?)",
+        [str(root / ROUNDS)],
+    )
+    return int(judged), int(not_evaluated)
+
+
+def _frame(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> pd.DataFrame:
+    with con.cursor() as cur:
+        return cur.execute(sql, params).df()
+
+
+def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
+    with con.cursor() as cur:
+        return cur.execute(sql, params).fetchall()
+
+
+def _records(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[dict[str, Any]]:
+    with con.cursor() as cur:
+        cur.execute(sql, params)
+        names = [column[0] for column in cur.description or []]
+        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+
+
+def flags(con: duckdb.DuckDBPyConnection, root: Path) -> pd.DataFrame:
+    """All flags, by round then seat (round-level flags, with no seat, first)."""
+    return _frame(
+        con,
+        "SELECT check_id, title, severity, round_id, table_id, seat, "
+        "recorded_cents, expected_cents, difference_cents, detail "
+        "FROM read_parquet(?) ORDER BY round_id, seat NULLS FIRST, check_id",
+        [str(root / FLAGS)],
+    )
+
+
+def round_info(con: duckdb.DuckDBPyConnection, root: Path, round_id: str) -> dict[str, Any] | None:
+    """One row of rounds.parquet as a dict, ``dealt_at`` rendered in UTC; None if unknown."""
+    rows = _records(
+        con,
+        "SELECT round_id, casino, table_id, game, ruleset, "
+        "strftime(timezone('UTC', dealt_at), '%Y-%m-%d %H:%M:%S UTC') AS dealt_at, "
+        "dealer_id, evaluated, problems, notation "
+        "FROM read_parquet(?) WHERE round_id = ? LIMIT 1",
+        [str(root / ROUNDS), round_id],
+    )
+    return rows[0] if rows else None
+
+
+def hands(con: duckdb.DuckDBPyConnection, root: Path, round_id: str) -> pd.DataFrame:
+    """The round's hands, dealer first, then seats in order."""
+    return _frame(
+        con,
+        "SELECT position, seat, cards, high, low, high_rank, low_rank, foul, "
+        "house_way, house_way_high, house_way_low "
+        "FROM read_parquet(?) WHERE round_id = ? ORDER BY seat NULLS FIRST, position",
+        [str(root / HANDS), round_id],
+    )
+
+
+def wagers(con: duckdb.DuckDBPyConnection, root: Path, round_id: str) -> pd.DataFrame:
+    """The round's wagers with recorded and expected settlement, by seat."""
+    return _frame(
+        con,
+        "SELECT seat, wager, amount_cents, "
+        "recorded_outcome, recorded_net_cents, recorded_commission_cents, "
+        "expected_outcome, expected_net_cents, expected_commission_cents "
+        "FROM read_parquet(?) WHERE round_id = ? ORDER BY seat, wager",
+        [str(root / WAGERS), round_id],
+    )

@@ -1,0 +1,140 @@
+"""Turn query results into the tables a surveillance analyst reads: floor words for column
+names, money as dollars (from integer cents, never float), yes/no instead of True/False."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from dashboard.money import format_cents
+
+
+def absent(value: Any) -> bool:
+    """True for a null cell: None, pandas NA, or NaN (which only a non-money column may hold)."""
+    return value is None or value is pd.NA or (isinstance(value, float) and value != value)
+
+
+def money(value: Any, *, signed: bool = False) -> str:
+    """Cents as dollars, or an empty cell when there is no amount (a round not evaluated)."""
+    return "" if absent(value) else format_cents(value, signed=signed)
+
+
+def yes_no(value: Any) -> str:
+    return "" if absent(value) else ("yes" if bool(value) else "no")
+
+
+def text(value: Any) -> str:
+    return "" if absent(value) else str(value)
+
+
+def seat_label(value: Any) -> str:
+    return "round" if absent(value) else f"seat {int(value)}"
+
+
+def flags_table(flags: pd.DataFrame) -> pd.DataFrame:
+    """One row per flag: check, round, table, seat, recorded, expected, difference."""
+    rows = [
+        {
+            "check": flag["check_id"],
+            "round": flag["round_id"],
+            "table": flag["table_id"],
+            "seat": text(flag["seat"]),
+            "recorded": money(flag["recorded_cents"]),
+            "expected": money(flag["expected_cents"]),
+            "difference": money(flag["difference_cents"], signed=True),
+        }
+        for flag in flags.to_dict("records")
+    ]
+    columns = ["check", "round", "table", "seat", "recorded", "expected", "difference"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def flag_label(flag: dict[str, Any]) -> str:
+    """The choice shown in the flag picker: round, seat, difference and check."""
+    parts = [str(flag["round_id"]), seat_label(flag["seat"])]
+    if not absent(flag["difference_cents"]):
+        parts.append(money(flag["difference_cents"], signed=True))
+    parts.append(str(flag["check_id"]))
+    return " · ".join(parts)
+
+
+def flag_sentence(flag: dict[str, Any]) -> str:
+    """A flag in one line of floor language, for the banner above the round, e.g.
+    "Seat 3: Mispay (mispay, severity high). Recorded $25.00, expected $23.75: overpaid by $1.25."
+    """
+    tag = str(flag["check_id"])
+    if not absent(flag["severity"]):
+        tag += f", severity {flag['severity']}"
+    parts = [f"{seat_label(flag['seat']).capitalize()}: {flag['title']} ({tag})."]
+    if not absent(flag["difference_cents"]):
+        diff = int(flag["difference_cents"])
+        amounts = (
+            f"Recorded {money(flag['recorded_cents'])}, expected {money(flag['expected_cents'])}"
+        )
+        if diff:
+            way = "overpaid" if diff > 0 else "underpaid"
+            amounts += f": {way} by {format_cents(abs(diff))}"
+        parts.append(amounts + ".")
+    detail = text(flag["detail"]).strip()
+    if detail:
+        parts.append(detail[0].upper() + detail[1:] + ("" if detail.endswith(".") else "."))
+    return " ".join(parts)
+
+
+def hands_table(hands: pd.DataFrame) -> pd.DataFrame:
+    """The hands as dealt and set, with the dealer's house way (blank for seats)."""
+    rows = [
+        {
+            "position": hand["position"],
+            "cards": text(hand["cards"]),
+            "high hand": text(hand["high"]),
+            "low hand": text(hand["low"]),
+            "high hand rank": text(hand["high_rank"]),
+            "low hand rank": text(hand["low_rank"]),
+            "foul": yes_no(hand["foul"]),
+            "house way followed": yes_no(hand["house_way"]),
+            "house way high hand": text(hand["house_way_high"]),
+            "house way low hand": text(hand["house_way_low"]),
+        }
+        for hand in hands.to_dict("records")
+    ]
+    columns = [
+        "position", "cards", "high hand", "low hand", "high hand rank", "low hand rank",
+        "foul", "house way followed", "house way high hand", "house way low hand",
+    ]  # fmt: skip
+    return pd.DataFrame(rows, columns=columns)
+
+
+def wagers_table(wagers: pd.DataFrame, flagged: dict[int, list[str]]) -> pd.DataFrame:
+    """Each wager's settlement as recorded beside what the rules require.
+
+    ``difference`` is recorded net minus expected net (positive = overpaid to the player);
+    ``flag`` names the checks that flagged the seat, so the disputed seat stands out.
+    """
+    rows = []
+    for wager in wagers.to_dict("records"):
+        recorded, expected = wager["recorded_net_cents"], wager["expected_net_cents"]
+        both = not absent(recorded) and not absent(expected)
+        seat = None if absent(wager["seat"]) else int(wager["seat"])
+        rows.append(
+            {
+                "flag": ", ".join(flagged.get(seat, [])) if seat is not None else "",
+                "seat": text(seat),
+                "wager": text(wager["wager"]),
+                "amount": money(wager["amount_cents"]),
+                "recorded outcome": text(wager["recorded_outcome"]),
+                "recorded net": money(recorded),
+                "recorded commission": money(wager["recorded_commission_cents"]),
+                "expected outcome": text(wager["expected_outcome"]),
+                "expected net": money(expected),
+                "expected commission": money(wager["expected_commission_cents"]),
+                "difference": money(int(recorded) - int(expected), signed=True) if both else "",
+            }
+        )
+    columns = [
+        "flag", "seat", "wager", "amount", "recorded outcome", "recorded net",
+        "recorded commission", "expected outcome", "expected net", "expected commission",
+        "difference",
+    ]  # fmt: skip
+    return pd.DataFrame(rows, columns=columns)
