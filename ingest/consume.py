@@ -86,6 +86,7 @@ def run(
     consumer.subscribe([topic], listener=_ResumeFromLog(consumer, log))
     last_data = time.monotonic()
     last_report = 0.0
+    reported_batches = 0
     backoff = 0.5
     try:
         while not stopping:
@@ -141,9 +142,9 @@ def run(
                           file=sys.stderr)
                 last_data = time.monotonic()
             now = time.monotonic()
-            if now - last_report >= 2.0:
+            if now - last_report >= 2.0 and stats.batches != reported_batches:
                 progress(stats, False)
-                last_report = now
+                last_report, reported_batches = now, stats.batches
             if until_idle is not None and now - last_data >= until_idle and _caught_up(consumer):
                 break
     finally:
