@@ -1,0 +1,338 @@
+"""Rulesets: the house options and money policies a game is judged under, as frozen data.
+
+REFERENCE.md 6 and 6a: every default where the regulation text was not available (the
+commission rate and its rounding, the wheel, the house way) is ruleset data, never a literal
+in the rules engine. The shipped rulesets are the JSON files in ``replay/rulesets/``, one per
+ruleset, named ``<id>.json``; this is the only module of ``replay`` that reads them (through
+``importlib.resources``, so they load from a wheel as well as from a checkout).
+
+A ruleset is in force from ``effective_from`` (inclusive) up to ``effective_to``
+(exclusive), or open ended when ``effective_to`` is None; consecutive versions of a game's
+ruleset therefore chain with ``old.effective_to == new.effective_from``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections.abc import Mapping
+from contextlib import suppress
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import cache
+from importlib import resources
+from types import MappingProxyType
+from typing import Any, TypeVar
+
+from replay.errors import (
+    MoneyError,
+    NoRulesetInForceError,
+    RulesetError,
+    UnknownRulesetError,
+)
+
+_ID = re.compile(r"[a-z][a-z0-9_]*-[a-z0-9][a-z0-9_.-]*")
+_GAME = re.compile(r"[a-z][a-z0-9_]*")
+_BPS_WHOLE = 10_000
+
+
+class CommissionRounding(StrEnum):
+    """How a commission that is not a whole number of units is rounded (REFERENCE.md 6a.1-2)."""
+
+    DOWN = "down"
+    """Down to a multiple of ``unit_cents``: the house never over-collects (6a.1)."""
+    UP_TO_UNIT = "up_to_unit"
+    """Up to the next multiple of ``unit_cents`` (pai gow tiles vigorish, 6a.2)."""
+
+
+class Wheel(StrEnum):
+    """Where A-2-3-4-5 ranks among straights and straight flushes (REFERENCE.md 1.1, 6a.4)."""
+
+    SECOND_HIGHEST = "second_highest"
+    """Below A-K-Q-J-T, above K-Q-J-T-9: most pai gow rule sets (Saint Lucia s.67, Rivers)."""
+    LOWEST = "lowest"
+    """Below 6-5-4-3-2 (Palace Casino; Caribbean stud)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Commission:
+    """The house's commission on a winning wager: ``rate_bps`` basis points of the win,
+    rounded by ``rounding`` to a multiple of ``unit_cents`` (REFERENCE.md 1.2, 6a.1, 6a.2).
+
+    Integer arithmetic only: money is integer cents (STYLE.md 3). ``rounding`` may be given
+    as its value (``"down"``, ``"up_to_unit"``); it is stored as the enum.
+    """
+
+    rate_bps: int
+    rounding: CommissionRounding
+    unit_cents: int = 1
+
+    def __post_init__(self) -> None:
+        if type(self.rate_bps) is not int or not 0 <= self.rate_bps <= _BPS_WHOLE:
+            raise RulesetError(
+                f"commission rate_bps must be an integer from 0 to {_BPS_WHOLE}, "
+                f"got {self.rate_bps!r}"
+            )
+        if isinstance(self.rounding, str) and not isinstance(self.rounding, CommissionRounding):
+            with suppress(ValueError):
+                object.__setattr__(self, "rounding", CommissionRounding(self.rounding))
+        if not isinstance(self.rounding, CommissionRounding):
+            raise RulesetError(
+                f"commission rounding must be one of {[r.value for r in CommissionRounding]}, "
+                f"got {self.rounding!r}"
+            )
+        if type(self.unit_cents) is not int or self.unit_cents < 1:
+            raise RulesetError(
+                f"commission unit_cents must be a positive integer, got {self.unit_cents!r}"
+            )
+
+    def on(self, win_cents: int) -> int:
+        """The commission in cents on a win of ``win_cents`` cents.
+
+        REFERENCE.md 6a.1 (pai gow poker): 5% rounded down to the cent, so 2500 -> 125 and
+        1010 -> 50 (50.5 rounded down). 6a.2 (pai gow tiles): 5% rounded up to the next
+        multiple of 25 cents, so 700 -> 50.
+        """
+        if type(win_cents) is not int or win_cents < 0:
+            raise MoneyError(f"a win must be non-negative integer cents, got {win_cents!r}")
+        numerator = win_cents * self.rate_bps
+        denominator = _BPS_WHOLE * self.unit_cents
+        if self.rounding is CommissionRounding.DOWN:
+            units = numerator // denominator
+        else:
+            units = -(-numerator // denominator)
+        return units * self.unit_cents
+
+
+def _iso_date(name: str, value: object) -> dt.date:
+    if not isinstance(value, str):
+        raise RulesetError(f"{name} must be an ISO date string (YYYY-MM-DD), got {value!r}")
+    try:
+        day = dt.date.fromisoformat(value)
+    except ValueError:
+        day = None
+    if day is None or day.isoformat() != value:
+        raise RulesetError(f"{name} must be an ISO date string (YYYY-MM-DD), got {value!r}")
+    return day
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ruleset:
+    """One version of the rules a game is judged under (REFERENCE.md 6, 6a, 7).
+
+    ``id`` is ``<game>-<name>`` (``pai_gow_poker-classic-v1``); ``effective_from`` and
+    ``effective_to`` are ISO dates (see the module docstring for the interval). The options:
+    ``wheel`` (REFERENCE.md 6a.4) and ``house_way``, the name of the house way the game
+    module sets the dealer's hand by (REFERENCE.md 7.5). ``source`` cites where the values
+    come from. ``wheel`` may be given as its value (``"lowest"``); it is stored as the enum.
+    """
+
+    id: str
+    game: str
+    title: str
+    effective_from: str
+    effective_to: str | None
+    commission: Commission
+    wheel: Wheel = Wheel.SECOND_HIGHEST
+    house_way: str = "reference-1.3"
+    source: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str) or not _ID.fullmatch(self.id):
+            raise RulesetError(f"ruleset id must look like 'game-name-v1', got {self.id!r}")
+        if not isinstance(self.game, str) or not _GAME.fullmatch(self.game):
+            raise RulesetError(f"ruleset {self.id}: game must be a game name, got {self.game!r}")
+        if not self.id.startswith(self.game + "-"):
+            raise RulesetError(
+                f"ruleset id {self.id!r} must start with its game {self.game!r} and a hyphen"
+            )
+        if not isinstance(self.title, str) or not self.title:
+            raise RulesetError(f"ruleset {self.id}: title must be non-empty, got {self.title!r}")
+        start = _iso_date(f"ruleset {self.id}: effective_from", self.effective_from)
+        if self.effective_to is not None:
+            end = _iso_date(f"ruleset {self.id}: effective_to", self.effective_to)
+            if end <= start:
+                raise RulesetError(
+                    f"ruleset {self.id}: effective_to {self.effective_to} must be after "
+                    f"effective_from {self.effective_from}"
+                )
+        if not isinstance(self.commission, Commission):
+            raise RulesetError(
+                f"ruleset {self.id}: commission must be a Commission, got {self.commission!r}"
+            )
+        if isinstance(self.wheel, str) and not isinstance(self.wheel, Wheel):
+            with suppress(ValueError):
+                object.__setattr__(self, "wheel", Wheel(self.wheel))
+        if not isinstance(self.wheel, Wheel):
+            raise RulesetError(
+                f"ruleset {self.id}: wheel must be one of {[w.value for w in Wheel]}, "
+                f"got {self.wheel!r}"
+            )
+        if not isinstance(self.house_way, str) or not self.house_way:
+            raise RulesetError(
+                f"ruleset {self.id}: house_way must be a non-empty name, got {self.house_way!r}"
+            )
+        if not isinstance(self.source, str):
+            raise RulesetError(f"ruleset {self.id}: source must be text, got {self.source!r}")
+
+    def in_force_on(self, day: dt.date) -> bool:
+        """True when ``day`` is within [effective_from, effective_to)."""
+        day = _day(day)
+        if day < dt.date.fromisoformat(self.effective_from):
+            return False
+        return self.effective_to is None or day < dt.date.fromisoformat(self.effective_to)
+
+
+def _day(day: dt.date) -> dt.date:
+    if isinstance(day, dt.datetime):
+        return day.date()
+    if not isinstance(day, dt.date):
+        raise RulesetError(f"expected a date, got {day!r}")
+    return day
+
+
+_KEYS = frozenset(
+    {"id", "game", "title", "effective_from", "effective_to", "commission", "options", "source"}
+)
+_COMMISSION_KEYS = frozenset({"rate_bps", "rounding", "unit_cents"})
+_OPTION_KEYS = frozenset({"wheel", "house_way"})
+
+
+_E = TypeVar("_E", bound=StrEnum)
+
+
+def _enum_value(kind: type[_E], where: str, value: object) -> _E:
+    try:
+        if not isinstance(value, str):
+            raise ValueError(value)
+        return kind(value)
+    except ValueError:
+        raise RulesetError(
+            f"{where} must be one of {[m.value for m in kind]}, got {value!r}"
+        ) from None
+
+
+def ruleset_from_dict(data: Mapping[str, object], *, source: str = "<data>") -> Ruleset:
+    """The :class:`Ruleset` described by ``data`` (the JSON layout of ``replay/rulesets/``).
+
+    Unknown or missing keys raise :class:`RulesetError` naming ``source`` and the key, so a
+    typo in a data file cannot silently fall back to a default.
+    """
+    if not isinstance(data, Mapping):
+        raise RulesetError(f"{source}: a ruleset must be a JSON object, got {data!r}")
+    unknown = sorted(set(data) - _KEYS)
+    missing = sorted({"id", "game", "title", "effective_from", "commission"} - set(data))
+    if unknown or missing:
+        raise RulesetError(f"{source}: unknown keys {unknown}, missing keys {missing}")
+    commission = data["commission"]
+    if (
+        not isinstance(commission, Mapping)
+        or set(commission) - _COMMISSION_KEYS
+        or not {"rate_bps", "rounding"} <= set(commission)
+    ):
+        raise RulesetError(
+            f"{source}: commission must be an object with keys rate_bps, rounding and "
+            f"optionally unit_cents, got {commission!r}"
+        )
+    rate: dict[str, Any] = dict(commission)
+    options = data.get("options", {})
+    if not isinstance(options, Mapping) or set(options) - _OPTION_KEYS:
+        raise RulesetError(
+            f"{source}: options must be an object with keys among {sorted(_OPTION_KEYS)}, "
+            f"got {options!r}"
+        )
+    fields: dict[str, Any] = dict(data)
+    try:
+        return Ruleset(
+            id=fields["id"],
+            game=fields["game"],
+            title=fields["title"],
+            effective_from=fields["effective_from"],
+            effective_to=fields.get("effective_to"),
+            commission=Commission(
+                rate_bps=rate["rate_bps"],
+                rounding=_enum_value(
+                    CommissionRounding, f"{source}: commission rounding", rate["rounding"]
+                ),
+                unit_cents=rate.get("unit_cents", 1),
+            ),
+            wheel=_enum_value(
+                Wheel, f"{source}: options wheel", options.get("wheel", Wheel.SECOND_HIGHEST)
+            ),
+            house_way=options.get("house_way", "reference-1.3"),
+            source=fields.get("source", ""),
+        )
+    except RulesetError as exc:
+        raise RulesetError(f"{source}: {exc}") from None
+
+
+@cache
+def _shipped() -> Mapping[str, Ruleset]:
+    found: dict[str, Ruleset] = {}
+    folder = resources.files("replay").joinpath("rulesets")
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if not entry.name.endswith(".json"):
+            continue
+        where = f"replay/rulesets/{entry.name}"
+        try:
+            data = json.loads(entry.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise RulesetError(f"{where}: not valid JSON: {exc}") from None
+        ruleset = ruleset_from_dict(data, source=where)
+        if entry.name != f"{ruleset.id}.json":
+            raise RulesetError(f"{where}: holds ruleset {ruleset.id!r}; name it {ruleset.id}.json")
+        found[ruleset.id] = ruleset
+    return MappingProxyType(found)
+
+
+DEFAULT_RULESET_IDS: Mapping[str, str] = MappingProxyType(
+    {"pai_gow_poker": "pai_gow_poker-classic-v1"}
+)
+"""The ruleset each game is judged under when neither the round nor a date names one."""
+
+
+def shipped_rulesets() -> tuple[Ruleset, ...]:
+    """Every shipped ruleset, by id."""
+    return tuple(_shipped().values())
+
+
+def load_ruleset(ruleset_id: str) -> Ruleset:
+    """The shipped ruleset ``ruleset_id``; :class:`UnknownRulesetError` names an unknown one."""
+    ruleset = _shipped().get(ruleset_id) if isinstance(ruleset_id, str) else None
+    if ruleset is None:
+        raise UnknownRulesetError(
+            f"unknown ruleset {ruleset_id!r}; shipped: {', '.join(sorted(_shipped()))}"
+        )
+    return ruleset
+
+
+def default_ruleset(game: str) -> Ruleset:
+    """The ruleset ``game`` is judged under by default (:data:`DEFAULT_RULESET_IDS`)."""
+    ruleset_id = DEFAULT_RULESET_IDS.get(game) if isinstance(game, str) else None
+    if ruleset_id is None:
+        raise UnknownRulesetError(
+            f"no default ruleset for game {game!r}; games with one: "
+            f"{', '.join(sorted(DEFAULT_RULESET_IDS))}"
+        )
+    return load_ruleset(ruleset_id)
+
+
+def ruleset_in_force(game: str, on: dt.date) -> Ruleset:
+    """The one shipped ruleset of ``game`` in force on the day ``on``.
+
+    :class:`NoRulesetInForceError` names the game and the date when there is none; two in
+    force at once is a data error (:class:`RulesetError` naming both).
+    """
+    day = _day(on)
+    candidates = [r for r in _shipped().values() if r.game == game and r.in_force_on(day)]
+    if not candidates:
+        raise NoRulesetInForceError(
+            f"no ruleset for game {game!r} is in force on {day.isoformat()}"
+        )
+    if len(candidates) > 1:
+        raise RulesetError(
+            f"rulesets {', '.join(r.id for r in candidates)} for game {game!r} are all in "
+            f"force on {day.isoformat()}"
+        )
+    return candidates[0]
