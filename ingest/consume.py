@@ -47,7 +47,7 @@ class IngestStats:
     reasons: dict[str, int] = field(default_factory=dict)
 
 
-class _ResumeFromLog(ConsumerRebalanceListener):
+class _ResumeFromLog(ConsumerRebalanceListener):  # type: ignore[misc]
     """On assignment, continue from the offsets the log holds (the log is the truth)."""
 
     def __init__(self, consumer: KafkaConsumer, log: LogWriter) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from schemas.logformat import (
     META_NEXT_OFFSETS,
     SEGMENT,
     LogError,
+    LogRecord,
     chain_hash,
     next_offsets,
     read_segment,
@@ -78,6 +80,14 @@ class Quarantined:
         )
 
 
+def _last(records: Iterator[LogRecord]) -> LogRecord | None:
+    """The last record of a segment (segments are read whole; they are small)."""
+    last = None
+    for last in records:  # noqa: B007 - only the last one is wanted
+        pass
+    return last
+
+
 def _fsync_dir(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
@@ -107,9 +117,7 @@ class LogWriter:
             assert match is not None
             self._number = int(match.group(1))
             self._next = next_offsets(last)
-            tail = None
-            for tail in read_segment(last):
-                pass
+            tail = _last(read_segment(last))
             if tail is not None:
                 self._position, self._last_hash = tail.position + 1, tail.hash
             else:
@@ -121,9 +129,7 @@ class LogWriter:
     @staticmethod
     def _tail_before(segs: list[Path]) -> tuple[int, bytes]:
         for seg in reversed(segs):
-            tail = None
-            for tail in read_segment(seg):
-                pass
+            tail = _last(read_segment(seg))
             if tail is not None:
                 return tail.position + 1, tail.hash
         return 0, GENESIS
@@ -138,7 +144,8 @@ class LogWriter:
 
     def append(self, accepted: list[Received], quarantined: list[Quarantined]) -> Path | None:
         """Make one batch durable (see the module docstring); returns the new segment."""
-        consumed = [m for m in accepted] + [q.message for q in quarantined]
+        consumed = sorted([*accepted, *(q.message for q in quarantined)],
+                          key=lambda m: (m.topic, m.partition, m.offset))
         if not consumed:
             return None
         nxt = dict(self._next)
@@ -147,7 +154,7 @@ class LogWriter:
             expected = nxt.get(key)
             if expected is not None and m.offset < expected:
                 raise LogError(f"{m.coordinates} is already in the log (next expected {expected})")
-            nxt[key] = max(nxt.get(key, 0), m.offset + 1)
+            nxt[key] = m.offset + 1
         number = self._number + 1
         name = segment_name(number)
         if quarantined:
@@ -160,7 +167,7 @@ class LogWriter:
             _fsync_dir(self.quarantine_dir)
         records = []
         position, prev = self._position, self._last_hash
-        for m in accepted:
+        for m in sorted(accepted, key=lambda m: (m.topic, m.partition, m.offset)):
             digest = chain_hash(
                 prev_hash=prev, position=position, topic=m.topic, partition=m.partition,
                 offset=m.offset, timestamp_ms=m.timestamp_ms, key=m.key, value=m.value,

@@ -20,7 +20,7 @@ from typing import Any
 from fastavro import parse_schema, schemaless_reader, schemaless_writer
 from fastavro.schema import load_schema
 
-from schemas.events import PAYLOAD_TYPES, AVRO_NAMES, EventError, RoundEvent
+from schemas.events import AVRO_NAMES, PAYLOAD_TYPES, EventError, RoundEvent
 
 MAGIC = 0
 CURRENT_SCHEMA_ID = 1
@@ -78,17 +78,20 @@ def decode(raw: bytes) -> RoundEvent:
     schema = writer_schema(schema_id)
     body = io.BytesIO(raw[5:])
     try:
-        record = schemaless_reader(body, schema, schema, return_record_name=True)
+        record: Any = schemaless_reader(body, schema, schema, return_record_name=True)
     except (EOFError, StopIteration, ValueError, IndexError, UnicodeDecodeError, TypeError) as exc:
         raise DecodeError(f"Avro body does not match schema id {schema_id}: {exc!r}") from exc
     if body.tell() != len(raw) - 5:
         raise DecodeError(
-            f"{len(raw) - 5 - body.tell()} bytes left over after the Avro body of schema id {schema_id}"
+            f"{len(raw) - 5 - body.tell()} bytes left over after the Avro body "
+            f"of schema id {schema_id}"
         )
     try:
         name, fields = record["payload"]
         cls = PAYLOAD_TYPES[name]
-        payload = cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()})
+        values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v
+                                   for k, v in fields.items()}
+        payload = cls(**values)
         occurred = record["occurred_at"]
         occurred_us = (
             (occurred - _EPOCH) // _MICRO if isinstance(occurred, dt.datetime) else int(occurred)

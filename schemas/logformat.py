@@ -118,7 +118,8 @@ def next_offsets(segment: Path) -> dict[str, int]:
 def read_segment(segment: Path) -> Iterator[LogRecord]:
     try:
         with segment.open("rb") as fo:
-            for number, rec in enumerate(reader(fo, reader_schema=record_schema()), start=1):
+            records: Iterator[Any] = reader(fo, reader_schema=record_schema())
+            for number, rec in enumerate(records, start=1):
                 try:
                     yield LogRecord(**rec)
                 except TypeError as exc:

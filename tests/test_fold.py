@@ -32,7 +32,7 @@ def test_a_complete_round_folds_to_its_facts():
     assert state.problems == ()
     assert state.game == "pai_gow_poker" and state.ended
     assert state.seats == (2,)
-    assert state.cards(DEALER) == tuple("As Ks Qh 9d 5c 8s 2h".split())
+    assert state.cards(DEALER) == tuple(["As", "Ks", "Qh", "9d", "5c", "8s", "2h"])
     assert state.hand_set(2) == (tuple(SEAT_HAND[0].split()), tuple(SEAT_HAND[1].split()))
     assert state.wager(2, "main") == 2500
     settled = state.settlement(2, "main")

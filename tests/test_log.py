@@ -120,3 +120,14 @@ def test_judge_is_the_broker_free_seam():
     assert judge(good) is None
     assert "magic byte" in (judge(_received(1, value=b"\x05abcdef")) or "")
     assert "does not match table_id" in (judge(_received(2, key=b"T09")) or "")
+
+
+def test_a_batch_mixing_good_and_quarantined_messages_in_any_order(tmp_path):
+    log = _writer(tmp_path)
+    bad = [Quarantined(message=_received(1, value=b"x"), reason="bad"),
+           Quarantined(message=_received(3, value=b"y"), reason="bad")]
+    log.append([_received(4), _received(0), _received(2)], bad)
+    assert [r.offset for r in read_log(tmp_path / "log")] == [0, 2, 4]
+    assert _writer(tmp_path).next_offset("round-events", 0) == 5
+    with pytest.raises(Exception, match="is already in the log"):
+        log.append([_received(5), _received(5)], [])
