@@ -18,7 +18,7 @@ import json
 import re
 from collections.abc import Mapping
 from contextlib import suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cache
 from importlib import resources
@@ -105,6 +105,80 @@ class Commission:
         return units * self.unit_cents
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Payout:
+    """One line of a posted paytable: exactly one of
+
+    - ``odds``: ``(win, stake)``, paid ``wager * win // stake`` ("8,000 to 1" is (8000, 1));
+    - ``fixed_cents``: a fixed sum (Envy Bonus, a Progressive award of $2,500);
+    - ``meter_bps``: a share of the progressive meter in basis points (10000 = 100%),
+      rounded down to the cent (REFERENCE.md 6a.13).
+
+    JSON form: ``{"odds": [8000, 1]}``, ``{"fixed_cents": 250000}``, ``{"meter_bps": 1000}``.
+    """
+
+    odds: tuple[int, int] | None = None
+    fixed_cents: int | None = None
+    meter_bps: int | None = None
+
+    def __post_init__(self) -> None:
+        given = [x for x in (self.odds, self.fixed_cents, self.meter_bps) if x is not None]
+        if len(given) != 1:
+            raise RulesetError(
+                f"a payout has exactly one of odds, fixed_cents, meter_bps: {self!r}"
+            )
+        if self.odds is not None:
+            odds = tuple(self.odds)
+            if (len(odds) != 2 or any(type(x) is not int for x in odds)
+                    or odds[0] < 0 or odds[1] < 1):
+                raise RulesetError(f"payout odds must be [win, stake] integers, got {self.odds!r}")
+            object.__setattr__(self, "odds", odds)
+        if self.fixed_cents is not None and (
+            type(self.fixed_cents) is not int or self.fixed_cents < 0
+        ):
+            raise RulesetError(
+                f"payout fixed_cents must be integer cents, got {self.fixed_cents!r}"
+            )
+        if self.meter_bps is not None and (
+            type(self.meter_bps) is not int or not 0 < self.meter_bps <= _BPS_WHOLE
+        ):
+            raise RulesetError(
+                f"payout meter_bps must be an integer from 1 to {_BPS_WHOLE}, "
+                f"got {self.meter_bps!r}"
+            )
+
+    def win_cents(self, *, wager_cents: int, meter_cents: int = 0) -> int:
+        """What this line pays: odds on the wager, a fixed sum, or a share of the meter
+        (rounded down to the cent)."""
+        if self.odds is not None:
+            return wager_cents * self.odds[0] // self.odds[1]
+        if self.fixed_cents is not None:
+            return self.fixed_cents
+        assert self.meter_bps is not None
+        return meter_cents * self.meter_bps // _BPS_WHOLE
+
+
+Paytable = Mapping[str, Payout]
+"""A posted paytable: hand class (the game module's names) -> payout."""
+
+
+def _payout(where: str, data: object) -> Payout:
+    if not isinstance(data, Mapping) or set(data) - {"odds", "fixed_cents", "meter_bps"}:
+        raise RulesetError(
+            f"{where}: a payout is an object with one of odds, fixed_cents, meter_bps; "
+            f"got {data!r}"
+        )
+    odds = data.get("odds")
+    try:
+        return Payout(
+            odds=tuple(odds) if isinstance(odds, list) else odds,
+            fixed_cents=data.get("fixed_cents"),
+            meter_bps=data.get("meter_bps"),
+        )
+    except RulesetError as exc:
+        raise RulesetError(f"{where}: {exc}") from None
+
+
 def _iso_date(name: str, value: object) -> dt.date:
     if not isinstance(value, str):
         raise RulesetError(f"{name} must be an ISO date string (YYYY-MM-DD), got {value!r}")
@@ -136,9 +210,35 @@ class Ruleset:
     commission: Commission
     wheel: Wheel = Wheel.SECOND_HIGHEST
     house_way: str = "reference-1.3"
+    paytables: Mapping[str, Paytable] = field(default_factory=lambda: MappingProxyType({}))
+    options: Mapping[str, str | int | bool] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
     source: str = ""
 
+    def paytable(self, name: str) -> Paytable:
+        """The posted paytable ``name``; RulesetError names the ruleset when it has none."""
+        table = self.paytables.get(name)
+        if table is None:
+            raise RulesetError(
+                f"ruleset {self.id} has no paytable {name!r}; it has "
+                f"{', '.join(sorted(self.paytables)) or 'none'}"
+            )
+        return table
+
+    def option(self, name: str) -> str | int | bool:
+        """A game-specific option (e.g. ``qualifying_wager_cents``); RulesetError if absent."""
+        if name not in self.options:
+            raise RulesetError(
+                f"ruleset {self.id} has no option {name!r}; it has "
+                f"{', '.join(sorted(self.options)) or 'none'}"
+            )
+        return self.options[name]
+
     def __post_init__(self) -> None:
+        object.__setattr__(self, "paytables", MappingProxyType(
+            {k: MappingProxyType(dict(v)) for k, v in dict(self.paytables).items()}))
+        object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
         if not isinstance(self.id, str) or not _ID.fullmatch(self.id):
             raise RulesetError(f"ruleset id must look like 'game-name-v1', got {self.id!r}")
         if not isinstance(self.game, str) or not _GAME.fullmatch(self.game):
@@ -193,7 +293,8 @@ def _day(day: dt.date) -> dt.date:
 
 
 _KEYS = frozenset(
-    {"id", "game", "title", "effective_from", "effective_to", "commission", "options", "source"}
+    {"id", "game", "title", "effective_from", "effective_to", "commission", "options",
+     "paytables", "source"}
 )
 _COMMISSION_KEYS = frozenset({"rate_bps", "rounding", "unit_cents"})
 _OPTION_KEYS = frozenset({"wheel", "house_way"})
@@ -237,11 +338,23 @@ def ruleset_from_dict(data: Mapping[str, object], *, source: str = "<data>") -> 
         )
     rate: dict[str, Any] = dict(commission)
     options = data.get("options", {})
-    if not isinstance(options, Mapping) or set(options) - _OPTION_KEYS:
+    if not isinstance(options, Mapping) or any(
+        not isinstance(v, str | int | bool) for v in options.values()
+    ):
         raise RulesetError(
-            f"{source}: options must be an object with keys among {sorted(_OPTION_KEYS)}, "
+            f"{source}: options must be an object of text, integer or true/false values, "
             f"got {options!r}"
         )
+    tables = data.get("paytables", {})
+    if not isinstance(tables, Mapping) or not all(isinstance(t, Mapping) for t in tables.values()):
+        raise RulesetError(
+            f"{source}: paytables must be an object of paytables (hand -> payout), got {tables!r}"
+        )
+    paytables = {
+        name: {hand: _payout(f"{source}: paytable {name} {hand}", p) for hand, p in t.items()}
+        for name, t in tables.items()
+    }
+    extra = {k: v for k, v in options.items() if k not in _OPTION_KEYS}
     fields: dict[str, Any] = dict(data)
     try:
         return Ruleset(
@@ -261,6 +374,8 @@ def ruleset_from_dict(data: Mapping[str, object], *, source: str = "<data>") -> 
                 Wheel, f"{source}: options wheel", options.get("wheel", Wheel.SECOND_HIGHEST)
             ),
             house_way=options.get("house_way", "reference-1.3"),
+            paytables=paytables,
+            options=extra,
             source=fields.get("source", ""),
         )
     except RulesetError as exc:

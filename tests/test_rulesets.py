@@ -162,7 +162,10 @@ def test_ruleset_from_dict_reads_the_json_layout() -> None:
         ({"effective_from": "2024-1-1"}, "'2024-1-1'"),
         ({"effective_to": "2023-06-01"}, "2023-06-01"),
         ({"options": {"wheel": "middle"}}, "'middle'"),
-        ({"options": {"wheels": "lowest"}}, "wheels"),
+        ({"options": {"wheel": ["lowest"]}}, "options must be an object of text"),
+        ({"paytables": {"fortune": {"flush": {"odds": [4]}}}}, "paytable fortune flush"),
+        ({"paytables": {"fortune": {"flush": {"odds": [4, 1], "fixed_cents": 5}}}},
+         "exactly one of"),
         ({"commission": {"rate_bps": 500}}, "rate_bps"),
         ({"commission": {"rate_bps": "5%", "rounding": "down"}}, "'5%'"),
         ({"id": "classic"}, "'classic'"),
@@ -230,3 +233,22 @@ def test_option_values_may_be_given_as_text_and_are_stored_as_enums() -> None:
                       effective_from="2024-01-01", effective_to=None,
                       commission=PAI_GOW_COMMISSION, wheel="lowest")  # type: ignore[arg-type]
     assert ruleset.wheel is Wheel.LOWEST
+
+
+def test_every_shipped_option_and_paytable_is_one_its_game_declares():
+    """A typo in a ruleset file (``qualifying_wager_cent``) must not pass silently."""
+    from replay.games import find_game
+
+    for ruleset in shipped_rulesets():
+        game = find_game(ruleset.game)
+        assert set(ruleset.options) <= game.option_names, ruleset.id
+        assert set(ruleset.paytables) <= game.paytable_names, ruleset.id
+
+
+def test_payout_lines_pay_odds_fixed_sums_and_meter_shares_in_cents():
+    from replay.rulesets import Payout
+
+    assert Payout(odds=(8000, 1)).win_cents(wager_cents=500) == 4_000_000
+    assert Payout(odds=(3, 2)).win_cents(wager_cents=2_501) == 3_751
+    assert Payout(fixed_cents=250_000).win_cents(wager_cents=100) == 250_000
+    assert Payout(meter_bps=1_000).win_cents(wager_cents=100, meter_cents=2_500_001) == 250_000

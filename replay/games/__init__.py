@@ -26,6 +26,10 @@ class GameRules:
     title: str
     deck: tuple[Card, ...]
     citation: str
+    option_names: frozenset[str] = frozenset()
+    """Game-specific ruleset options the module reads (beyond wheel and house_way)."""
+    paytable_names: frozenset[str] = frozenset()
+    """Paytables the module reads from its rulesets."""
 
 
 GAMES: Mapping[str, GameRules] = MappingProxyType({
