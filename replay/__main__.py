@@ -1,39 +1,107 @@
-"""``python -m replay``: rebuild every round from the log and judge it under its rules."""
+"""``python -m replay``: rebuild rounds from the log, judge round documents, count hands."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+COMMANDS = ("run", "adjudicate", "census")
 
 EPILOG = """\
-examples:
-  python -m replay                   replay ./var/log into ./var/replay
-  python -m replay --data var/demo   replay the demo's log
+commands:
+  run          (the default) fold DATA/log into rounds, judge each, write DATA/replay/*.parquet
+  adjudicate   judge round documents (JSON, or JSON lines) and print one result per round
+  census       count every hand of a game's deck by category
 
-output (under DATA/replay/), one row each:
+examples:
+  python -m replay                              replay ./var/log into ./var/replay
+  python -m replay --data var/demo              replay the demo's log
+  python -m replay adjudicate rounds.jsonl      judge round documents
+  echo '{"round_id": ...}' | python -m replay adjudicate -
+  python -m replay census --game caribbean_stud --cards 5
+
+run writes (under DATA/replay/), one row each:
   rounds.parquet   round: table, dealer, ruleset, evaluated or why not, one-line notation
   hands.parquet    hand: cards, high and low hand as set, ranks, foul, house way (dealer)
   wagers.parquet   wager: recorded and expected outcome, net and commission, in cents
-Same log and rulesets give byte-identical files.
+Same log and rulesets give byte-identical files. The round document is in the README.
 """
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m replay",
-        description="Fold the append-only log into rounds, judge each under the ruleset in "
-        "force when it was dealt, and write the recorded and expected settlements as Parquet.",
+        description="Rebuild every round from the append-only log and judge it under the "
+        "ruleset in force when it was dealt; judge round documents; count hands.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--data", type=Path, default=None,
-                   help="data directory holding log/ (default $CATWALK_DATA or ./var)")
-    args = p.parse_args(argv)
-    data = args.data or Path(os.environ.get("CATWALK_DATA") or REPO / "var")
+    sub = p.add_subparsers(dest="command", metavar="{run,adjudicate,census}")
+    run = sub.add_parser("run", help="replay the log to Parquet (the default)")
+    run.add_argument("--data", type=Path, default=None,
+                     help="data directory holding log/ (default $CATWALK_DATA or ./var)")
+    adj = sub.add_parser(
+        "adjudicate", help="judge round documents",
+        description="Read one round document or JSON lines of them from FILE ('-' for "
+        "standard input) and print one result per round as JSON lines. A round that cannot "
+        "be judged is named on standard error with what is wrong; the others are still "
+        "judged; the exit code is 2 when any round was rejected.")
+    adj.add_argument("file", metavar="FILE", help="round documents, or - for standard input")
+    cen = sub.add_parser("census", help="count every hand of a deck by category",
+                         description="Print one JSON object: for every hand of CARDS cards "
+                         "from the game's deck, the count per category, plus total.")
+    cen.add_argument("--game", required=True, choices=["pai_gow_poker", "caribbean_stud"])
+    cen.add_argument("--cards", required=True, type=int, choices=[5, 7])
+    return p
 
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help")):
+        argv.insert(0, "run")
+    args = _parser().parse_args(argv)
+    if args.command == "adjudicate":
+        return _adjudicate(args.file)
+    if args.command == "census":
+        return _census(args.game, args.cards)
+    return _run(args.data or Path(os.environ.get("CATWALK_DATA") or REPO / "var"))
+
+
+def _adjudicate(file: str) -> int:
+    from replay.adjudicate import dumps, judge_lines
+
+    try:
+        source = sys.stdin if file == "-" else open(file, encoding="utf-8")  # noqa: SIM115
+    except OSError as exc:
+        print(f"adjudicate: cannot read {file}: {exc.strerror}", file=sys.stderr)
+        return 2
+    rejected = 0
+    with source:
+        for judged in judge_lines(source):
+            if judged.result is not None:
+                print(dumps(judged.result), flush=False)
+            else:
+                rejected += 1
+                print(f"adjudicate: {file} line {judged.line}: round {judged.round}: "
+                      f"{judged.error}", file=sys.stderr)
+    sys.stdout.flush()
+    return 2 if rejected else 0
+
+
+def _census(game: str, cards: int) -> int:
+    try:
+        from replay.census import census  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        print("census: not available yet in this version", file=sys.stderr)
+        return 2
+    print(json.dumps(census(game, cards), sort_keys=False))
+    return 0
+
+
+def _run(data: Path) -> int:
     from replay.run import replay
     from schemas.logformat import LogError
 

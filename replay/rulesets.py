@@ -402,7 +402,12 @@ def _shipped() -> Mapping[str, Ruleset]:
 
 
 DEFAULT_RULESET_IDS: Mapping[str, str] = MappingProxyType(
-    {"pai_gow_poker": "pai_gow_poker-classic-v1"}
+    {
+        "pai_gow_poker": "pai_gow_poker-classic-v1",
+        "face_up_pai_gow": "face_up_pai_gow-pa688a-v1",
+        "pai_gow_tiles": "pai_gow_tiles-pr-v1",
+        "caribbean_stud": "caribbean_stud-standard-v1",
+    }
 )
 """The ruleset each game is judged under when neither the round nor a date names one."""
 

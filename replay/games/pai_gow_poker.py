@@ -32,10 +32,12 @@ from enum import StrEnum
 from itertools import combinations, combinations_with_replacement
 from math import prod
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from replay.cards import DECK_53, Card, Rank, Suit, render_cards
+from replay.document import DocumentError
 from replay.errors import HandError, MoneyError
+from replay.games.base import GameRules
 from replay.notation import MAIN, PaiGowRound, render_round
 from replay.rulesets import Wheel
 
@@ -1055,3 +1057,17 @@ def adjudicate(round: PaiGowRound, ruleset: Ruleset) -> RoundResult:
         round_id=round.round_id, notation=notation, ruleset_id=ruleset.id,
         evaluation=Evaluation.EVALUATED, problems=(), dealer=dealer_result, seats=tuple(seats),
     )
+
+
+def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> dict[str, Any]:
+    """Not yet: classic round documents arrive with issue 3."""
+    raise DocumentError(f"round documents of game {GAME} cannot be judged yet")
+
+
+RULES = GameRules(
+    name=GAME,
+    title="Pai gow poker (classic: dealer or player banker, co-banking, 5% commission)",
+    deck=DECK_53,
+    citation="REFERENCE.md 1, 6, 6a",
+    judge_document=judge_document,
+)

@@ -1,0 +1,75 @@
+"""Round documents: the JSON form of a round that ``python -m replay adjudicate`` judges.
+
+The layout is in the README ("Round documents"). This module holds what every game's
+reader shares: the error that names what is wrong, and readers for amounts, cards and seats
+that say where in the document a bad value is. Pure: the CLI parses JSON, this code only
+sees the resulting dicts and lists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from replay.cards import Card, parse_card
+from replay.errors import CardError, ReplayError
+
+
+class DocumentError(ReplayError, ValueError):
+    """A round document that cannot be judged; the message says what and where."""
+
+
+def field(doc: Mapping[str, Any], name: str, where: str) -> Any:
+    """``doc[name]``, or DocumentError saying it is missing at ``where``."""
+    if not isinstance(doc, Mapping):
+        raise DocumentError(f"{where} must be an object, got {doc!r}")
+    if name not in doc:
+        raise DocumentError(f"{where} has no {name!r}")
+    return doc[name]
+
+
+def cents(value: object, where: str) -> int:
+    """A non-negative amount in integer cents (never a float, never a bool)."""
+    if type(value) is not int or value < 0:
+        raise DocumentError(f"{where} must be non-negative integer cents, got {value!r}")
+    return value
+
+
+def cards(value: object, where: str, *, count: int | None = None) -> tuple[Card, ...]:
+    """A list of card tokens (``["As", "Jk"]``); names the bad token and its place."""
+    if not isinstance(value, Sequence) or isinstance(value, str):
+        raise DocumentError(f"{where} must be a list of cards, got {value!r}")
+    out = []
+    for i, token in enumerate(value):
+        try:
+            out.append(parse_card(token))
+        except CardError as exc:
+            raise DocumentError(f"{where}[{i}]: {exc}") from None
+    if count is not None and len(out) != count:
+        raise DocumentError(f"{where} must hold {count} cards, got {len(out)}")
+    return tuple(out)
+
+
+def wagers(value: object, where: str, allowed: frozenset[str]) -> dict[str, int]:
+    """A seat's wagers: name -> cents, names among ``allowed``; zero amounts are dropped
+    (REFERENCE.md 6a.18)."""
+    if not isinstance(value, Mapping):
+        raise DocumentError(f"{where} must be an object of wager -> cents, got {value!r}")
+    unknown = sorted(set(value) - allowed)
+    if unknown:
+        raise DocumentError(f"{where} has unknown wagers {unknown}; allowed: {sorted(allowed)}")
+    amounts = {name: cents(amount, f"{where}.{name}") for name, amount in value.items()}
+    return {name: amount for name, amount in amounts.items() if amount > 0}
+
+
+def seat_number(value: object, where: str) -> int:
+    if type(value) is not int or value < 1:
+        raise DocumentError(f"{where} must be a seat number from 1, got {value!r}")
+    return value
+
+
+def round_label(doc: object) -> str:
+    """How an error names a document: its round_id, or that it has none."""
+    if isinstance(doc, Mapping) and isinstance(doc.get("round_id"), str):
+        return str(doc["round_id"])
+    return "<round without a round_id>"

@@ -1,0 +1,32 @@
+"""Caribbean stud poker (A-K qualifies, ante/raise, progressive).
+
+Not judged yet: this module declares the game so the registry, rulesets and round documents
+know it; its rules arrive with issue 3.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from replay.document import DocumentError
+from replay.games.base import GameRules
+
+if TYPE_CHECKING:
+    from replay.rulesets import Ruleset
+
+GAME = "caribbean_stud"
+
+
+def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> dict[str, Any]:
+    """Not yet: every document of this game is refused with a clear reason."""
+    raise DocumentError(f"game {GAME} cannot be judged yet")
+
+
+RULES = GameRules(
+    name=GAME,
+    title="Caribbean stud poker (A-K qualifies, ante/raise, progressive)",
+    deck=(),
+    citation="REFERENCE.md 4, 6, 6a",
+    judge_document=judge_document,
+)
