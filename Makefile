@@ -24,7 +24,7 @@ $(BIN)/.installed: pyproject.toml
 	  { echo "Python 3.11 or newer is needed (found $$($(PYTHON) --version))"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[test,lint]'
+	$(BIN)/pip install -q -e '.[test,lint,bench]'
 	@touch $@
 
 setup: $(BIN)/.installed ## create .venv and install Catwalk with its test and lint tools
