@@ -8,6 +8,7 @@ BIN    := $(VENV)/bin
 KAFKA  := bash deploy/kafka/kafka.sh
 SERVE  ?= 1
 PORT   ?= 8501
+ADDRESS ?= 127.0.0.1
 DEMO_DATA   ?= var/demo
 DEMO_TABLES ?= 6
 DEMO_ROUNDS ?= 60
@@ -67,10 +68,10 @@ demo: setup ## start Kafka, simulate a shift, ingest, replay, check, serve the d
 	$(BIN)/python -m checks --data $(DEMO_DATA)
 	@if [ "$(SERVE)" = 1 ]; then $(MAKE) --no-print-directory serve DATA=$(DEMO_DATA); fi
 
-serve: setup ## serve the dashboard over DATA (default var/demo) at http://localhost:$(PORT)
+serve: setup ## serve the dashboard over DATA (default var/demo) at http://localhost:$(PORT) (ADDRESS=0.0.0.0 to share it)
 	@echo "dashboard: http://localhost:$(PORT)  (Ctrl-C to stop)"
 	CATWALK_DATA=$(or $(DATA),$(DEMO_DATA)) $(BIN)/python -m streamlit run dashboard/app.py \
-	  --server.headless=true --server.port=$(PORT) --browser.gatherUsageStats=false \
+	  --server.headless=true --server.address=$(ADDRESS) --server.port=$(PORT) --browser.gatherUsageStats=false \
 	  --client.toolbarMode=minimal
 
 clean: ## stop Kafka and remove generated data (keeps .venv and the jars)
