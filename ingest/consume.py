@@ -30,6 +30,8 @@ def judge(message: Received) -> str | None:
         event = decode(message.value)
     except DecodeError as exc:
         return str(exc)
+    except Exception as exc:  # untrusted bytes: no decoder surprise may stop ingest
+        return f"undecodable payload ({type(exc).__name__}: {exc})"
     if message.key is not None and message.key != event.table_id.encode():
         return (
             f"key {message.key!r} does not match table_id {event.table_id!r} "

@@ -6,6 +6,8 @@ import json
 
 import pytest
 from fastavro import reader, writer
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ingest.consume import judge
 from ingest.log import LogWriter, Quarantined, Received
@@ -131,3 +133,12 @@ def test_a_batch_mixing_good_and_quarantined_messages_in_any_order(tmp_path):
     assert _writer(tmp_path).next_offset("round-events", 0) == 5
     with pytest.raises(Exception, match="is already in the log"):
         log.append([_received(5), _received(5)], [])
+
+
+@settings(max_examples=300, deadline=None)
+@given(body=st.binary(max_size=200), framed=st.booleans())
+def test_judge_never_raises_on_arbitrary_bytes(body, framed):
+    """Whatever arrives, ingest gets a reason or a pass, never an exception (non-negotiable 4)."""
+    value = (b"\x00\x00\x00\x00\x01" + body) if framed else body
+    reason = judge(_received(0, value=value))
+    assert reason is None or (isinstance(reason, str) and reason)
