@@ -7,16 +7,22 @@ derived by hand, and a deliberately simple brute-force evaluator written here.
 
 from __future__ import annotations
 
+import copy
+import json
 import random
+import subprocess
+import sys
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import combinations
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from replay.cards import DECK_52, DECK_53, JOKER, Card, parse_cards
+from replay.document import DocumentError
 from replay.errors import HandError, MoneyError
 from replay.games.pai_gow_poker import (
     GAME,
@@ -30,6 +36,7 @@ from replay.games.pai_gow_poker import (
     house_way,
     house_way_setting,
     is_foul,
+    judge_document,
     rank_high,
     rank_low,
     settle_main,
@@ -37,6 +44,7 @@ from replay.games.pai_gow_poker import (
 )
 from replay.notation import PaiGowRound, parse_round
 from replay.rulesets import Commission, CommissionRounding, Ruleset, Wheel, load_ruleset
+from tests.conftest import REPO
 
 CLASSIC = load_ruleset("pai_gow_poker-classic-v1")
 
@@ -712,3 +720,328 @@ def test_ruleset_wheel_option_decides_the_round() -> None:
 def test_round_result_carries_the_notation() -> None:
     rnd: PaiGowRound = parse_round(EXAMPLE)
     assert adjudicate(rnd, CLASSIC).notation == EXAMPLE
+
+
+# ---------------------------------------------------------------------------------------
+# Round documents (issue 3): dealer-banked rounds, the result form, bad input
+# ---------------------------------------------------------------------------------------
+
+
+def hand(text: str) -> dict[str, list[str]]:
+    """``"Ah Ad Kc Qc Jd / Ts 9c"`` as a document holding: dealt cards, high and low."""
+    high_text, low_text = text.split("/")
+    high_hand = [str(card) for card in c(high_text)]
+    low_hand = [str(card) for card in c(low_text)]
+    return {"cards": high_hand + low_hand, "high": high_hand, "low": low_hand}
+
+
+def document(dealer: str, *seats: tuple[int, str, int | None], round_id: str = "r-1",
+             banker: object = None, dealer_wager: int | None = None) -> dict:
+    """A classic round document: the dealer's set hand, then (seat, set hand, main cents or
+    None for no wagers) per seat."""
+    doc: dict = {"round_id": round_id, "game": GAME}
+    if banker is not None:
+        doc["banker"] = banker
+    doc["dealer"] = hand(dealer)
+    if dealer_wager is not None:
+        doc["dealer"]["wager"] = dealer_wager
+    doc["seats"] = [
+        {"seat": number, **hand(text), **({} if main is None else {"wagers": {"main": main}})}
+        for number, text, main in seats
+    ]
+    return doc
+
+
+def judge(doc: dict, ruleset: Ruleset = CLASSIC) -> dict:
+    return judge_document(doc, ruleset)
+
+
+def main_of(result: dict, seat: int) -> dict | None:
+    (entry,) = [s for s in result["seats"] if s["seat"] == seat]
+    return entry["wagers"].get("main")
+
+
+# the dealer: 9-high no pair behind, 7-3 in front. The house way (1.3 no pair) puts the
+# highest card behind and the next two (8-7) in front, so this dealer did not follow it.
+LOW_DEALER = "9s 8d 6c 4h 2s / 7c 3d"
+
+
+def test_issue_3_result_form_of_a_dealer_banked_round() -> None:
+    # seat 2: pair of aces > 9-high and T-9 > 7-3: win 2500 at 1:1 less 5% = 2500 - 125.
+    # seat 5: pair of fives > 9-high and Q-2 > 7-3: a win too; 5% of 1010 is 50.5, rounded
+    # down to 50 (6a.1): net 960.
+    # seat 7: no wager: reported with no wagers and its foul (K-Q behind, A-A in front).
+    doc = document(LOW_DEALER,
+                   (5, "5s 5h Kd Jc 3h / Qh 2c", 1010),
+                   (2, "Ah Ad Kc Qc Jd / Ts 9c", 2500),
+                   (7, "Ks Qs 8c 6s 4c / As Ac", None))
+    assert judge(doc) == {
+        "round_id": "r-1", "ruleset": "pai_gow_poker-classic-v1", "evaluated": True,
+        "dealer": {"foul": False, "house_way": False, "ace_high_pai_gow": False,
+                   "qualifies": None, "net": 0},
+        "seats": [
+            {"seat": 2, "foul": False,
+             "wagers": {"main": {"outcome": "win", "net": 2375, "commission": 125}},
+             "envy": 0},
+            {"seat": 5, "foul": False,
+             "wagers": {"main": {"outcome": "win", "net": 960, "commission": 50}},
+             "envy": 0},
+            {"seat": 7, "foul": True, "wagers": {}, "envy": 0},
+        ],
+    }
+
+
+def test_result_keys_are_in_the_issue_order_and_judging_is_deterministic() -> None:
+    doc = document(LOW_DEALER, (2, "Ah Ad Kc Qc Jd / Ts 9c", 2500))
+    first, second = judge(doc), judge(doc)
+    assert json.dumps(first) == json.dumps(second)
+    assert list(first) == ["round_id", "ruleset", "evaluated", "dealer", "seats"]
+    assert list(first["dealer"]) == ["foul", "house_way", "ace_high_pai_gow", "qualifies",
+                                     "net"]
+    assert list(first["seats"][0]) == ["seat", "foul", "wagers", "envy"]
+    assert list(first["seats"][0]["wagers"]["main"]) == ["outcome", "net", "commission"]
+
+
+def test_seed_001_clause_4_dealer_set_by_the_house_way_is_reported() -> None:
+    # house way (no pair): the 9 behind, 8-7 in front
+    follows = judge(document("9s 6c 4h 3d 2s / 8d 7c", (2, "Ah Ad Kc Qc Jd / Ts 9c", 100)))
+    assert follows["dealer"]["house_way"] is True
+    assert judge(document(LOW_DEALER))["dealer"]["house_way"] is False
+
+
+def test_seed_001_clause_2_fouled_player_hand_loses_the_main_wager() -> None:
+    # seat 2 would beat the dealer in both hands, but its pair of threes behind is below its
+    # pair of kings in front: a foul, which loses the 2500
+    result = judge(document(LOW_DEALER, (2, "3h 3c Qc Jc Td / Ks Kh", 2500)))
+    assert result["seats"][0]["foul"] is True
+    assert main_of(result, 2) == {"outcome": "loss", "net": -2500, "commission": 0}
+
+
+def test_seed_002_clause_1_and_2_player_wins_when_both_hands_rank_higher() -> None:
+    # pair of aces > 9-high; T-9 > 7-3
+    assert main_of(judge(document(LOW_DEALER, (1, "Ah Ad Kc Qc Jd / Ts 9c", 2000))), 1) == {
+        "outcome": "win", "net": 1900, "commission": 100}
+
+
+def test_seed_002_clause_2_a_copy_in_one_hand_is_not_a_win() -> None:
+    # high hand higher (pair of aces), low hand a copy of the dealer's 7-3: not both higher,
+    # so a push (688a.7(f)(2)(i))
+    assert main_of(judge(document(LOW_DEALER, (1, "Ah Ad Kc Qc Jd / 7h 3h", 2000))), 1) == {
+        "outcome": "push", "net": 0, "commission": 0}
+
+
+def test_seed_002_clause_5_identical_hands_go_to_the_dealer_banker() -> None:
+    # 9-8-6-4-2 and 7-3 in other suits: two copies, the banker wins them
+    result = judge(document(LOW_DEALER, (1, "9h 8c 6s 4d 2c / 7h 3h", 2000)))
+    assert main_of(result, 1) == {"outcome": "loss", "net": -2000, "commission": 0}
+
+
+def test_seed_002_clause_6_player_loses_both_hands_in_a_document() -> None:
+    # 8-6-5-3-2 is below 9-8-6-4-2 (8 < 9); 5-4 is below 7-3 (5 < 7); not a foul (8 > 5)
+    result = judge(document(LOW_DEALER, (1, "8h 6s 5d 3c 2c / 5h 4d", 2000)))
+    assert main_of(result, 1) == {"outcome": "loss", "net": -2000, "commission": 0}
+
+
+# pair of aces > 9-high but 5-4 < 7-3; 9-7-5-3-2 < 9-8-6-4-2 but 7-4 > 7-3 (and 9-7 holds 7-4)
+@pytest.mark.parametrize("seat_hand", ["Ah Ad Kc Qc Jd / 5h 4d", "9h 7s 5d 3c 2c / 7h 4d"])
+def test_seed_002_clause_9_winning_one_hand_pushes_in_a_document(seat_hand: str) -> None:
+    assert main_of(judge(document(LOW_DEALER, (1, seat_hand, 2000))), 1) == {
+        "outcome": "push", "net": 0, "commission": 0}
+
+
+@pytest.mark.parametrize(("amount", "net", "commission"),
+                         [(2500, 2375, 125), (1010, 960, 50), (19, 19, 0), (20, 19, 1)])
+def test_seed_002_clause_15_winning_bets_paid_1_to_1_less_5_percent_commission(
+    amount: int, net: int, commission: int
+) -> None:
+    # 5% of 1010 is 50.5, of 19 is 0.95, of 20 is 1: rounded down to the cent (6a.1), so
+    # commission never exceeds 5% of the winning wager
+    result = judge(document(LOW_DEALER, (1, "Ah Ad Kc Qc Jd / Ts 9c", amount)))
+    assert main_of(result, 1) == {"outcome": "win", "net": net, "commission": commission}
+
+
+def test_seed_002_clause_16_no_commission_on_pushes_or_losing_wagers() -> None:
+    result = judge(document(LOW_DEALER,
+                            (1, "Ah Ad Kc Qc Jd / 5h 4d", 2500),    # push
+                            (3, "8h 6s 5d 3c 2c / 5c 4c", 2500)))   # loss
+    assert main_of(result, 1) == {"outcome": "push", "net": 0, "commission": 0}
+    assert main_of(result, 3) == {"outcome": "loss", "net": -2500, "commission": 0}
+
+
+def test_6a_7_fouled_dealer_hand_is_reported_and_compared_as_set_in_a_document() -> None:
+    # dealer 9-high behind, A-A in front: a foul. Seat 3: pair of twos beats 9-high, K-Q loses
+    # to A-A: a push, not a win by forfeit
+    result = judge(document("9s 8d 6c 4h 2s / Ah Ad", (3, "2h 2d Qc Jc Td / Ks Qh", 2500)))
+    assert result["dealer"]["foul"] is True
+    assert main_of(result, 3) == {"outcome": "push", "net": 0, "commission": 0}
+
+
+def test_6a_18_zero_or_absent_wagers_are_left_out() -> None:
+    doc = document(LOW_DEALER, (1, "Ah Ad Kc Qc Jd / Ts 9c", 0), (3, "Ks Qs 8c 6s 4c / Kh Qh",
+                                                                  None))
+    doc["seats"][0]["wagers"].update({"fortune": 0, "progressive": 0, "ace_high": 0})
+    result = judge(doc)
+    assert [s["wagers"] for s in result["seats"]] == [{}, {}]
+
+
+@pytest.mark.parametrize("wager", ["fortune", "progressive"])
+def test_6a_18_fortune_and_progressive_on_a_classic_round_are_not_judged_yet(wager: str) -> None:
+    doc = document(LOW_DEALER, (4, "Ah Ad Kc Qc Jd / Ts 9c", 2500))
+    doc["seats"][0]["wagers"][wager] = 500
+    with pytest.raises(DocumentError, match=rf"seat 4 wagers\.{wager} 500: .*not judged yet"):
+        judge(doc)
+
+
+def test_6a_18_ace_high_exists_only_in_face_up() -> None:
+    doc = document(LOW_DEALER, (4, "Ah Ad Kc Qc Jd / Ts 9c", 2500))
+    doc["seats"][0]["wagers"]["ace_high"] = 500
+    with pytest.raises(DocumentError, match=r"seat 4 wagers\.ace_high 500: .*only in Face Up"):
+        judge(doc)
+
+
+def test_seats_are_reported_in_seat_number_order() -> None:
+    result = judge(document(LOW_DEALER, (6, "Ah Ad Kc Qc Jd / Ts 9c", 100),
+                            (1, "Ks Qs 8c 6s 4c / Kh Qh", 100)))
+    assert [s["seat"] for s in result["seats"]] == [1, 6]
+
+
+def test_6a_4_document_is_judged_under_the_ruleset_wheel() -> None:
+    # the wheel against a six-high straight: a win when the wheel is second highest, a push
+    # when it is the lowest straight (the low K-Q beats J-T either way)
+    doc = document("2c 3d 4h 5s 6c / Jd Td", (1, "Ac 2d 3h 4s 5c / Kd Qd", 2500))
+    lowest = Ruleset(
+        id="pai_gow_poker-test-v1", game=GAME, title="t", effective_from="2024-01-01",
+        effective_to=None, commission=CLASSIC.commission, wheel=Wheel.LOWEST,
+    )
+    assert main_of(judge(doc), 1)["outcome"] == "win"  # type: ignore[index]
+    assert main_of(judge(doc, lowest), 1)["outcome"] == "push"  # type: ignore[index]
+
+
+GOOD = document(LOW_DEALER, (2, "Ah Ad Kc Qc Jd / Ts 9c", 2500), (5, "Ks Qs 8c 6s 4c / Kh Qh",
+                                                                  1000))
+
+
+def _bad(change: Callable[[dict], None]) -> dict:
+    doc = copy.deepcopy(GOOD)
+    change(doc)
+    return doc
+
+
+def _set(path: tuple, value: object) -> Callable[[dict], None]:
+    def change(doc: dict) -> None:
+        target = doc
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+    return change
+
+
+def _delete(path: tuple) -> Callable[[dict], None]:
+    def change(doc: dict) -> None:
+        target = doc
+        for key in path[:-1]:
+            target = target[key]
+        del target[path[-1]]
+    return change
+
+
+BAD_DOCUMENTS = [
+    # (what is wrong, the change, words the error must contain)
+    ("no dealer", _delete(("dealer",)), "has no 'dealer'"),
+    ("no round id", _delete(("round_id",)), "has no 'round_id'"),
+    ("unknown top-level key", _set(("bankr",), "dealer"), "unknown keys ['bankr']"),
+    ("unknown seat key", _set(("seats", 0, "wager"), {"main": 1}), "unknown keys ['wager']"),
+    ("seats not a list", _set(("seats",), "S1"), "seats must be a list"),
+    ("unknown card", _set(("seats", 1, "cards", 3), "Xs"), "seat 5 cards[3]: bad card token 'Xs'"),
+    ("unknown card in a set hand", _set(("seats", 0, "low", 1), "1c"),
+     "seat 2 low[1]: bad card token '1c'"),
+    ("card repeated across seats", _set(("seats", 1, "cards", 0), "Ah"),
+     "card Ah was dealt 2 times (seat 2, seat 5)"),
+    ("card repeated within a seat", _set(("seats", 0, "cards", 1), "Ah"),
+     "card Ah was dealt 2 times (seat 2, seat 2)"),
+    ("card of the dealer repeated", _set(("seats", 0, "cards", 6), "9s"),
+     "card 9s was dealt 2 times (dealer, seat 2)"),
+    ("six cards", lambda d: d["seats"][0]["cards"].pop(), "seat 2 holds 6 dealt cards, not 7"),
+    ("high hand of four", lambda d: d["seats"][1]["high"].pop(), "seat 5 set 4+2 cards"),
+    ("set with a card not dealt", _set(("seats", 0, "low", 1), "2d"),
+     "seat 2's set hand does not use exactly the dealt cards: set but not dealt '2d', "
+     "dealt but not set '9c'"),
+    ("high without low", _delete(("seats", 0, "low")), "seat 2 sets a hand without its 'low'"),
+    ("main wager on an unset hand",
+     lambda d: [d["seats"][0].pop(k) for k in ("high", "low")], "seat 2's hand was not set"),
+    ("dealer not set", lambda d: [d["dealer"].pop(k) for k in ("high", "low")],
+     "dealer's hand was not set"),
+    ("seat twice", _set(("seats", 1, "seat"), 2), "seat 2 appears 2 times"),
+    ("seat zero", _set(("seats", 1, "seat"), 0), "seats[1].seat must be a seat number"),
+    ("float wager", _set(("seats", 0, "wagers", "main"), 25.0),
+     "seat 2 wagers.main must be non-negative integer cents, got 25.0"),
+    ("negative wager", _set(("seats", 0, "wagers", "main"), -100),
+     "seat 2 wagers.main must be non-negative integer cents, got -100"),
+    ("wager of another game", _set(("seats", 0, "wagers", "ante"), 100),
+     "seat 2 wagers has unknown wagers ['ante']"),
+    ("withdrawal", _set(("seats", 0, "action"), "withdraw"), "seat 2 action 'withdraw'"),
+    ("dealer wager against the dealer's own bank", _set(("dealer", "wager"), 2500),
+     "dealer wager 2500: the dealer wagers only against a player banker"),
+    ("banker not dealer or seat", _set(("banker",), "house"), "banker must be 'dealer'"),
+    ("banker seat absent", _set(("banker",), {"seat": 4}),
+     "banker seat 4 is not at the table (seats 2, 5)"),
+    ("banker co_bank not a bool", _set(("banker",), {"seat": 2, "co_bank": "yes"}),
+     "banker co_bank must be true or false, got 'yes'"),
+    ("banker unknown key", _set(("banker",), {"seat": 2, "cobank": True}),
+     "banker has unknown keys ['cobank']"),
+    ("round id not text", _set(("round_id",), 17), "round_id must be non-empty text, got 17"),
+    ("round id with a space", _set(("round_id",), "r 17"),
+     "round_id must be printable text without spaces, got 'r 17'"),
+]
+
+
+@pytest.mark.parametrize(("what", "change", "words"), BAD_DOCUMENTS,
+                         ids=[case[0] for case in BAD_DOCUMENTS])
+def test_issue_3_bad_input_is_refused_naming_what_and_where(
+    what: str, change: Callable[[dict], None], words: str
+) -> None:
+    with pytest.raises(DocumentError) as info:
+        judge(_bad(change))
+    assert words in str(info.value), what
+
+
+def test_bad_input_reports_every_card_problem_at_once() -> None:
+    def change(doc: dict) -> None:
+        doc["seats"][0]["cards"].pop()
+        doc["seats"][1]["cards"][0] = "9s"
+
+    with pytest.raises(DocumentError) as info:
+        judge(_bad(change))
+    assert "seat 2 holds 6 dealt cards" in str(info.value)
+    assert "card 9s was dealt 2 times (dealer, seat 5)" in str(info.value)
+
+
+def test_the_good_document_of_the_bad_input_cases_is_judged() -> None:
+    # the base of BAD_DOCUMENTS is accepted: each error above comes from its one change.
+    # seat 5: K-Q-8-6-4 beats 9-high; K-Q beats 7-3: a win, 1000 less 50
+    result = judge(GOOD)
+    assert main_of(result, 2) == {"outcome": "win", "net": 2375, "commission": 125}
+    assert main_of(result, 5) == {"outcome": "win", "net": 950, "commission": 50}
+
+
+def test_unknown_house_way_in_the_ruleset_is_refused() -> None:
+    ruleset = Ruleset(
+        id="pai_gow_poker-test-v1", game=GAME, title="t", effective_from="2024-01-01",
+        effective_to=None, commission=CLASSIC.commission, house_way="flamingo",
+    )
+    with pytest.raises(DocumentError, match="'flamingo'"):
+        judge(GOOD, ruleset)
+
+
+def test_cli_judges_a_batch_and_names_the_rejected_round(tmp_path: Path) -> None:
+    bad = _bad(_set(("seats", 1, "cards", 0), "Ah"))
+    bad["round_id"] = "r-bad"
+    batch = tmp_path / "rounds.jsonl"
+    batch.write_text("\n".join(json.dumps(d) for d in (GOOD, bad, GOOD)) + "\n",
+                     encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "replay", "adjudicate", str(batch)],
+                          capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert done.returncode == 2
+    lines = done.stdout.splitlines()
+    assert [json.loads(line) for line in lines] == [judge(GOOD), judge(GOOD)]
+    assert "r-bad" in done.stderr and "card Ah was dealt 2 times" in done.stderr

@@ -10,9 +10,16 @@ What this module decides, each with the rule it implements:
 - the settlement of the main wager (:func:`settle_main`; 1.2, 6a.1: 1:1 less commission,
   commission read from the ruleset);
 - the house way (:func:`house_way`; 1.3 completed, see :data:`HOUSE_WAY_REFERENCE_1_3`);
-- the judgement of a whole round (:func:`adjudicate`; 6a.6, 6a.7, STYLE.md 7).
+- the judgement of a whole dealer-banked round (:func:`adjudicate`; 6a.6, 6a.7, STYLE.md 7);
+- the judgement of a round document (issue 3), dealer-banked or player-banked, with the
+  dealer's wager against a player banker and co-banking 50/50 with the house
+  (:func:`judge_document` = :func:`read_document` + :func:`judge_round`; 1.2, 6a.1, 6a.7,
+  6a.14, 6a.18; seed 001 clauses (2), (4), (10), (11); seed 002 clauses (1)-(16)). The
+  player banker's account and what the house keeps are in :class:`BankerResult`.
 
-No rate, rounding or wheel position is a literal here: they come from the ``Ruleset``.
+No rate, rounding, share or wheel position is a literal here: they come from the ``Ruleset``
+(commission, wheel, house way, and the options ``co_bank_share_bps`` and
+``co_bank_rounding``).
 Nothing here does I/O.
 
 Speed: :func:`rank_high` is a table lookup. Each card contributes a prime per rank (the joker
@@ -36,9 +43,14 @@ from typing import TYPE_CHECKING, Any
 
 from replay.cards import DECK_53, Card, Rank, Suit, render_cards
 from replay.document import DocumentError
-from replay.errors import HandError, MoneyError
+from replay.document import cards as read_cards
+from replay.document import cents as read_cents
+from replay.document import field as read_field
+from replay.document import seat_number as read_seat
+from replay.document import wagers as read_wagers
+from replay.errors import HandError, MoneyError, RoundError, RulesetError
 from replay.games.base import GameRules
-from replay.notation import MAIN, PaiGowRound, render_round
+from replay.notation import MAIN, HandHolding, PaiGowRound, SeatHolding, render_round
 from replay.rulesets import Wheel
 
 if TYPE_CHECKING:
@@ -960,6 +972,32 @@ def _holding_problems(
     return problems
 
 
+def _deal_problems(round: PaiGowRound, must_be_set: Callable[[SeatHolding], bool]) -> list[str]:
+    """Every problem with the cards of a round, all at once (STYLE.md 7): a holding of other
+    than 7 dealt cards, a set hand of other than 5+2 cards or not using exactly the dealt
+    cards (glossary "set"), the dealer's hand (or a seat's for which ``must_be_set``) not set,
+    a seat number used twice, a card dealt twice in the round (one 53-card deck, 1.1)."""
+    dealer = round.dealer
+    problems = _holding_problems("dealer", dealer.cards, dealer.high, dealer.low,
+                                 must_be_set=True)
+    seat_numbers = Counter(seat.seat for seat in round.seats)
+    problems += [f"seat {n} appears {k} times" for n, k in seat_numbers.items() if k > 1]
+    for seat in round.seats:
+        problems += _holding_problems(f"seat {seat.seat}", seat.cards, seat.high, seat.low,
+                                      must_be_set=must_be_set(seat))
+    where: dict[Card, list[str]] = {}
+    for who, cards in (("dealer", dealer.cards),
+                       *((f"seat {s.seat}", s.cards) for s in round.seats)):
+        for card in cards:
+            where.setdefault(card, []).append(who)
+    problems += [
+        f"card {card} was dealt {len(places)} times ({', '.join(places)})"
+        for card, places in sorted(where.items(), key=lambda item: item[0].index)
+        if len(places) > 1
+    ]
+    return problems
+
+
 def _dealer_result(round: PaiGowRound, wheel: Wheel, way: HouseWay | None) -> DealerResult:
     dealer = round.dealer
     if dealer.high is None or dealer.low is None or _holding_problems(
@@ -1010,24 +1048,7 @@ def adjudicate(round: PaiGowRound, ruleset: Ruleset) -> RoundResult:
             f"ruleset {ruleset.id} names house way {ruleset.house_way!r}; known: "
             f"{', '.join(sorted(HOUSE_WAYS))}"
         )
-    dealer = round.dealer
-    problems += _holding_problems("dealer", dealer.cards, dealer.high, dealer.low,
-                                  must_be_set=True)
-    seat_numbers = Counter(seat.seat for seat in round.seats)
-    problems += [f"seat {n} appears {k} times" for n, k in seat_numbers.items() if k > 1]
-    for seat in round.seats:
-        problems += _holding_problems(f"seat {seat.seat}", seat.cards, seat.high, seat.low,
-                                      must_be_set=seat.wagers.get(MAIN, 0) > 0)
-    where: dict[Card, list[str]] = {}
-    for who, cards in (("dealer", dealer.cards),
-                       *((f"seat {s.seat}", s.cards) for s in round.seats)):
-        for card in cards:
-            where.setdefault(card, []).append(who)
-    problems += [
-        f"card {card} was dealt {len(places)} times ({', '.join(places)})"
-        for card, places in sorted(where.items(), key=lambda item: item[0].index)
-        if len(places) > 1
-    ]
+    problems += _deal_problems(round, lambda seat: seat.wagers.get(MAIN, 0) > 0)
     dealer_result = _dealer_result(round, wheel, way)
     if problems:
         return RoundResult(
@@ -1059,9 +1080,410 @@ def adjudicate(round: PaiGowRound, ruleset: Ruleset) -> RoundResult:
     )
 
 
+# ---------------------------------------------------------------------------------------
+# Round documents (issue 3): dealer-banked and player-banked rounds
+# ---------------------------------------------------------------------------------------
+
+DEALER = "dealer"
+"""The ``banker`` value of a dealer-banked round (the default)."""
+
+FORTUNE = "fortune"
+PROGRESSIVE = "progressive"
+ACE_HIGH = "ace_high"
+DOCUMENT_WAGERS = frozenset({MAIN, FORTUNE, PROGRESSIVE, ACE_HIGH})
+"""Wager names a classic round document may carry. Only ``main`` is judged here: Ace High
+exists only in Face Up (6a.18), and Fortune and Progressive on a classic round are refused
+until they are wired in (they settle as in Face Up, 6a.18)."""
+
+OPTION_CO_BANK_SHARE_BPS = "co_bank_share_bps"
+"""Ruleset option: the co-banking player's share of the bank, in basis points (seed 001
+clause (11): "on a 50/50 basis and no other percentage will be permitted": 5000)."""
+
+OPTION_CO_BANK_ROUNDING = "co_bank_rounding"
+"""Ruleset option: how the co-banking player's share of an odd gross is rounded, a
+:class:`ShareRounding` value (6a.14: toward zero)."""
+
+_DOCUMENT_KEYS = frozenset(
+    {"round_id", "game", "ruleset", "banker", "progressive_meter", "dealer", "seats"}
+)
+_DEALER_KEYS = frozenset({"cards", "high", "low", "wager"})
+_SEAT_KEYS = frozenset({"seat", "cards", "high", "low", "action", "wagers"})
+_BANKER_KEYS = frozenset({"seat", "co_bank"})
+_PLAY = "play"
+_BPS_WHOLE = 10_000
+
+
+class ShareRounding(StrEnum):
+    """How the co-banking player's share of the banker's gross is rounded to the cent."""
+
+    TOWARD_ZERO = "toward_zero"
+    """REFERENCE.md 6a.14: half the gross rounded toward zero (an odd cent goes to the house
+    whether the bank won or lost)."""
+    AWAY_FROM_ZERO = "away_from_zero"
+    """The odd cent goes to the co-banking player, won or lost."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayerBanker:
+    """The seat that banks a round instead of the dealer (REFERENCE.md 1.2, 6a.14; seed 001
+    clauses (3), (5), (10), (11)), and whether the house co-banks with it 50/50."""
+
+    seat: int
+    co_bank: bool = False
+
+    def __post_init__(self) -> None:
+        if type(self.seat) is not int or self.seat < 1:
+            raise DocumentError(f"banker seat must be a seat number from 1, got {self.seat!r}")
+        if type(self.co_bank) is not bool:
+            raise DocumentError(f"banker co_bank must be true or false, got {self.co_bank!r}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClassicRound:
+    """A classic round document as values: the cards and wagers (``round``, whose seats keep
+    the document's order), who banks (``banker``; None for the dealer) and the dealer's own
+    wager against a player banker (``dealer_wager_cents``; seed 001 clause (10))."""
+
+    round: PaiGowRound
+    banker: PlayerBanker | None = None
+    dealer_wager_cents: int = 0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.round, PaiGowRound):
+            raise DocumentError(f"round must be a PaiGowRound, got {self.round!r}")
+        if self.banker is not None and not isinstance(self.banker, PlayerBanker):
+            raise DocumentError(f"banker must be a PlayerBanker or None, got {self.banker!r}")
+        wager = self.dealer_wager_cents
+        if type(wager) is not int or wager < 0:
+            raise DocumentError(f"dealer wager must be non-negative integer cents, got {wager!r}")
+        if self.banker is None and wager:
+            raise DocumentError(
+                f"dealer wager {wager}: the dealer wagers only against a player banker "
+                f"(seed 001 clause (10)); this round is dealer-banked"
+            )
+
+
+def _object(value: object, where: str, allowed: frozenset[str]) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise DocumentError(f"{where} must be an object, got {value!r}")
+    unknown = sorted(set(value) - allowed)
+    if unknown:
+        raise DocumentError(f"{where} has unknown keys {unknown}; allowed: {sorted(allowed)}")
+    return value
+
+
+def _set_hand(
+    obj: Mapping[str, Any], where: str
+) -> tuple[tuple[Card, ...] | None, tuple[Card, ...] | None]:
+    if "high" not in obj and "low" not in obj:
+        return None, None
+    if "high" not in obj or "low" not in obj:
+        missing = "high" if "high" not in obj else "low"
+        raise DocumentError(f"{where} sets a hand without its {missing!r} hand")
+    return (read_cards(obj["high"], f"{where} high"), read_cards(obj["low"], f"{where} low"))
+
+
+def _banker(value: object) -> PlayerBanker | None:
+    if value == DEALER:
+        return None
+    if not isinstance(value, Mapping):
+        raise DocumentError(
+            f"banker must be {DEALER!r} or an object like {{\"seat\": 3, \"co_bank\": false}}, "
+            f"got {value!r}"
+        )
+    banker = _object(value, "banker", _BANKER_KEYS)
+    return PlayerBanker(seat=read_seat(read_field(banker, "seat", "banker"), "banker seat"),
+                        co_bank=banker.get("co_bank", False))
+
+
+def _seat(value: object, index: int) -> SeatHolding:
+    seat_doc = _object(value, f"seats[{index}]", _SEAT_KEYS)
+    number = read_seat(read_field(seat_doc, "seat", f"seats[{index}]"), f"seats[{index}].seat")
+    who = f"seat {number}"
+    action = seat_doc.get("action", _PLAY)
+    if action != _PLAY:
+        raise DocumentError(
+            f"{who} action {action!r}: a pai gow poker seat plays its hand (action {_PLAY!r})"
+        )
+    amounts = read_wagers(seat_doc.get("wagers", {}), f"{who} wagers", DOCUMENT_WAGERS)
+    if ACE_HIGH in amounts:
+        raise DocumentError(
+            f"{who} wagers.{ACE_HIGH} {amounts[ACE_HIGH]}: the Ace High wager exists only in "
+            f"Face Up pai gow poker (REFERENCE.md 6a.18)"
+        )
+    for name in (FORTUNE, PROGRESSIVE):
+        if name in amounts:
+            raise DocumentError(
+                f"{who} wagers.{name} {amounts[name]}: {name} wagers are not judged yet for "
+                f"classic pai gow poker"
+            )
+    high, low = _set_hand(seat_doc, who)
+    return SeatHolding(seat=number, cards=read_cards(read_field(seat_doc, "cards", who),
+                                                     f"{who} cards"),
+                       high=high, low=low, wagers=amounts)
+
+
+def read_document(doc: Mapping[str, Any]) -> ClassicRound:
+    """A classic round document (issue 3, "Round document") as a :class:`ClassicRound`.
+
+    DocumentError names the field and the bad value: a malformed document (not an object, a
+    missing or unknown key, a value of the wrong type), an unknown card, a banker that is
+    neither ``"dealer"`` nor a seat object, a seat action other than ``play``, a wager not of
+    this game or not judged yet, and then, all at once (STYLE.md 7): a holding of other than
+    7 cards, a set hand of other than 5+2 cards or with cards the seat was not dealt, a card
+    dealt twice in the round, a seat number used twice, the dealer's or the banker seat's
+    hand (or a hand with a main wager) not set, a banker seat that is not at the table.
+    """
+    top = _object(doc, "the round document", _DOCUMENT_KEYS)
+    round_id = read_field(top, "round_id", "the round document")
+    if not isinstance(round_id, str) or not round_id:
+        raise DocumentError(f"round_id must be non-empty text, got {round_id!r}")
+    game = top.get("game", GAME)
+    if game != GAME:
+        raise DocumentError(f"game {game!r} is not {GAME!r}")
+    if "progressive_meter" in top:
+        read_cents(top["progressive_meter"], "progressive_meter")
+    banker = _banker(top.get("banker", DEALER))
+    dealer_doc = _object(read_field(top, "dealer", "the round document"), "dealer", _DEALER_KEYS)
+    dealer_high, dealer_low = _set_hand(dealer_doc, "dealer")
+    dealer_wager = read_cents(dealer_doc.get("wager", 0), "dealer wager")
+    dealer = HandHolding(cards=read_cards(read_field(dealer_doc, "cards", "dealer"),
+                                          "dealer cards"),
+                         high=dealer_high, low=dealer_low)
+    seats_doc = read_field(top, "seats", "the round document")
+    if isinstance(seats_doc, str | bytes) or not isinstance(seats_doc, Sequence):
+        raise DocumentError(f"seats must be a list of seat objects, got {seats_doc!r}")
+    seats = tuple(_seat(value, i) for i, value in enumerate(seats_doc))
+    try:
+        round = PaiGowRound(round_id=round_id, game=GAME, dealer=dealer, seats=seats)
+    except RoundError as exc:
+        raise DocumentError(str(exc)) from None
+    banker_seat = banker.seat if banker is not None else None
+    problems = _deal_problems(
+        round, lambda seat: seat.seat == banker_seat or seat.wagers.get(MAIN, 0) > 0
+    )
+    numbers = [seat.seat for seat in seats]
+    if banker_seat is not None and banker_seat not in numbers:
+        problems.append(
+            f"banker seat {banker_seat} is not at the table (seats {', '.join(map(str, numbers))})"
+        )
+    if problems:
+        raise DocumentError("; ".join(problems))
+    return ClassicRound(round=round, banker=banker, dealer_wager_cents=dealer_wager)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BankerResult:
+    """A player banker's account of a round (REFERENCE.md 6a.14, 1.2; seed 002 clauses (13),
+    (14)), every amount in cents:
+
+    - ``gross``: minus the sum of the players' main-wager results before commission (a win
+      +amount, a loss -amount, a push 0), minus the dealer's result;
+    - ``share``: the banker seat's part of ``gross``: all of it, or when the house co-banks
+      the ruleset's share (50/50, seed 001 clause (11)) rounded by the ruleset (toward zero);
+      ``gross - share`` is the house's co-bank share;
+    - ``commission``: the ruleset's commission on a positive ``share`` (the "net win",
+      1.2; "the remainder ... paid to the player banker and the 5% commission is collected",
+      seed 002 clause (14)), none on a loss;
+    - ``net``: ``share - commission``, the banker seat's change of money;
+    - ``house_net``: the house's whole result of the round, which is the sum of the players'
+      commissions, the banker's commission, the house's co-bank share and the dealer's own
+      result (``dealer_net``, reported on its own as ``dealer.net`` too).
+
+    Money is conserved: the players' nets + ``net`` + ``house_net`` == 0 (every cent a player
+    or the banker pays or receives comes from or goes to another of them or the house).
+    """
+
+    seat: int
+    co_bank: bool
+    gross: int
+    share: int
+    commission: int
+    net: int
+    house_net: int
+    dealer_net: int
+
+    def __post_init__(self) -> None:
+        for name in ("seat", "gross", "share", "commission", "net", "house_net", "dealer_net"):
+            _cents(name, getattr(self, name))
+        if self.commission < 0 or (self.share <= 0 and self.commission):
+            raise MoneyError(
+                f"banker commission {self.commission} on a share of {self.share}: commission is "
+                f"taken only on a net win (REFERENCE.md 6a.14)"
+            )
+        if self.net != self.share - self.commission:
+            raise MoneyError(
+                f"banker net {self.net} is not share {self.share} less commission "
+                f"{self.commission}"
+            )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClassicJudgement:
+    """The judgement of a classic round document: the dealer's hand (foul, house way), the
+    dealer's own wager against a player banker (``dealer_main``; None when there is none),
+    each seat in seat-number order, and the player banker's account (None when the dealer
+    banks). :meth:`as_dict` is the issue's result object."""
+
+    round_id: str
+    ruleset_id: str
+    dealer: DealerResult
+    dealer_main: Settlement | None
+    seats: tuple[SeatResult, ...]
+    banker: BankerResult | None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The result object (issue 3, "Result"), keys in the issue's order. Wagers of zero
+        or absent, and the banker seat's own main wager, are left out (6a.18, 6a.14)."""
+        result: dict[str, Any] = {
+            "round_id": self.round_id,
+            "ruleset": self.ruleset_id,
+            "evaluated": True,
+            "dealer": {
+                "foul": self.dealer.foul,
+                "house_way": self.dealer.house_way,
+                "ace_high_pai_gow": False,
+                "qualifies": None,
+                "net": self.dealer_main.net_cents if self.dealer_main is not None else 0,
+            },
+            "seats": [
+                {
+                    "seat": seat.seat,
+                    "foul": seat.foul,
+                    "wagers": {} if seat.main is None else {MAIN: {
+                        "outcome": seat.main.outcome.value,
+                        "net": seat.main.net_cents,
+                        "commission": seat.main.commission_cents,
+                    }},
+                    "envy": 0,
+                }
+                for seat in self.seats
+            ],
+        }
+        if self.banker is not None:
+            result["banker"] = {
+                "seat": self.banker.seat,
+                "net": self.banker.net,
+                "commission": self.banker.commission,
+                "house_net": self.banker.house_net,
+            }
+        return result
+
+
+def _co_bank_share(gross: int, ruleset: Ruleset) -> int:
+    """The co-banking player's share of ``gross`` (seed 001 clause (11); 6a.14)."""
+    bps = ruleset.option(OPTION_CO_BANK_SHARE_BPS)
+    if type(bps) is not int or not 0 <= bps <= _BPS_WHOLE:
+        raise RulesetError(
+            f"ruleset {ruleset.id}: option {OPTION_CO_BANK_SHARE_BPS} must be an integer from 0 "
+            f"to {_BPS_WHOLE}, got {bps!r}"
+        )
+    rounding = ruleset.option(OPTION_CO_BANK_ROUNDING)
+    if rounding not in tuple(ShareRounding):
+        raise RulesetError(
+            f"ruleset {ruleset.id}: option {OPTION_CO_BANK_ROUNDING} must be one of "
+            f"{[r.value for r in ShareRounding]}, got {rounding!r}"
+        )
+    whole, rest = divmod(abs(gross) * bps, _BPS_WHOLE)
+    if rest and rounding == ShareRounding.AWAY_FROM_ZERO:
+        whole += 1
+    return whole if gross >= 0 else -whole
+
+
+def _gross(settlement: Settlement | None) -> int:
+    """A main wager's result before commission: what the banker pays (+) or takes (-)."""
+    if settlement is None:
+        return 0
+    return settlement.net_cents + settlement.commission_cents
+
+
+def judge_round(classic: ClassicRound, ruleset: Ruleset) -> ClassicJudgement:
+    """Judge a classic round read by :func:`read_document` under ``ruleset``.
+
+    The banker's hands are the dealer's (dealer-banked) or the banker seat's (player-banked,
+    REFERENCE.md 6a.14). Each other seat's main wager: a fouled hand loses (seed 001 clause
+    (2); 688a.7(f)(1)(iii); 6a.6); otherwise :func:`compare` against the banker's hands
+    (seed 002 clauses (1), (2), (5), (6), (9): win both to win, copies to the banker, one
+    of two is a push) and :func:`settle_main` (clauses (15), (16): 1:1 less the ruleset's
+    commission, none on a push or loss), each winning player paying their own commission.
+    A fouled dealer or banker hand is reported and compared as set (6a.7).
+
+    Against a player banker the dealer plays its own wager (seed 001 clause (10); seed 002
+    clause (12)) with the same comparison, copies to the banker, and the house pays no
+    commission on the dealer's win. The banker's account is a :class:`BankerResult`. The
+    banker seat's own main wager is ignored (6a.14). The dealer's hand is checked against
+    the ruleset's house way in every round (seed 001 clause (4)).
+    """
+    if ruleset.game != GAME:
+        raise DocumentError(f"ruleset {ruleset.id} is for game {ruleset.game!r}, not {GAME!r}")
+    way = HOUSE_WAYS.get(ruleset.house_way)
+    if way is None:
+        raise DocumentError(
+            f"ruleset {ruleset.id} names house way {ruleset.house_way!r}; known: "
+            f"{', '.join(sorted(HOUSE_WAYS))}"
+        )
+    wheel = ruleset.wheel
+    round = classic.round
+    dealer = _dealer_result(round, wheel, way)
+    assert dealer.high_rank is not None and dealer.low_rank is not None
+    banker_seat = classic.banker.seat if classic.banker is not None else None
+    ranks: dict[int, tuple[HighRank, LowRank]] = {}
+    for seat in round.seats:
+        if seat.high is not None and seat.low is not None:
+            ranks[seat.seat] = (rank_high(seat.high, wheel=wheel), rank_low(seat.low))
+    banker_high, banker_low = (
+        (dealer.high_rank, dealer.low_rank) if banker_seat is None else ranks[banker_seat]
+    )
+
+    def outcome(high: HighRank, low: LowRank, foul: bool) -> Outcome:
+        if foul:
+            return Outcome.LOSS
+        return compare(player_high=high, player_low=low, banker_high=banker_high,
+                       banker_low=banker_low)
+
+    results = []
+    for seat in sorted(round.seats, key=lambda s: s.seat):
+        if seat.seat not in ranks:
+            results.append(SeatResult(seat=seat.seat, foul=None, main=None))
+            continue
+        high, low = ranks[seat.seat]
+        foul = not _high_holds_low(high, low)
+        amount = seat.wagers.get(MAIN, 0)
+        main = None
+        if amount > 0 and seat.seat != banker_seat:
+            main = settle_main(amount_cents=amount, outcome=outcome(high, low, foul),
+                               ruleset=ruleset)
+        results.append(SeatResult(seat=seat.seat, foul=foul, main=main, high_rank=high,
+                                  low_rank=low))
+    dealer_main = None
+    banker = None
+    if classic.banker is not None:
+        if classic.dealer_wager_cents:
+            # 6a.7: a fouled dealer hand is compared as set, here as everywhere
+            result = compare(player_high=dealer.high_rank, player_low=dealer.low_rank,
+                             banker_high=banker_high, banker_low=banker_low)
+            amount = classic.dealer_wager_cents
+            net = {Outcome.WIN: amount, Outcome.LOSS: -amount, Outcome.PUSH: 0}[result]
+            dealer_main = Settlement(outcome=result, net_cents=net, commission_cents=0)
+        dealer_net = _gross(dealer_main)
+        gross = -sum(_gross(seat.main) for seat in results) - dealer_net
+        share = _co_bank_share(gross, ruleset) if classic.banker.co_bank else gross
+        commission = ruleset.commission.on(share) if share > 0 else 0
+        players_commission = sum(s.main.commission_cents for s in results if s.main)
+        banker = BankerResult(
+            seat=classic.banker.seat, co_bank=classic.banker.co_bank, gross=gross, share=share,
+            commission=commission, net=share - commission,
+            house_net=players_commission + commission + (gross - share) + dealer_net,
+            dealer_net=dealer_net,
+        )
+    return ClassicJudgement(round_id=round.round_id, ruleset_id=ruleset.id, dealer=dealer,
+                            dealer_main=dealer_main, seats=tuple(results), banker=banker)
+
+
 def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> dict[str, Any]:
-    """Not yet: classic round documents arrive with issue 3."""
-    raise DocumentError(f"round documents of game {GAME} cannot be judged yet")
+    """The result object for a classic round document (issue 3): :func:`read_document`,
+    then :func:`judge_round`, as :meth:`ClassicJudgement.as_dict`."""
+    return judge_round(read_document(doc), ruleset).as_dict()
 
 
 RULES = GameRules(
@@ -1070,4 +1492,5 @@ RULES = GameRules(
     deck=DECK_53,
     citation="REFERENCE.md 1, 6, 6a",
     judge_document=judge_document,
+    option_names=frozenset({OPTION_CO_BANK_SHARE_BPS, OPTION_CO_BANK_ROUNDING}),
 )
