@@ -209,8 +209,10 @@ def test_unknown_game_is_named() -> None:
 
 IO_MODULES = {"os", "io", "pathlib", "json", "importlib", "shutil", "tempfile", "socket",
               "subprocess", "sys", "pyarrow", "duckdb", "kafka", "streamlit"}
-ENGINE_FILES = ["cards.py", "errors.py", "notation.py", "games/__init__.py",
-                "games/pai_gow_poker.py"]
+ENGINE_FILES = sorted(
+    ["cards.py", "tiles.py", "errors.py", "notation.py", "document.py"]
+    + [p.relative_to(REPLAY).as_posix() for p in (REPLAY / "games").glob("*.py")]
+)
 
 
 @pytest.mark.parametrize("name", ENGINE_FILES)
