@@ -884,14 +884,6 @@ def test_6a_18_zero_or_absent_wagers_are_left_out() -> None:
     assert [s["wagers"] for s in result["seats"]] == [{}, {}]
 
 
-@pytest.mark.parametrize("wager", ["fortune", "progressive"])
-def test_6a_18_fortune_and_progressive_on_a_classic_round_are_not_judged_yet(wager: str) -> None:
-    doc = document(LOW_DEALER, (4, "Ah Ad Kc Qc Jd / Ts 9c", 2500))
-    doc["seats"][0]["wagers"][wager] = 500
-    with pytest.raises(DocumentError, match=rf"seat 4 wagers\.{wager} 500: .*not judged yet"):
-        judge(doc)
-
-
 def test_6a_18_ace_high_exists_only_in_face_up() -> None:
     doc = document(LOW_DEALER, (4, "Ah Ad Kc Qc Jd / Ts 9c", 2500))
     doc["seats"][0]["wagers"]["ace_high"] = 500

@@ -1,4 +1,5 @@
-"""Classic pai gow poker: a dealer-banked round and its main wager (REFERENCE.md 1, 6, 6a).
+"""Classic pai gow poker: dealer- or player-banked rounds, the main wager and the Fortune and
+Progressive wagers (REFERENCE.md 1, 6, 6a).
 
 What this module decides, each with the rule it implements:
 
@@ -15,11 +16,15 @@ What this module decides, each with the rule it implements:
   dealer's wager against a player banker and co-banking 50/50 with the house
   (:func:`judge_document` = :func:`read_document` + :func:`judge_round`; 1.2, 6a.1, 6a.7,
   6a.14, 6a.18; seed 001 clauses (2), (4), (10), (11); seed 002 clauses (1)-(16)). The
-  player banker's account and what the house keeps are in :class:`BankerResult`.
+  player banker's account and what the house keeps are in :class:`BankerResult`;
+- in a round document, the Fortune and Progressive wagers and the Envy Bonus, settled as in
+  Face Up by :func:`replay.games.face_up_pai_gow.settle_bonus_wagers` (6a.6, 6a.10-6a.13,
+  6a.18), between each seat and the house whoever banks (6a.14).
 
-No rate, rounding, share or wheel position is a literal here: they come from the ``Ruleset``
-(commission, wheel, house way, and the options ``co_bank_share_bps`` and
-``co_bank_rounding``).
+No rate, rounding, share, paytable or wheel position is a literal here: they come from the
+``Ruleset`` (commission, wheel, house way, the options ``co_bank_share_bps``,
+``co_bank_rounding`` and ``qualifying_wager_cents``, and the paytables ``fortune``,
+``progressive`` and ``envy``).
 Nothing here does I/O.
 
 Speed: :func:`rank_high` is a table lookup. Each card contributes a prime per rank (the joker
@@ -28,6 +33,13 @@ table by rank bitmask, any other hand a table by the product of its primes. The 
 every possible answer as a prebuilt, interned :class:`HighRank`, so a call allocates nothing
 but a list of the five card indexes (about 0.6 microseconds a hand in CPython). The tables
 are built on first use of each wheel option (about 0.15 s).
+
+The house way works on card indexes: the seven cards are sorted by a precomputed canonical
+place, grouped once by rank, and whether any five can be a straight or flush is a lookup by
+rank mask and a test of the packed suit counts; the 21 splits are ranked only for the
+hands where that can be so (about one in nine), and the best 5-card hand is never worked out
+unless a straight-family rule meets four of a kind or a full house. About 10 microseconds
+a hand (55 before this design); the golden file pins that no setting changed.
 """
 
 from __future__ import annotations
@@ -54,6 +66,7 @@ from replay.notation import MAIN, HandHolding, PaiGowRound, SeatHolding, render_
 from replay.rulesets import Wheel
 
 if TYPE_CHECKING:
+    from replay.games.face_up_pai_gow import BonusResult
     from replay.rulesets import Ruleset
 
 GAME = "pai_gow_poker"
@@ -223,7 +236,7 @@ def _card_prime(card: Card) -> int:
 _PRIME = tuple(_card_prime(c) for c in DECK_53)
 _RANK_BIT = tuple(_JOKER_BIT if c.is_joker else 1 << (c.rank - Rank.TWO) for c in DECK_53)
 _SUIT_BIT = tuple(0 if c.is_joker else _SUIT_BITS[c.suit] for c in DECK_53)
-_LOW_VALUE = tuple(Rank.ACE if c.is_joker else c.rank for c in DECK_53)
+_LOW_VALUE = tuple(int(Rank.ACE if c.is_joker else c.rank) for c in DECK_53)
 
 
 def _natural_rank(ranks: Sequence[int], *, suited: bool, wheel: Wheel) -> HighRank:
@@ -355,12 +368,19 @@ def rank_high(cards: Sequence[Card], *, wheel: Wheel = Wheel.SECOND_HIGHEST) -> 
     return tables.unsuited[_PRIME[i0] * _PRIME[i1] * _PRIME[i2] * _PRIME[i3] * _PRIME[i4]]
 
 
+_LOW_PAIR_SHIFT = 8
+_TWO_PAIR_STRENGTH = HandCategory.TWO_PAIR.strength
+_ONE_PAIR_STRENGTH = HandCategory.ONE_PAIR.strength
+
+
 def _low_table() -> dict[int, LowRank]:
+    """Every 2-card rank by ``16 * higher + lower``. The key: a pair flag (bit
+    :data:`_LOW_PAIR_SHIFT`) above the higher rank and the lower rank, 4 bits each."""
     table = {}
     for hi in _NATURAL:
         for lo in _NATURAL:
             if lo <= hi:
-                key = (int(hi == lo) << 8) | (hi << 4) | lo
+                key = (int(hi == lo) << _LOW_PAIR_SHIFT) | (hi << 4) | lo
                 table[hi * 16 + lo] = LowRank(key=key, ranks=(Rank(hi), Rank(lo)))
     return table
 
@@ -371,6 +391,11 @@ _LOW = _low_table()
 def rank_low(cards: Sequence[Card]) -> LowRank:
     """The rank of a 2-card low hand (REFERENCE.md 1.1): a pair, or the two cards highest
     first; the joker is an ace (A + joker is a pair of aces, joker-4 is A-4)."""
+    if type(cards) in (tuple, list) and len(cards) == LOW_SIZE:
+        c0, c1 = cards  # the common case, two different cards, checked without _indexes
+        if type(c0) is Card and type(c1) is Card and c0.index != c1.index:
+            r0, r1 = _LOW_VALUE[c0.index], _LOW_VALUE[c1.index]
+            return _LOW[r0 * 16 + r1] if r0 >= r1 else _LOW[r1 * 16 + r0]
     i0, i1 = _indexes(cards, LOW_SIZE, "a low hand")
     r0, r1 = _LOW_VALUE[i0], _LOW_VALUE[i1]
     return _LOW[r0 * 16 + r1] if r0 >= r1 else _LOW[r1 * 16 + r0]
@@ -388,12 +413,12 @@ def _high_holds_low(high: HighRank, low: LowRank) -> bool:
     """REFERENCE.md 6a.5: a low pair P needs two pair or better, or one pair of rank at least
     P; a low non-pair X-Y needs a pair or better, or the two highest cards at least X-Y
     compared highest first. Equal is not a foul."""
-    strength = high.category.strength
-    if low.is_pair:
-        if strength >= HandCategory.TWO_PAIR.strength:
+    strength = high.key >> _CATEGORY_SHIFT  # the category's strength (HighRank checks it)
+    if low.key >> _LOW_PAIR_SHIFT:  # a low pair
+        if strength >= _TWO_PAIR_STRENGTH:
             return True
-        return strength == HandCategory.ONE_PAIR.strength and high.ranks[0] >= low.ranks[0]
-    if strength >= HandCategory.ONE_PAIR.strength:
+        return strength == _ONE_PAIR_STRENGTH and high.ranks[0] >= low.ranks[0]
+    if strength >= _ONE_PAIR_STRENGTH:
         return True
     return (high.ranks[0], high.ranks[1]) >= low.ranks
 
@@ -406,7 +431,11 @@ def is_foul(high: HighRank | Sequence[Card], low: LowRank | Sequence[Card]) -> b
     completes a straight or flush there (which :func:`rank_high` decides); the wheel option
     does not matter here, since any straight holds any low hand.
     """
-    return not _high_holds_low(_as_high(high, Wheel.SECOND_HIGHEST), _as_low(low))
+    if type(high) is not HighRank:
+        high = _as_high(high, Wheel.SECOND_HIGHEST)
+    if type(low) is not LowRank:
+        low = _as_low(low)
+    return not _high_holds_low(high, low)
 
 
 def _seven(cards: Sequence[Card]) -> tuple[Card, ...]:
@@ -533,43 +562,122 @@ def _canonical(card: Card) -> tuple[int, int]:
     return (-card.rank, _SUIT_ORDER[card.suit])
 
 
+_CANONICAL = tuple(
+    sorted(range(len(DECK_53)), key=lambda i: _canonical(DECK_53[i])).index(i)
+    for i in range(len(DECK_53))
+)
+"""Each card's place in the canonical order (:func:`_canonical`), by DECK_53 index."""
+_BY_CANONICAL = tuple(sorted(range(len(DECK_53)), key=_CANONICAL.__getitem__))
+"""The DECK_53 index of the card at each place in the canonical order."""
+_GROUP_RANK = tuple(int(Rank.ACE if c.is_joker else c.rank) for c in DECK_53)
+"""The rank a card groups by: the joker joins the aces (completion C6)."""
+_SUIT_COUNT = tuple(0 if c.is_joker else 1 << (4 * (c.index // 13)) for c in DECK_53)
+"""A card's suit as a count in one of four 4-bit fields (the joker has no suit)."""
+_SUIT_FIELDS = 0x1111
+"""Bit 0 of each 4-bit suit field of :data:`_SUIT_COUNT` sums."""
+_FOUR_OR_MORE = _SUIT_FIELDS << 2
+"""Bit 2 of each suit field: a field (at most 7) is 4 or more exactly when it is set."""
+_FIVE_WINDOWS = tuple(
+    sum(_RANK_BIT[r - Rank.TWO] for r in (Rank.ACE, 2, 3, 4, 5)) if low == 1
+    else sum(_RANK_BIT[r - Rank.TWO] for r in range(low, low + 5))
+    for low in range(1, Rank.TEN + 1)
+)
+"""The rank masks of A-2-3-4-5 up to T-J-Q-K-A (the wheel's place does not matter here)."""
+_SPLITS = tuple(
+    (a, b, tuple(i for i in range(HAND_SIZE) if i != a and i != b))
+    for a, b in combinations(range(HAND_SIZE), 2)
+)
+"""The 21 ways to set seven cards, as (low position, low position, high positions)."""
+_STRAIGHTS: list[tuple[bool, ...]] = []
+
+
+def _straights() -> tuple[bool, ...]:
+    """By rank mask (:data:`_RANK_BIT`, the joker's bit included): whether the ranks hold a
+    straight, the joker standing for one missing rank (6a.3). Built on first use."""
+    if not _STRAIGHTS:
+        _STRAIGHTS.append(tuple(
+            any((window & ~mask).bit_count() <= mask >> len(_NATURAL) for window in _FIVE_WINDOWS)
+            for mask in range(2 * _JOKER_BIT)
+        ))
+    return _STRAIGHTS[0]
+
+
+def _can_make_straight_or_flush(indexes: Sequence[int]) -> bool:
+    """True when some five of seven cards (DECK_53 indexes) are a straight or a flush, the
+    joker completing either (6a.3): five natural ranks in one window (the joker standing for
+    one missing rank), or five cards of one suit (four and the joker)."""
+    mask = 0
+    for i in indexes:
+        mask |= _RANK_BIT[i]
+    if (_STRAIGHTS[0] if _STRAIGHTS else _straights())[mask]:
+        return True
+    suits = sum(map(_SUIT_COUNT.__getitem__, indexes))
+    if mask & _JOKER_BIT:
+        return bool(suits & _FOUR_OR_MORE)
+    # a field (at most 7) is 5 or more exactly when its bit 2 and its bit 0 or 1 are set
+    return bool((suits >> 2) & (suits | suits >> 1) & _SUIT_FIELDS)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _Seven:
-    """Seven cards analysed for the house way: in canonical order, grouped by rank (the
-    joker joins the aces: completion C6), and their best 5-card rank."""
+    """Seven cards analysed for the house way: in canonical order (``cards``, and their
+    DECK_53 ``indexes``), grouped by rank (the joker joins the aces: completion C6), the
+    groups of each size (``by_size[n]``: the groups of exactly n cards, highest rank first),
+    the unmatched cards highest first (``singles``), and whether some five of them can be a
+    straight or a flush (``straight_or_flush``). ``memo`` keeps what the straight rules work
+    out, so that trying several rules does not work it out again."""
 
     cards: tuple[Card, ...]
+    indexes: tuple[int, ...]
     groups: tuple[tuple[Card, ...], ...]
-    best: HighRank
+    by_size: tuple[tuple[tuple[Card, ...], ...], ...]
+    singles: tuple[Card, ...]
+    straight_or_flush: bool
     wheel: Wheel
+    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def sized(self, size: int) -> tuple[tuple[Card, ...], ...]:
         """The groups of exactly ``size`` cards, highest rank first."""
-        return tuple(g for g in self.groups if len(g) == size)
+        return self.by_size[size]
 
-    @property
-    def singles(self) -> tuple[Card, ...]:
-        """The unmatched cards, highest first."""
-        return tuple(g[0] for g in self.sized(1))
+    def best(self) -> HighRank:
+        """The best 5-card rank of the seven cards (the best of the 21 splits' high hands)."""
+        return max(rank_high(high, wheel=self.wheel) for high, _ in splits(self.cards))
 
 
 def _analyse(cards7: Sequence[Card], wheel: Wheel) -> _Seven:
-    cards = tuple(sorted(_seven(cards7), key=_canonical))
-    groups: list[list[Card]] = []
-    for card in cards:
-        rank = Rank.ACE if card.is_joker else card.rank
-        if groups and (Rank.ACE if groups[-1][0].is_joker else groups[-1][0].rank) == rank:
-            groups[-1].append(card)
-        else:
-            groups.append([card])
-    best = max(rank_high(high, wheel=wheel) for high, _ in splits(cards))
-    return _Seven(cards=cards, groups=tuple(tuple(g) for g in groups), best=best, wheel=wheel)
+    hand = tuple(cards7) if not isinstance(cards7, str) else ()
+    places = sorted(map(_CANONICAL.__getitem__, _indexes(hand, HAND_SIZE, "a pai gow poker hand")))
+    indexes = tuple(map(_BY_CANONICAL.__getitem__, places))
+    cards = tuple(map(DECK_53.__getitem__, indexes))
+    ranks = tuple(map(_GROUP_RANK.__getitem__, indexes))
+    groups = []
+    by_size: tuple[list[tuple[Card, ...]], ...] = ([], [], [], [], [], [])
+    start = 0
+    for end in range(1, HAND_SIZE + 1):
+        if end == HAND_SIZE or ranks[end] != ranks[start]:
+            group = cards[start:end]
+            groups.append(group)
+            by_size[end - start].append(group)
+            start = end
+    return _Seven(
+        cards=cards, indexes=indexes, groups=tuple(groups), by_size=tuple(map(tuple, by_size)),
+        singles=tuple(g[0] for g in by_size[1]),
+        straight_or_flush=_can_make_straight_or_flush(indexes), wheel=wheel,
+    )
 
 
 _Low = tuple[Card, ...] | None
 
 
 def _hands(seven: _Seven, low: Sequence[Card]) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
+    """The (high, low) hands when ``low`` goes in front, both in canonical order."""
+    if len(low) == LOW_SIZE:
+        i, j = low[0].index, low[1].index
+        return (
+            tuple(c for c, k in zip(seven.cards, seven.indexes, strict=True) if k != i and k != j),
+            (low[0], low[1]) if _CANONICAL[i] < _CANONICAL[j] else (low[1], low[0]),
+        )
     chosen = set(low)
     return (
         tuple(c for c in seven.cards if c not in chosen),
@@ -622,17 +730,45 @@ def _full_house(s: _Seven) -> _Low:
 def _straight_splits(s: _Seven) -> tuple[tuple[Card, ...], ...]:
     """The low hands that keep a straight or better-of-its-family (straight, flush, straight
     flush, royal flush) in the high hand, best low first (then best high; then the high hand
-    taking the cards first in canonical order: completion C7)."""
-    if s.best.category not in _STRAIGHT_FAMILY:
-        return ()
-    position = {card: i for i, card in enumerate(s.cards)}
-    found = []
-    for high, low in splits(s.cards):
-        rank = rank_high(high, wheel=s.wheel)
-        if rank.category in _STRAIGHT_FAMILY:
-            found.append(((rank_low(low), rank, sorted(position[c] for c in low)), low))
-    found.sort(key=lambda item: item[0], reverse=True)
-    return tuple(low for _, low in found)
+    taking the cards first in canonical order: completion C7); none when the seven cards'
+    best 5-card hand is not of that family.
+
+    The best hand is of that family exactly when some split keeps one behind and the seven
+    cards hold no four of a kind, full house or five aces (the only hands above a straight
+    outside the family, and straight flushes outranking the first two); with such a hand
+    the best of the 21 splits is worked out in full (this never happens in the shipped
+    house way, whose four of a kind and full house rules come first).
+    """
+    found = s.memo.get("straight")
+    if found is not None:
+        return found  # type: ignore[no-any-return]
+    lows: tuple[tuple[Card, ...], ...] = ()
+    if s.straight_or_flush:
+        tables = _TABLES.get(s.wheel) or _tables(s.wheel)
+        suited, unsuited = tables.suited, tables.unsuited
+        idx, cards = s.indexes, s.cards
+        keyed = []
+        for a, b, (h0, h1, h2, h3, h4) in _SPLITS:
+            i0, i1, i2, i3, i4 = idx[h0], idx[h1], idx[h2], idx[h3], idx[h4]
+            rank = None
+            suits = (_SUIT_BIT[i0] | _SUIT_BIT[i1] | _SUIT_BIT[i2] | _SUIT_BIT[i3]
+                     | _SUIT_BIT[i4])
+            if not suits & (suits - 1):
+                rank = suited[_RANK_BIT[i0] | _RANK_BIT[i1] | _RANK_BIT[i2] | _RANK_BIT[i3]
+                              | _RANK_BIT[i4]]
+            if rank is None:
+                rank = unsuited[_PRIME[i0] * _PRIME[i1] * _PRIME[i2] * _PRIME[i3] * _PRIME[i4]]
+            if rank.category in _STRAIGHT_FAMILY:
+                low = (cards[a], cards[b])
+                keyed.append((rank_low(low).key, rank.key, a, b, low))
+        above = s.by_size[4] or s.by_size[5] or (s.by_size[3] and (
+            s.by_size[2] or len(s.by_size[3]) > 1))
+        if keyed and above and s.best().category not in _STRAIGHT_FAMILY:
+            keyed = []
+        keyed.sort(reverse=True)
+        lows = tuple(item[4] for item in keyed)
+    s.memo["straight"] = lows
+    return lows
 
 
 def _is_ace(card: Card) -> bool:
@@ -666,7 +802,7 @@ def _pair_rule(s: _Seven) -> tuple[str, tuple[Card, ...]] | None:
 
 
 def _straight_two_pair_split(s: _Seven) -> _Low:
-    if s.best.category not in _STRAIGHT_FAMILY:
+    if not _straight_splits(s):  # the best 5-card hand is not a straight or better of its family
         return None
     rule = _pair_rule(s)
     if rule is not None and len(rule[1]) == 2 and rank_low(rule[1]).is_pair:
@@ -912,13 +1048,18 @@ class DealerResult:
 class SeatResult:
     """A seat's judgement: ``foul`` (None when its hand was not set and it had no main
     wager) and the main wager's :class:`Settlement` (None when there was no main wager or it
-    was zero: REFERENCE.md 6a.18)."""
+    was zero: REFERENCE.md 6a.18); in a round document, also its Fortune and Progressive
+    wagers' settlements (None when not wagered) and the Envy Bonus it receives in cents
+    (6a.11, 6a.18)."""
 
     seat: int
     foul: bool | None
     main: Settlement | None
     high_rank: HighRank | None = None
     low_rank: LowRank | None = None
+    fortune: Settlement | None = None
+    progressive: Settlement | None = None
+    envy_cents: int = 0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -1091,9 +1232,21 @@ FORTUNE = "fortune"
 PROGRESSIVE = "progressive"
 ACE_HIGH = "ace_high"
 DOCUMENT_WAGERS = frozenset({MAIN, FORTUNE, PROGRESSIVE, ACE_HIGH})
-"""Wager names a classic round document may carry. Only ``main`` is judged here: Ace High
-exists only in Face Up (6a.18), and Fortune and Progressive on a classic round are refused
-until they are wired in (they settle as in Face Up, 6a.18)."""
+"""Wager names a classic round document may carry. Main, Fortune and Progressive are judged
+here, the last two as in Face Up (6a.18); Ace High exists only in Face Up and is refused."""
+
+ENVY = "envy"
+"""The ruleset paytable of Envy Bonus sums (6a.11). It, :data:`FORTUNE` and
+:data:`PROGRESSIVE` are read by :func:`replay.games.face_up_pai_gow.settle_bonus_wagers`
+under these same names."""
+
+OPTION_QUALIFYING_WAGER_CENTS = "qualifying_wager_cents"
+"""Ruleset option: the least Fortune or Progressive wager that is a Qualifying Wager and so
+earns Envy Bonuses (6a.11; § 688a.1: at least $5, so 500), read by
+:func:`replay.games.face_up_pai_gow.settle_bonus_wagers`."""
+
+PROGRESSIVE_METER = "progressive_meter"
+"""The round document's progressive meter in cents (required with a Progressive wager)."""
 
 OPTION_CO_BANK_SHARE_BPS = "co_bank_share_bps"
 """Ruleset option: the co-banking player's share of the bank, in basis points (seed 001
@@ -1141,12 +1294,15 @@ class PlayerBanker:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ClassicRound:
     """A classic round document as values: the cards and wagers (``round``, whose seats keep
-    the document's order), who banks (``banker``; None for the dealer) and the dealer's own
-    wager against a player banker (``dealer_wager_cents``; seed 001 clause (10))."""
+    the document's order), who banks (``banker``; None for the dealer), the dealer's own
+    wager against a player banker (``dealer_wager_cents``; seed 001 clause (10)) and the
+    progressive meter in cents (``progressive_meter_cents``; None when the document gives
+    none, which it must when a seat makes a Progressive wager: 6a.13)."""
 
     round: PaiGowRound
     banker: PlayerBanker | None = None
     dealer_wager_cents: int = 0
+    progressive_meter_cents: int | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.round, PaiGowRound):
@@ -1160,6 +1316,18 @@ class ClassicRound:
             raise DocumentError(
                 f"dealer wager {wager}: the dealer wagers only against a player banker "
                 f"(seed 001 clause (10)); this round is dealer-banked"
+            )
+        meter = self.progressive_meter_cents
+        if meter is not None and (type(meter) is not int or meter < 0):
+            raise DocumentError(
+                f"{PROGRESSIVE_METER} must be non-negative integer cents, got {meter!r}"
+            )
+        progressive = [seat for seat in self.round.seats if seat.wagers.get(PROGRESSIVE, 0) > 0]
+        if meter is None and progressive:
+            raise DocumentError(
+                f"{PROGRESSIVE_METER} (cents) is required when a progressive wager is present "
+                f"(seat {progressive[0].seat} wagers.{PROGRESSIVE} "
+                f"{progressive[0].wagers[PROGRESSIVE]}; REFERENCE.md 6a.13)"
             )
 
 
@@ -1211,12 +1379,6 @@ def _seat(value: object, index: int) -> SeatHolding:
             f"{who} wagers.{ACE_HIGH} {amounts[ACE_HIGH]}: the Ace High wager exists only in "
             f"Face Up pai gow poker (REFERENCE.md 6a.18)"
         )
-    for name in (FORTUNE, PROGRESSIVE):
-        if name in amounts:
-            raise DocumentError(
-                f"{who} wagers.{name} {amounts[name]}: {name} wagers are not judged yet for "
-                f"classic pai gow poker"
-            )
     high, low = _set_hand(seat_doc, who)
     return SeatHolding(seat=number, cards=read_cards(read_field(seat_doc, "cards", who),
                                                      f"{who} cards"),
@@ -1229,7 +1391,8 @@ def read_document(doc: Mapping[str, Any]) -> ClassicRound:
     DocumentError names the field and the bad value: a malformed document (not an object, a
     missing or unknown key, a value of the wrong type), an unknown card, a banker that is
     neither ``"dealer"`` nor a seat object, a seat action other than ``play``, a wager not of
-    this game or not judged yet, and then, all at once (STYLE.md 7): a holding of other than
+    this game (Ace High: 6a.18), a Progressive wager without a ``progressive_meter`` (6a.13),
+    and then, all at once (STYLE.md 7): a holding of other than
     7 cards, a set hand of other than 5+2 cards or with cards the seat was not dealt, a card
     dealt twice in the round, a seat number used twice, the dealer's or the banker seat's
     hand (or a hand with a main wager) not set, a banker seat that is not at the table.
@@ -1241,8 +1404,9 @@ def read_document(doc: Mapping[str, Any]) -> ClassicRound:
     game = top.get("game", GAME)
     if game != GAME:
         raise DocumentError(f"game {game!r} is not {GAME!r}")
-    if "progressive_meter" in top:
-        read_cents(top["progressive_meter"], "progressive_meter")
+    meter = None
+    if PROGRESSIVE_METER in top:
+        meter = read_cents(top[PROGRESSIVE_METER], PROGRESSIVE_METER)
     banker = _banker(top.get("banker", DEALER))
     dealer_doc = _object(read_field(top, "dealer", "the round document"), "dealer", _DEALER_KEYS)
     dealer_high, dealer_low = _set_hand(dealer_doc, "dealer")
@@ -1269,7 +1433,8 @@ def read_document(doc: Mapping[str, Any]) -> ClassicRound:
         )
     if problems:
         raise DocumentError("; ".join(problems))
-    return ClassicRound(round=round, banker=banker, dealer_wager_cents=dealer_wager)
+    return ClassicRound(round=round, banker=banker, dealer_wager_cents=dealer_wager,
+                        progressive_meter_cents=meter)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -1285,13 +1450,20 @@ class BankerResult:
     - ``commission``: the ruleset's commission on a positive ``share`` (the "net win",
       1.2; "the remainder ... paid to the player banker and the 5% commission is collected",
       seed 002 clause (14)), none on a loss;
-    - ``net``: ``share - commission``, the banker seat's change of money;
+    - ``net``: ``share - commission``, the banker seat's change of money on the main wagers;
+    - ``side_net``: what the seats (the banker seat among them) netted on their Fortune and
+      Progressive wagers plus the Envy Bonuses they received. Those are between each seat
+      and the house whoever banks (6a.14: the banker seat's side wagers "settle as for any
+      seat"; 6a.18: as in Face Up, where the house is the counterparty), so the player
+      banker's account never holds them;
     - ``house_net``: the house's whole result of the round, which is the sum of the players'
       commissions, the banker's commission, the house's co-bank share and the dealer's own
-      result (``dealer_net``, reported on its own as ``dealer.net`` too).
+      result (``dealer_net``, reported on its own as ``dealer.net`` too), less ``side_net``.
 
-    Money is conserved: the players' nets + ``net`` + ``house_net`` == 0 (every cent a player
-    or the banker pays or receives comes from or goes to another of them or the house).
+    Money is conserved: the seats' nets on every wager + their Envy Bonuses + ``net`` +
+    ``house_net`` == 0 (every cent a player or the banker pays or receives comes from or goes
+    to another of them or the house; a progressive award is the house's money here, paid
+    from the meter it funds).
     """
 
     seat: int
@@ -1302,9 +1474,11 @@ class BankerResult:
     net: int
     house_net: int
     dealer_net: int
+    side_net: int = 0
 
     def __post_init__(self) -> None:
-        for name in ("seat", "gross", "share", "commission", "net", "house_net", "dealer_net"):
+        for name in ("seat", "gross", "share", "commission", "net", "house_net", "dealer_net",
+                     "side_net"):
             _cents(name, getattr(self, name))
         if self.commission < 0 or (self.share <= 0 and self.commission):
             raise MoneyError(
@@ -1333,8 +1507,9 @@ class ClassicJudgement:
     banker: BankerResult | None
 
     def as_dict(self) -> dict[str, Any]:
-        """The result object (issue 3, "Result"), keys in the issue's order. Wagers of zero
-        or absent, and the banker seat's own main wager, are left out (6a.18, 6a.14)."""
+        """The result object (issue 3, "Result"), keys in the issue's order; a seat's wagers
+        in the order main, fortune, progressive. Wagers of zero or absent, and the banker
+        seat's own main wager, are left out (6a.18, 6a.14)."""
         result: dict[str, Any] = {
             "round_id": self.round_id,
             "ruleset": self.ruleset_id,
@@ -1350,12 +1525,17 @@ class ClassicJudgement:
                 {
                     "seat": seat.seat,
                     "foul": seat.foul,
-                    "wagers": {} if seat.main is None else {MAIN: {
-                        "outcome": seat.main.outcome.value,
-                        "net": seat.main.net_cents,
-                        "commission": seat.main.commission_cents,
-                    }},
-                    "envy": 0,
+                    "wagers": {
+                        name: {
+                            "outcome": settled.outcome.value,
+                            "net": settled.net_cents,
+                            "commission": settled.commission_cents,
+                        }
+                        for name, settled in ((MAIN, seat.main), (FORTUNE, seat.fortune),
+                                              (PROGRESSIVE, seat.progressive))
+                        if settled is not None
+                    },
+                    "envy": seat.envy_cents,
                 }
                 for seat in self.seats
             ],
@@ -1397,6 +1577,37 @@ def _gross(settlement: Settlement | None) -> int:
     return settlement.net_cents + settlement.commission_cents
 
 
+def _side_wagers(classic: ClassicRound, ruleset: Ruleset) -> dict[int, BonusResult]:
+    """Each seat's Fortune and Progressive wagers and Envy Bonus, by seat number, settled as
+    in Face Up (REFERENCE.md 6a.18) by
+    :func:`replay.games.face_up_pai_gow.settle_bonus_wagers` on the seven dealt cards,
+    however they were set and fouls included (6a.6; seed § 688a.7(h)): Fortune wager x odds
+    on the seven-card class (6a.10, 6a.12), Progressive the posted award (6a.12, 6a.13:
+    percentage awards from the round's meter, shared), Envy to every seat with a Qualifying
+    Wager for each other seat's four of a kind or better (6a.11). Every seat at the table is
+    passed, the player banker's too (a player at the table, whose side wagers settle as any
+    seat's, 6a.14, and whose hand earns the others Envy); the dealer's hand never is (it earns
+    no Envy, 6a.11). Empty when no seat made a Fortune or Progressive wager (no Envy is paid
+    without a Qualifying Wager)."""
+    seats = classic.round.seats
+    if not any(seat.wagers.get(FORTUNE, 0) > 0 or seat.wagers.get(PROGRESSIVE, 0) > 0
+               for seat in seats):
+        return {}
+    # face_up_pai_gow imports this module at its top, so it is imported here, at first use
+    from replay.games.face_up_pai_gow import BonusHand, settle_bonus_wagers
+
+    try:
+        settled = settle_bonus_wagers(
+            [BonusHand(seat=seat.seat, cards=seat.cards,
+                       fortune_cents=seat.wagers.get(FORTUNE, 0),
+                       progressive_cents=seat.wagers.get(PROGRESSIVE, 0)) for seat in seats],
+            ruleset=ruleset, meter_cents=classic.progressive_meter_cents,
+        )
+    except RoundError as exc:
+        raise DocumentError(str(exc)) from None
+    return {result.seat: result for result in settled}
+
+
 def judge_round(classic: ClassicRound, ruleset: Ruleset) -> ClassicJudgement:
     """Judge a classic round read by :func:`read_document` under ``ruleset``.
 
@@ -1413,6 +1624,10 @@ def judge_round(classic: ClassicRound, ruleset: Ruleset) -> ClassicJudgement:
     commission on the dealer's win. The banker's account is a :class:`BankerResult`. The
     banker seat's own main wager is ignored (6a.14). The dealer's hand is checked against
     the ruleset's house way in every round (seed 001 clause (4)).
+
+    Fortune and Progressive wagers and the Envy Bonus are settled as in Face Up (6a.18; see
+    :func:`_side_wagers`), between each seat and the house whoever banks: in a player-banked
+    round they count in the house's result, never in the player banker's (6a.14).
     """
     if ruleset.game != GAME:
         raise DocumentError(f"ruleset {ruleset.id} is for game {ruleset.game!r}, not {GAME!r}")
@@ -1441,10 +1656,16 @@ def judge_round(classic: ClassicRound, ruleset: Ruleset) -> ClassicJudgement:
         return compare(player_high=high, player_low=low, banker_high=banker_high,
                        banker_low=banker_low)
 
+    side = _side_wagers(classic, ruleset)
     results = []
     for seat in sorted(round.seats, key=lambda s: s.seat):
+        bonus = side.get(seat.seat)
+        side_results: dict[str, Any] = {} if bonus is None else {
+            "fortune": bonus.fortune, "progressive": bonus.progressive,
+            "envy_cents": bonus.envy_cents,
+        }
         if seat.seat not in ranks:
-            results.append(SeatResult(seat=seat.seat, foul=None, main=None))
+            results.append(SeatResult(seat=seat.seat, foul=None, main=None, **side_results))
             continue
         high, low = ranks[seat.seat]
         foul = not _high_holds_low(high, low)
@@ -1454,7 +1675,7 @@ def judge_round(classic: ClassicRound, ruleset: Ruleset) -> ClassicJudgement:
             main = settle_main(amount_cents=amount, outcome=outcome(high, low, foul),
                                ruleset=ruleset)
         results.append(SeatResult(seat=seat.seat, foul=foul, main=main, high_rank=high,
-                                  low_rank=low))
+                                  low_rank=low, **side_results))
     dealer_main = None
     banker = None
     if classic.banker is not None:
@@ -1470,11 +1691,16 @@ def judge_round(classic: ClassicRound, ruleset: Ruleset) -> ClassicJudgement:
         share = _co_bank_share(gross, ruleset) if classic.banker.co_bank else gross
         commission = ruleset.commission.on(share) if share > 0 else 0
         players_commission = sum(s.main.commission_cents for s in results if s.main)
+        side_net = sum(
+            (s.fortune.net_cents if s.fortune else 0)
+            + (s.progressive.net_cents if s.progressive else 0) + s.envy_cents
+            for s in results
+        )
         banker = BankerResult(
             seat=classic.banker.seat, co_bank=classic.banker.co_bank, gross=gross, share=share,
             commission=commission, net=share - commission,
-            house_net=players_commission + commission + (gross - share) + dealer_net,
-            dealer_net=dealer_net,
+            house_net=players_commission + commission + (gross - share) + dealer_net - side_net,
+            dealer_net=dealer_net, side_net=side_net,
         )
     return ClassicJudgement(round_id=round.round_id, ruleset_id=ruleset.id, dealer=dealer,
                             dealer_main=dealer_main, seats=tuple(results), banker=banker)
@@ -1492,5 +1718,7 @@ RULES = GameRules(
     deck=DECK_53,
     citation="REFERENCE.md 1, 6, 6a",
     judge_document=judge_document,
-    option_names=frozenset({OPTION_CO_BANK_SHARE_BPS, OPTION_CO_BANK_ROUNDING}),
+    option_names=frozenset({OPTION_CO_BANK_SHARE_BPS, OPTION_CO_BANK_ROUNDING,
+                            OPTION_QUALIFYING_WAGER_CENTS}),
+    paytable_names=frozenset({FORTUNE, PROGRESSIVE, ENVY}),
 )
