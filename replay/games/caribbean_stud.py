@@ -39,6 +39,7 @@ from replay.document import DocumentError
 from replay.errors import HandError, MoneyError, RoundError, RulesetError
 from replay.games.base import GameRules
 from replay.games.pai_gow_poker import HandCategory, HighRank, rank_high
+from replay.games.results import dealer_entry, result_object, seat_entry, settled_entry
 from replay.rulesets import Wheel
 
 if TYPE_CHECKING:
@@ -620,21 +621,13 @@ def result_document(result: RoundResult) -> dict[str, Any]:
     stud has no fouls, house way, Ace High Pai Gow or envy: ``foul`` false, ``house_way``
     null, ``ace_high_pai_gow`` false, ``envy`` 0; ``dealer.net`` is 0 (the dealer makes no
     wager of its own); ``dealer.qualifies`` is the seed 9.1 answer."""
-    return {
-        "round_id": result.round_id,
-        "ruleset": result.ruleset_id,
-        "evaluated": True,
-        "dealer": {"foul": False, "house_way": None, "ace_high_pai_gow": False,
-                   "qualifies": result.dealer_qualifies, "net": 0},
-        "seats": [
-            {"seat": seat.seat, "foul": False,
-             "wagers": {name: {"outcome": w.outcome.value, "net": w.net_cents,
-                               "commission": w.commission_cents}
-                        for name, w in seat.wagers.items()},
-             "envy": 0}
-            for seat in result.seats
-        ],
-    }
+    return result_object(
+        round_id=result.round_id, ruleset_id=result.ruleset_id,
+        dealer=dealer_entry(foul=False, house_way=None, qualifies=result.dealer_qualifies),
+        seats=[seat_entry(seat.seat, False,
+                          {name: settled_entry(w) for name, w in seat.wagers.items()})
+               for seat in result.seats],
+    )
 
 
 def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> dict[str, Any]:

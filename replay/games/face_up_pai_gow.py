@@ -55,6 +55,7 @@ from replay.games.pai_gow_poker import (
     rank_high,
     rank_low,
 )
+from replay.games.results import dealer_entry, result_object, seat_entry, wager_entry
 
 if TYPE_CHECKING:
     from replay.rulesets import Payout, Ruleset
@@ -711,10 +712,6 @@ def _wagers(value: object, where: str) -> dict[str, int]:
     return read_wagers(value, f"{where}.wagers", WAGER_NAMES)
 
 
-def _result(settled: _Settled) -> dict[str, Any]:
-    return {"outcome": settled[0], "net": settled[1], "commission": 0}
-
-
 def _main_result(amount: int, outcome: Outcome, ruleset: Ruleset) -> dict[str, Any]:
     """The Face Up wager's settlement in the result form, by the rule of
     :func:`replay.games.pai_gow_poker.settle_main` (REFERENCE.md 1.2, 6: a win pays 1:1 less
@@ -722,10 +719,10 @@ def _main_result(amount: int, outcome: Outcome, ruleset: Ruleset) -> dict[str, A
     without building a Settlement on the hot path."""
     if outcome is Outcome.WIN:
         commission = ruleset.commission.on(amount)
-        return {"outcome": _WIN, "net": amount - commission, "commission": commission}
+        return wager_entry(_WIN, amount - commission, commission)
     if outcome is Outcome.LOSS:
-        return {"outcome": _LOSS, "net": -amount, "commission": 0}
-    return {"outcome": _PUSH, "net": 0, "commission": 0}
+        return wager_entry(_LOSS, -amount, 0)
+    return wager_entry(_PUSH, 0, 0)
 
 
 def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> dict[str, Any]:
@@ -851,11 +848,11 @@ def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> dict[str, Any]:
                     ruleset)
         amount = amounts.get(ACE_HIGH)
         if amount:
-            wagers_out[ACE_HIGH] = _result(_ace_high(
-                ruleset, amount, ace_high_line(dealer_ace_high=dealer_ace_high,
-                                               dealer_joker=dealer_joker,
-                                               player_ace_high=bool(flags & _AHPG))))
-        seats_out.append({"seat": number, "foul": foul, "wagers": wagers_out, "envy": 0})
+            outcome, net = _ace_high(ruleset, amount, ace_high_line(
+                dealer_ace_high=dealer_ace_high, dealer_joker=dealer_joker,
+                player_ace_high=bool(flags & _AHPG)))
+            wagers_out[ACE_HIGH] = wager_entry(outcome, net, 0)
+        seats_out.append(seat_entry(number, foul, wagers_out))
 
     try:
         fortune, progressive, envy = _settle_bonus(
@@ -867,19 +864,17 @@ def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> dict[str, Any]:
     for k, out in enumerate(seats_out):
         settled = fortune[k]
         if settled is not None:
-            out["wagers"][FORTUNE] = _result(settled)
+            out["wagers"][FORTUNE] = wager_entry(settled[0], settled[1], 0)
         settled = progressive[k]
         if settled is not None:
-            out["wagers"][PROGRESSIVE] = _result(settled)
+            out["wagers"][PROGRESSIVE] = wager_entry(settled[0], settled[1], 0)
         out["envy"] = envy[k]
-    return {
-        "round_id": round_id,
-        "ruleset": ruleset.id,
-        "evaluated": True,
-        "dealer": {"foul": is_foul(d_high, d_low), "house_way": follows,
-                   "ace_high_pai_gow": dealer_ace_high, "qualifies": None, "net": 0},
-        "seats": seats_out,
-    }
+    return result_object(
+        round_id=round_id, ruleset_id=ruleset.id,
+        dealer=dealer_entry(foul=is_foul(d_high, d_low), house_way=follows,
+                            ace_high_pai_gow=dealer_ace_high),
+        seats=seats_out,
+    )
 
 
 def _face_up_outcome(foul: bool, dealer_ace_high: bool, p_high: HighRank, p_low: LowRank,

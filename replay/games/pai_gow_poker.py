@@ -15,8 +15,10 @@ What this module decides, each with the rule it implements:
 - the judgement of a round document (issue 3), dealer-banked or player-banked, with the
   dealer's wager against a player banker and co-banking 50/50 with the house
   (:func:`judge_document` = :func:`read_document` + :func:`judge_round`; 1.2, 6a.1, 6a.7,
-  6a.14, 6a.18; seed 001 clauses (2), (4), (10), (11); seed 002 clauses (1)-(16)). The
-  player banker's account and what the house keeps are in :class:`BankerResult`;
+  6a.14, 6a.18; seed 001 clauses (2), (4), (10), (11); seed 002 clauses (1)-(16)). Who
+  banks, the co-bank share, the dealer's wager and the player banker's account
+  (:class:`BankerResult`) follow the rules pai gow tiles shares, in
+  :mod:`replay.games.pai_gow_banking`, with this game's commission;
 - in a round document, the Fortune and Progressive wagers and the Envy Bonus, settled as in
   Face Up by :func:`replay.games.face_up_pai_gow.settle_bonus_wagers` (6a.6, 6a.10-6a.13,
   6a.18), between each seat and the house whoever banks (6a.14).
@@ -60,8 +62,17 @@ from replay.document import cents as read_cents
 from replay.document import field as read_field
 from replay.document import seat_number as read_seat
 from replay.document import wagers as read_wagers
-from replay.errors import HandError, MoneyError, RoundError, RulesetError
+from replay.errors import HandError, MoneyError, RoundError
 from replay.games.base import GameRules
+from replay.games.pai_gow_banking import DEALER as DEALER
+from replay.games.pai_gow_banking import OPTION_CO_BANK_ROUNDING as OPTION_CO_BANK_ROUNDING
+from replay.games.pai_gow_banking import OPTION_CO_BANK_SHARE_BPS as OPTION_CO_BANK_SHARE_BPS
+from replay.games.pai_gow_banking import OPTION_NAMES as BANKING_OPTION_NAMES
+from replay.games.pai_gow_banking import BankerResult as BankerResult
+from replay.games.pai_gow_banking import PlayerBanker as PlayerBanker
+from replay.games.pai_gow_banking import ShareRounding as ShareRounding
+from replay.games.pai_gow_banking import banker_account, dealer_wager_net, read_banker
+from replay.games.results import dealer_entry, result_object, seat_entry, settled_entry
 from replay.notation import MAIN, HandHolding, PaiGowRound, SeatHolding, render_round
 from replay.rulesets import Wheel
 
@@ -1225,9 +1236,6 @@ def adjudicate(round: PaiGowRound, ruleset: Ruleset) -> RoundResult:
 # Round documents (issue 3): dealer-banked and player-banked rounds
 # ---------------------------------------------------------------------------------------
 
-DEALER = "dealer"
-"""The ``banker`` value of a dealer-banked round (the default)."""
-
 FORTUNE = "fortune"
 PROGRESSIVE = "progressive"
 ACE_HIGH = "ace_high"
@@ -1248,47 +1256,12 @@ earns Envy Bonuses (6a.11; § 688a.1: at least $5, so 500), read by
 PROGRESSIVE_METER = "progressive_meter"
 """The round document's progressive meter in cents (required with a Progressive wager)."""
 
-OPTION_CO_BANK_SHARE_BPS = "co_bank_share_bps"
-"""Ruleset option: the co-banking player's share of the bank, in basis points (seed 001
-clause (11): "on a 50/50 basis and no other percentage will be permitted": 5000)."""
-
-OPTION_CO_BANK_ROUNDING = "co_bank_rounding"
-"""Ruleset option: how the co-banking player's share of an odd gross is rounded, a
-:class:`ShareRounding` value (6a.14: toward zero)."""
-
 _DOCUMENT_KEYS = frozenset(
     {"round_id", "game", "ruleset", "banker", "progressive_meter", "dealer", "seats"}
 )
 _DEALER_KEYS = frozenset({"cards", "high", "low", "wager"})
 _SEAT_KEYS = frozenset({"seat", "cards", "high", "low", "action", "wagers"})
-_BANKER_KEYS = frozenset({"seat", "co_bank"})
 _PLAY = "play"
-_BPS_WHOLE = 10_000
-
-
-class ShareRounding(StrEnum):
-    """How the co-banking player's share of the banker's gross is rounded to the cent."""
-
-    TOWARD_ZERO = "toward_zero"
-    """REFERENCE.md 6a.14: half the gross rounded toward zero (an odd cent goes to the house
-    whether the bank won or lost)."""
-    AWAY_FROM_ZERO = "away_from_zero"
-    """The odd cent goes to the co-banking player, won or lost."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PlayerBanker:
-    """The seat that banks a round instead of the dealer (REFERENCE.md 1.2, 6a.14; seed 001
-    clauses (3), (5), (10), (11)), and whether the house co-banks with it 50/50."""
-
-    seat: int
-    co_bank: bool = False
-
-    def __post_init__(self) -> None:
-        if type(self.seat) is not int or self.seat < 1:
-            raise DocumentError(f"banker seat must be a seat number from 1, got {self.seat!r}")
-        if type(self.co_bank) is not bool:
-            raise DocumentError(f"banker co_bank must be true or false, got {self.co_bank!r}")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -1351,19 +1324,6 @@ def _set_hand(
     return (read_cards(obj["high"], f"{where} high"), read_cards(obj["low"], f"{where} low"))
 
 
-def _banker(value: object) -> PlayerBanker | None:
-    if value == DEALER:
-        return None
-    if not isinstance(value, Mapping):
-        raise DocumentError(
-            f"banker must be {DEALER!r} or an object like {{\"seat\": 3, \"co_bank\": false}}, "
-            f"got {value!r}"
-        )
-    banker = _object(value, "banker", _BANKER_KEYS)
-    return PlayerBanker(seat=read_seat(read_field(banker, "seat", "banker"), "banker seat"),
-                        co_bank=banker.get("co_bank", False))
-
-
 def _seat(value: object, index: int) -> SeatHolding:
     seat_doc = _object(value, f"seats[{index}]", _SEAT_KEYS)
     number = read_seat(read_field(seat_doc, "seat", f"seats[{index}]"), f"seats[{index}].seat")
@@ -1407,7 +1367,7 @@ def read_document(doc: Mapping[str, Any]) -> ClassicRound:
     meter = None
     if PROGRESSIVE_METER in top:
         meter = read_cents(top[PROGRESSIVE_METER], PROGRESSIVE_METER)
-    banker = _banker(top.get("banker", DEALER))
+    banker = read_banker(top.get("banker", DEALER))
     dealer_doc = _object(read_field(top, "dealer", "the round document"), "dealer", _DEALER_KEYS)
     dealer_high, dealer_low = _set_hand(dealer_doc, "dealer")
     dealer_wager = read_cents(dealer_doc.get("wager", 0), "dealer wager")
@@ -1438,61 +1398,6 @@ def read_document(doc: Mapping[str, Any]) -> ClassicRound:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class BankerResult:
-    """A player banker's account of a round (REFERENCE.md 6a.14, 1.2; seed 002 clauses (13),
-    (14)), every amount in cents:
-
-    - ``gross``: minus the sum of the players' main-wager results before commission (a win
-      +amount, a loss -amount, a push 0), minus the dealer's result;
-    - ``share``: the banker seat's part of ``gross``: all of it, or when the house co-banks
-      the ruleset's share (50/50, seed 001 clause (11)) rounded by the ruleset (toward zero);
-      ``gross - share`` is the house's co-bank share;
-    - ``commission``: the ruleset's commission on a positive ``share`` (the "net win",
-      1.2; "the remainder ... paid to the player banker and the 5% commission is collected",
-      seed 002 clause (14)), none on a loss;
-    - ``net``: ``share - commission``, the banker seat's change of money on the main wagers;
-    - ``side_net``: what the seats (the banker seat among them) netted on their Fortune and
-      Progressive wagers plus the Envy Bonuses they received. Those are between each seat
-      and the house whoever banks (6a.14: the banker seat's side wagers "settle as for any
-      seat"; 6a.18: as in Face Up, where the house is the counterparty), so the player
-      banker's account never holds them;
-    - ``house_net``: the house's whole result of the round, which is the sum of the players'
-      commissions, the banker's commission, the house's co-bank share and the dealer's own
-      result (``dealer_net``, reported on its own as ``dealer.net`` too), less ``side_net``.
-
-    Money is conserved: the seats' nets on every wager + their Envy Bonuses + ``net`` +
-    ``house_net`` == 0 (every cent a player or the banker pays or receives comes from or goes
-    to another of them or the house; a progressive award is the house's money here, paid
-    from the meter it funds).
-    """
-
-    seat: int
-    co_bank: bool
-    gross: int
-    share: int
-    commission: int
-    net: int
-    house_net: int
-    dealer_net: int
-    side_net: int = 0
-
-    def __post_init__(self) -> None:
-        for name in ("seat", "gross", "share", "commission", "net", "house_net", "dealer_net",
-                     "side_net"):
-            _cents(name, getattr(self, name))
-        if self.commission < 0 or (self.share <= 0 and self.commission):
-            raise MoneyError(
-                f"banker commission {self.commission} on a share of {self.share}: commission is "
-                f"taken only on a net win (REFERENCE.md 6a.14)"
-            )
-        if self.net != self.share - self.commission:
-            raise MoneyError(
-                f"banker net {self.net} is not share {self.share} less commission "
-                f"{self.commission}"
-            )
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
 class ClassicJudgement:
     """The judgement of a classic round document: the dealer's hand (foul, house way), the
     dealer's own wager against a player banker (``dealer_main``; None when there is none),
@@ -1510,71 +1415,21 @@ class ClassicJudgement:
         """The result object (issue 3, "Result"), keys in the issue's order; a seat's wagers
         in the order main, fortune, progressive. Wagers of zero or absent, and the banker
         seat's own main wager, are left out (6a.18, 6a.14)."""
-        result: dict[str, Any] = {
-            "round_id": self.round_id,
-            "ruleset": self.ruleset_id,
-            "evaluated": True,
-            "dealer": {
-                "foul": self.dealer.foul,
-                "house_way": self.dealer.house_way,
-                "ace_high_pai_gow": False,
-                "qualifies": None,
-                "net": self.dealer_main.net_cents if self.dealer_main is not None else 0,
-            },
-            "seats": [
-                {
-                    "seat": seat.seat,
-                    "foul": seat.foul,
-                    "wagers": {
-                        name: {
-                            "outcome": settled.outcome.value,
-                            "net": settled.net_cents,
-                            "commission": settled.commission_cents,
-                        }
-                        for name, settled in ((MAIN, seat.main), (FORTUNE, seat.fortune),
-                                              (PROGRESSIVE, seat.progressive))
-                        if settled is not None
-                    },
-                    "envy": seat.envy_cents,
-                }
+        return result_object(
+            round_id=self.round_id, ruleset_id=self.ruleset_id,
+            dealer=dealer_entry(foul=self.dealer.foul, house_way=self.dealer.house_way,
+                                net=self.dealer_main.net_cents if self.dealer_main else 0),
+            seats=[
+                seat_entry(seat.seat, seat.foul, {
+                    name: settled_entry(settled)
+                    for name, settled in ((MAIN, seat.main), (FORTUNE, seat.fortune),
+                                          (PROGRESSIVE, seat.progressive))
+                    if settled is not None
+                }, seat.envy_cents)
                 for seat in self.seats
             ],
-        }
-        if self.banker is not None:
-            result["banker"] = {
-                "seat": self.banker.seat,
-                "net": self.banker.net,
-                "commission": self.banker.commission,
-                "house_net": self.banker.house_net,
-            }
-        return result
-
-
-def _co_bank_share(gross: int, ruleset: Ruleset) -> int:
-    """The co-banking player's share of ``gross`` (seed 001 clause (11); 6a.14)."""
-    bps = ruleset.option(OPTION_CO_BANK_SHARE_BPS)
-    if type(bps) is not int or not 0 <= bps <= _BPS_WHOLE:
-        raise RulesetError(
-            f"ruleset {ruleset.id}: option {OPTION_CO_BANK_SHARE_BPS} must be an integer from 0 "
-            f"to {_BPS_WHOLE}, got {bps!r}"
+            banker=self.banker.as_dict() if self.banker else None,
         )
-    rounding = ruleset.option(OPTION_CO_BANK_ROUNDING)
-    if rounding not in tuple(ShareRounding):
-        raise RulesetError(
-            f"ruleset {ruleset.id}: option {OPTION_CO_BANK_ROUNDING} must be one of "
-            f"{[r.value for r in ShareRounding]}, got {rounding!r}"
-        )
-    whole, rest = divmod(abs(gross) * bps, _BPS_WHOLE)
-    if rest and rounding == ShareRounding.AWAY_FROM_ZERO:
-        whole += 1
-    return whole if gross >= 0 else -whole
-
-
-def _gross(settlement: Settlement | None) -> int:
-    """A main wager's result before commission: what the banker pays (+) or takes (-)."""
-    if settlement is None:
-        return 0
-    return settlement.net_cents + settlement.commission_cents
 
 
 def _side_wagers(classic: ClassicRound, ruleset: Ruleset) -> dict[int, BonusResult]:
@@ -1621,9 +1476,12 @@ def judge_round(classic: ClassicRound, ruleset: Ruleset) -> ClassicJudgement:
 
     Against a player banker the dealer plays its own wager (seed 001 clause (10); seed 002
     clause (12)) with the same comparison, copies to the banker, and the house pays no
-    commission on the dealer's win. The banker's account is a :class:`BankerResult`. The
-    banker seat's own main wager is ignored (6a.14). The dealer's hand is checked against
-    the ruleset's house way in every round (seed 001 clause (4)).
+    commission on the dealer's win (:func:`~replay.games.pai_gow_banking.dealer_wager_net`).
+    The banker's account is :func:`~replay.games.pai_gow_banking.banker_account` with the
+    ruleset's commission on a net win (6a.1) and the seats' side wagers and Envy as the
+    house's (``side_net``). The banker seat's own main wager is ignored (6a.14). The
+    dealer's hand is checked against the ruleset's house way in every round (seed 001 clause
+    (4)).
 
     Fortune and Progressive wagers and the Envy Bonus are settled as in Face Up (6a.18; see
     :func:`_side_wagers`), between each seat and the house whoever banks: in a player-banked
@@ -1683,24 +1541,19 @@ def judge_round(classic: ClassicRound, ruleset: Ruleset) -> ClassicJudgement:
             # 6a.7: a fouled dealer hand is compared as set, here as everywhere
             result = compare(player_high=dealer.high_rank, player_low=dealer.low_rank,
                              banker_high=banker_high, banker_low=banker_low)
-            amount = classic.dealer_wager_cents
-            net = {Outcome.WIN: amount, Outcome.LOSS: -amount, Outcome.PUSH: 0}[result]
-            dealer_main = Settlement(outcome=result, net_cents=net, commission_cents=0)
-        dealer_net = _gross(dealer_main)
-        gross = -sum(_gross(seat.main) for seat in results) - dealer_net
-        share = _co_bank_share(gross, ruleset) if classic.banker.co_bank else gross
-        commission = ruleset.commission.on(share) if share > 0 else 0
-        players_commission = sum(s.main.commission_cents for s in results if s.main)
+            dealer_main = Settlement(
+                outcome=result, net_cents=dealer_wager_net(result, classic.dealer_wager_cents),
+                commission_cents=0,
+            )
         side_net = sum(
             (s.fortune.net_cents if s.fortune else 0)
             + (s.progressive.net_cents if s.progressive else 0) + s.envy_cents
             for s in results
         )
-        banker = BankerResult(
-            seat=classic.banker.seat, co_bank=classic.banker.co_bank, gross=gross, share=share,
-            commission=commission, net=share - commission,
-            house_net=players_commission + commission + (gross - share) + dealer_net - side_net,
-            dealer_net=dealer_net, side_net=side_net,
+        banker = banker_account(
+            banker=classic.banker, players=[s.main for s in results if s.main],
+            dealer_net=dealer_main.net_cents if dealer_main else 0, ruleset=ruleset,
+            commission=ruleset.commission.on, side_net=side_net,
         )
     return ClassicJudgement(round_id=round.round_id, ruleset_id=ruleset.id, dealer=dealer,
                             dealer_main=dealer_main, seats=tuple(results), banker=banker)
@@ -1718,7 +1571,6 @@ RULES = GameRules(
     deck=DECK_53,
     citation="REFERENCE.md 1, 6, 6a",
     judge_document=judge_document,
-    option_names=frozenset({OPTION_CO_BANK_SHARE_BPS, OPTION_CO_BANK_ROUNDING,
-                            OPTION_QUALIFYING_WAGER_CENTS}),
+    option_names=BANKING_OPTION_NAMES | {OPTION_QUALIFYING_WAGER_CENTS},
     paytable_names=frozenset({FORTUNE, PROGRESSIVE, ENVY}),
 )

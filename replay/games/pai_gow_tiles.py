@@ -18,7 +18,11 @@ What this module decides, each with the rule it implements:
   D.1-D.4, completed where the text is silent: the completions C1-C6 are data of the house
   way);
 - the judgement of a round document (:func:`read_document`, :func:`judge_round`,
-  :func:`judge_document`; issue 3 "Round document" and "Result").
+  :func:`judge_document`; issue 3 "Round document" and "Result"), dealer-banked or
+  player-banked: who banks, the co-bank share, the dealer's wager against a player banker
+  and the banker's account (:class:`BankerResult`) follow the rules classic pai gow poker
+  shares (REFERENCE.md 6a.14 by analogy; 58 Pa. Code 621a.1), in
+  :mod:`replay.games.pai_gow_banking`, with this game's :func:`vigorish`.
 
 No rate, rounding, share or amount is a literal here: the vigorish, whether it may exceed
 the win, and the co-bank share come from the ``Ruleset``. Nothing here does I/O.
@@ -38,6 +42,15 @@ from replay.document import DocumentError, cents, seat_number, wagers
 from replay.document import field as read_field
 from replay.errors import HandError, MoneyError, RulesetError
 from replay.games.base import GameRules
+from replay.games.pai_gow_banking import DEALER as DEALER
+from replay.games.pai_gow_banking import OPTION_CO_BANK_ROUNDING as OPTION_CO_BANK_ROUNDING
+from replay.games.pai_gow_banking import OPTION_CO_BANK_SHARE_BPS as OPTION_CO_BANK_SHARE_BPS
+from replay.games.pai_gow_banking import OPTION_NAMES as BANKING_OPTION_NAMES
+from replay.games.pai_gow_banking import BankerResult as BankerResult
+from replay.games.pai_gow_banking import PlayerBanker as PlayerBanker
+from replay.games.pai_gow_banking import banker_account, dealer_wager_net, read_banker
+from replay.games.pai_gow_banking import co_bank_share as co_bank_share
+from replay.games.results import dealer_entry, result_object, seat_entry, settled_entry
 from replay.tiles import FACES, TILES_32, Tile, TileError, parse_tile, render_tiles
 
 if TYPE_CHECKING:
@@ -374,17 +387,6 @@ rounding 5% up to 25 cents, which on a win under 25 cents would take more than w
 shipped ruleset caps it at the win (a 1-cent win pays vigorish 1, net 0), which stays within
 the lawful range of 6a.2 (from the exact 5% to the rounded-up amount)."""
 
-OPTION_CO_BANK_SHARE_BPS = "co_bank_share_bps"
-"""Ruleset option: the co-banking player's share of the bank in basis points (58 Pa. Code
-621a.1, REFERENCE.md 1.2: "the bank and the dealer each cover 50%": 5000)."""
-
-OPTION_CO_BANK_ROUNDING = "co_bank_rounding"
-"""Ruleset option: how the co-banking player's share of an odd gross is rounded,
-``toward_zero`` (REFERENCE.md 6a.14) or ``away_from_zero``."""
-
-_BPS_WHOLE = 10_000
-
-
 def _int(name: str, value: object) -> int:
     if type(value) is not int:
         raise MoneyError(f"{name} must be integer cents, got {value!r}")
@@ -413,11 +415,6 @@ class Settlement:
             raise MoneyError(f"a loss cannot have a positive net, got {net}")
         if self.outcome is Outcome.PUSH and net:
             raise MoneyError(f"a push has a net of 0, got {net}")
-
-    @property
-    def gross_cents(self) -> int:
-        """The result before vigorish: what the banker pays (+) or takes (-)."""
-        return self.net_cents + self.commission_cents
 
 
 def vigorish(win_cents: int, ruleset: Ruleset) -> int:
@@ -632,8 +629,6 @@ def follows_house_way(
 # Round documents (issue 3)
 # ---------------------------------------------------------------------------------------
 
-DEALER = "dealer"
-"""The ``banker`` value of a dealer-banked round (the default)."""
 MAIN = "main"
 """The one wager of pai gow tiles (seed 003 K)."""
 PLAY = "play"
@@ -645,7 +640,6 @@ _DOCUMENT_KEYS = frozenset(
 )
 _DEALER_KEYS = frozenset({"tiles", "high", "low", "wager"})
 _SEAT_KEYS = frozenset({"seat", "tiles", "high", "low", "action", "wagers"})
-_BANKER_KEYS = frozenset({"seat", "co_bank"})
 _WAGERS = frozenset({MAIN})
 _SET_KEYS = frozenset({"tiles", "high", "low"})
 
@@ -681,19 +675,6 @@ class TilesSeat:
         if self.action not in (PLAY, WITHDRAW):
             raise DocumentError(f"seat {self.seat} action must be 'play' or 'withdraw', "
                                 f"got {self.action!r}")
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PlayerBanker:
-    """The seat that banks instead of the dealer, and whether the house co-banks with it
-    (REFERENCE.md 1.2, 6a.14 by analogy; 58 Pa. Code 621a.1 "Co-banking")."""
-
-    seat: int
-    co_bank: bool = False
-
-    def __post_init__(self) -> None:
-        if type(self.co_bank) is not bool:
-            raise DocumentError(f"banker co_bank must be true or false, got {self.co_bank!r}")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -747,19 +728,6 @@ def _holding(obj: Mapping[str, Any], who: str, *, tiles_required: bool) -> Tiles
         high=read_tiles(obj["high"], f"{who} high", count=HAND_TILES),
         low=read_tiles(obj["low"], f"{who} low", count=HAND_TILES),
     )
-
-
-def _banker(value: object) -> PlayerBanker | None:
-    if value == DEALER:
-        return None
-    if not isinstance(value, Mapping):
-        raise DocumentError(
-            f"banker must be {DEALER!r} or an object like {{\"seat\": 3, \"co_bank\": false}}, "
-            f"got {value!r}"
-        )
-    banker = _object(value, "banker", _BANKER_KEYS)
-    return PlayerBanker(seat=seat_number(read_field(banker, "seat", "banker"), "banker seat"),
-                        co_bank=banker.get("co_bank", False))
 
 
 def _seat(value: object, index: int) -> TilesSeat:
@@ -822,7 +790,7 @@ def read_document(doc: Mapping[str, Any]) -> TilesRound:
         raise DocumentError(f"game {game!r} is not {GAME!r}")
     if "progressive_meter" in top:
         cents(top["progressive_meter"], "progressive_meter")
-    banker = _banker(top.get("banker", DEALER))
+    banker = read_banker(top.get("banker", DEALER))
     dealer_doc = _object(read_field(top, "dealer", "the round document"), "dealer",
                          _DEALER_KEYS)
     dealer = _holding(dealer_doc, "dealer", tiles_required=True)
@@ -898,35 +866,6 @@ class SeatResult:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class BankerResult:
-    """A player banker's account of a round (REFERENCE.md 6a.14 by analogy), in cents:
-    ``gross`` (minus the players' main-wager results before vigorish, minus the dealer's
-    result), ``share`` (all of it, or the ruleset's co-bank share), ``commission`` (the
-    vigorish on a positive share), ``net`` (share less commission), ``house_net`` (the
-    players' and banker's vigorish, the house's co-bank share ``gross - share`` and the
-    dealer's own result). Money is conserved: the players' nets + ``net`` + ``house_net``
-    == 0."""
-
-    seat: int
-    co_bank: bool
-    gross: int
-    share: int
-    commission: int
-    net: int
-    house_net: int
-
-    def __post_init__(self) -> None:
-        for name in ("gross", "share", "commission", "net", "house_net"):
-            _int(name, getattr(self, name))
-        if self.commission < 0 or (self.share <= 0 and self.commission):
-            raise MoneyError(f"banker commission {self.commission} on a share of "
-                             f"{self.share}: vigorish is taken only on a net win")
-        if self.net != self.share - self.commission:
-            raise MoneyError(f"banker net {self.net} is not share {self.share} less "
-                             f"commission {self.commission}")
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
 class TilesJudgement:
     """The judgement of a round document; :meth:`as_dict` is the issue's result object."""
 
@@ -941,57 +880,15 @@ class TilesJudgement:
         """The result object (issue 3, "Result"), keys in the issue's order; seats by seat
         number; wagers of zero or absent, and the banker seat's own, left out (6a.18,
         6a.14)."""
-        result: dict[str, Any] = {
-            "round_id": self.round_id,
-            "ruleset": self.ruleset_id,
-            "evaluated": True,
-            "dealer": {
-                "foul": self.dealer.foul,
-                "house_way": self.dealer.house_way,
-                "ace_high_pai_gow": False,
-                "qualifies": None,
-                "net": self.dealer_main.net_cents if self.dealer_main is not None else 0,
-            },
-            "seats": [
-                {
-                    "seat": seat.seat,
-                    "foul": seat.foul,
-                    "wagers": {} if seat.main is None else {MAIN: {
-                        "outcome": seat.main.outcome.value,
-                        "net": seat.main.net_cents,
-                        "commission": seat.main.commission_cents,
-                    }},
-                    "envy": 0,
-                }
-                for seat in self.seats
-            ],
-        }
-        if self.banker is not None:
-            result["banker"] = {
-                "seat": self.banker.seat,
-                "net": self.banker.net,
-                "commission": self.banker.commission,
-                "house_net": self.banker.house_net,
-            }
-        return result
-
-
-def co_bank_share(gross: int, ruleset: Ruleset) -> int:
-    """The co-banking player's share of the banker's ``gross`` (58 Pa. Code 621a.1: each
-    covers 50%; REFERENCE.md 6a.14: half, rounded toward zero), from the ruleset's
-    ``co_bank_share_bps`` and ``co_bank_rounding`` options."""
-    bps = ruleset.option(OPTION_CO_BANK_SHARE_BPS)
-    if type(bps) is not int or not 0 <= bps <= _BPS_WHOLE:
-        raise RulesetError(f"ruleset {ruleset.id}: option {OPTION_CO_BANK_SHARE_BPS} must be "
-                           f"an integer from 0 to {_BPS_WHOLE}, got {bps!r}")
-    rounding = ruleset.option(OPTION_CO_BANK_ROUNDING)
-    if rounding not in ("toward_zero", "away_from_zero"):
-        raise RulesetError(f"ruleset {ruleset.id}: option {OPTION_CO_BANK_ROUNDING} must be "
-                           f"'toward_zero' or 'away_from_zero', got {rounding!r}")
-    whole, rest = divmod(abs(gross) * bps, _BPS_WHOLE)
-    if rest and rounding == "away_from_zero":
-        whole += 1
-    return whole if gross >= 0 else -whole
+        return result_object(
+            round_id=self.round_id, ruleset_id=self.ruleset_id,
+            dealer=dealer_entry(foul=self.dealer.foul, house_way=self.dealer.house_way,
+                                net=self.dealer_main.net_cents if self.dealer_main else 0),
+            seats=[seat_entry(seat.seat, seat.foul,
+                              {} if seat.main is None else {MAIN: settled_entry(seat.main)})
+                   for seat in self.seats],
+            banker=self.banker.as_dict() if self.banker else None,
+        )
 
 
 def judge_round(round: TilesRound, ruleset: Ruleset) -> TilesJudgement:
@@ -1005,8 +902,10 @@ def judge_round(round: TilesRound, ruleset: Ruleset) -> TilesJudgement:
     and compared as set (6a.7), and checked against the ruleset's house way (seed 003 D).
 
     Against a player banker the dealer plays its own wager with the same comparison (copies
-    to the banker, a zero low hand never wins) and pays no vigorish on a win; the banker's
-    account is a :class:`BankerResult`, with vigorish on a positive share (6a.14).
+    to the banker, a zero low hand never wins) and pays no vigorish on a win
+    (:func:`~replay.games.pai_gow_banking.dealer_wager_net`); the banker's account is
+    :func:`~replay.games.pai_gow_banking.banker_account` with :func:`vigorish` on a positive
+    share (6a.14), the ruleset's ``vigorish_at_most_win`` included.
     """
     if ruleset.game != GAME:
         raise DocumentError(f"ruleset {ruleset.id} is for game {ruleset.game!r}, not {GAME!r}")
@@ -1061,18 +960,14 @@ def judge_round(round: TilesRound, ruleset: Ruleset) -> TilesJudgement:
                              player_low=dealer_setting.low_rank,
                              banker_high=banker_setting.high_rank,
                              banker_low=banker_setting.low_rank)
-            amount = round.dealer_wager_cents
-            net = {Outcome.WIN: amount, Outcome.LOSS: -amount, Outcome.PUSH: 0}[result]
-            dealer_main = Settlement(outcome=result, net_cents=net, commission_cents=0)
-        dealer_net = dealer_main.net_cents if dealer_main is not None else 0
-        gross = -sum(s.main.gross_cents for s in results if s.main is not None) - dealer_net
-        share = co_bank_share(gross, ruleset) if round.banker.co_bank else gross
-        commission = vigorish(share, ruleset) if share > 0 else 0
-        players_vig = sum(s.main.commission_cents for s in results if s.main is not None)
-        banker = BankerResult(
-            seat=round.banker.seat, co_bank=round.banker.co_bank, gross=gross, share=share,
-            commission=commission, net=share - commission,
-            house_net=players_vig + commission + (gross - share) + dealer_net,
+            dealer_main = Settlement(
+                outcome=result, net_cents=dealer_wager_net(result, round.dealer_wager_cents),
+                commission_cents=0,
+            )
+        banker = banker_account(
+            banker=round.banker, players=[s.main for s in results if s.main is not None],
+            dealer_net=dealer_main.net_cents if dealer_main else 0, ruleset=ruleset,
+            commission=lambda win_cents: vigorish(win_cents, ruleset),
         )
     return TilesJudgement(round_id=round.round_id, ruleset_id=ruleset.id, dealer=dealer,
                           dealer_main=dealer_main, seats=tuple(results), banker=banker)
@@ -1114,6 +1009,5 @@ RULES = GameRules(
     deck=TILES_32,
     citation="REFERENCE.md 3, 6, 6a.2, 6a.14-6a.16; seed 003 (PR Seccion 11.2)",
     judge_document=judge_document,
-    option_names=frozenset({OPTION_VIGORISH_AT_MOST_WIN, OPTION_CO_BANK_SHARE_BPS,
-                            OPTION_CO_BANK_ROUNDING}),
+    option_names=BANKING_OPTION_NAMES | {OPTION_VIGORISH_AT_MOST_WIN},
 )

@@ -1,0 +1,91 @@
+"""The result object of a judged round (issue 3 "Result"), in one place for every game.
+
+Other tools read it, so its keys and their order are fixed here::
+
+    {"round_id", "ruleset", "evaluated": true,
+     "dealer": {"foul", "house_way", "ace_high_pai_gow", "qualifies", "net"},
+     "seats": [{"seat", "foul", "wagers": {name: {"outcome", "net", "commission"}}, "envy"}],
+     "banker": {"seat", "net", "commission", "house_net"}   (player-banked rounds only)}
+
+A game reports what it has and leaves the rest at what a game without it reports:
+``ace_high_pai_gow`` false (only Face Up has it), ``qualifies`` null (only Caribbean stud),
+the dealer's ``net`` 0 (only a dealer wagering against a pai gow player banker has one),
+``envy`` 0 (only the games with the Envy Bonus). Wagers of zero or absent are left out by
+the games (REFERENCE.md 6a.18). Plain dicts, built by position on Face Up's hot path.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Protocol
+
+
+def wager_entry(outcome: str, net: int, commission: int) -> dict[str, Any]:
+    """A wager's entry: its outcome (win, loss, push, void), its net after commission and
+    the commission, in cents."""
+    return {"outcome": outcome, "net": net, "commission": commission}
+
+
+class SettledWager(Protocol):
+    """A wager's settlement as the games keep it (pai gow ``Settlement``, Caribbean stud
+    ``WagerResult``)."""
+
+    @property
+    def outcome(self) -> StrEnum: ...
+
+    @property
+    def net_cents(self) -> int: ...
+
+    @property
+    def commission_cents(self) -> int: ...
+
+
+def settled_entry(settled: SettledWager) -> dict[str, Any]:
+    """:func:`wager_entry` of a settlement."""
+    return wager_entry(settled.outcome.value, settled.net_cents, settled.commission_cents)
+
+
+def seat_entry(
+    seat: int, foul: bool | None, wagers: dict[str, Any], envy: int = 0
+) -> dict[str, Any]:
+    """A seat's entry: its number, whether its hand fouled (null when it set none), its
+    wagers' entries by name, and the Envy Bonus it received in cents."""
+    return {"seat": seat, "foul": foul, "wagers": wagers, "envy": envy}
+
+
+def dealer_entry(
+    *,
+    foul: bool | None,
+    house_way: bool | None,
+    ace_high_pai_gow: bool = False,
+    qualifies: bool | None = None,
+    net: int = 0,
+) -> dict[str, Any]:
+    """The dealer's entry: whether its hand fouled, whether it follows the house way (null
+    where the game has none), whether it is an Ace High Pai Gow, whether it qualifies, and
+    its own result in cents against a player banker."""
+    return {"foul": foul, "house_way": house_way, "ace_high_pai_gow": ace_high_pai_gow,
+            "qualifies": qualifies, "net": net}
+
+
+def banker_entry(*, seat: int, net: int, commission: int, house_net: int) -> dict[str, Any]:
+    """A player banker's entry: its seat, its net after commission, the commission and the
+    house's net of the round, in cents (REFERENCE.md 6a.14)."""
+    return {"seat": seat, "net": net, "commission": commission, "house_net": house_net}
+
+
+def result_object(
+    *,
+    round_id: str,
+    ruleset_id: str,
+    dealer: dict[str, Any],
+    seats: list[dict[str, Any]],
+    banker: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The result object of an evaluated round: its id, the ruleset used, the dealer's and
+    the seats' entries, and the banker's when a player banks."""
+    result: dict[str, Any] = {"round_id": round_id, "ruleset": ruleset_id, "evaluated": True,
+                              "dealer": dealer, "seats": seats}
+    if banker is not None:
+        result["banker"] = banker
+    return result
