@@ -28,6 +28,44 @@ def field(doc: Mapping[str, Any], name: str, where: str) -> Any:
     return doc[name]
 
 
+def mapping(
+    value: object, where: str, allowed: frozenset[str], required: frozenset[str] = frozenset()
+) -> Mapping[str, Any]:
+    """An object whose keys are among ``allowed`` and include ``required``; DocumentError
+    names ``where`` and the unknown or missing keys."""
+    if not isinstance(value, Mapping):
+        raise DocumentError(f"{where} must be an object, got {value!r}")
+    unknown = sorted(set(value) - allowed)
+    if unknown:
+        raise DocumentError(f"{where} has unknown keys {unknown}; allowed: {sorted(allowed)}")
+    missing = sorted(required - set(value))
+    if missing:
+        raise DocumentError(f"{where} has no {', '.join(map(repr, missing))}")
+    return value
+
+
+def round_header(doc: object, game: str, allowed: frozenset[str]) -> tuple[Mapping[str, Any], str]:
+    """A round document (issue 3 "Round document") read as far as its header: an object of
+    ``allowed`` keys with a non-empty text ``round_id`` and a ``game`` that is ``game`` (or
+    absent: the dispatcher chose the game). Returns the document and its round_id."""
+    top = mapping(doc, "the round document", allowed)
+    round_id = field(top, "round_id", "the round document")
+    if not isinstance(round_id, str) or not round_id:
+        raise DocumentError(f"round_id must be non-empty text, got {round_id!r}")
+    named = top.get("game", game)
+    if named != game:
+        raise DocumentError(f"game {named!r} is not {game!r}")
+    return top, round_id
+
+
+def seat_list(doc: Mapping[str, Any]) -> Sequence[Any]:
+    """A round document's ``seats``: a list (its entries are the game's to read)."""
+    seats = field(doc, "seats", "the round document")
+    if isinstance(seats, str | bytes) or not isinstance(seats, Sequence):
+        raise DocumentError(f"seats must be a list of seat objects, got {seats!r}")
+    return seats
+
+
 def cents(value: object, where: str) -> int:
     """A non-negative amount in integer cents (never a float, never a bool)."""
     if type(value) is not int or value < 0:

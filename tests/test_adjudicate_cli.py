@@ -50,3 +50,17 @@ def test_help_teaches_the_commands():
     assert proc.returncode == 0
     for word in ("adjudicate", "census", "rounds.parquet", "byte-identical"):
         assert word in proc.stdout
+
+
+def test_mapping_reader_names_missing_and_unknown_keys():
+    import pytest
+
+    from replay.document import DocumentError, mapping
+
+    assert mapping({"a": 1}, "seat 1", frozenset({"a", "b"})) == {"a": 1}
+    with pytest.raises(DocumentError, match=r"seat 1 has no 'b'"):
+        mapping({"a": 1}, "seat 1", frozenset({"a", "b"}), required=frozenset({"b"}))
+    with pytest.raises(DocumentError, match=r"seat 1 has unknown keys \['c'\]"):
+        mapping({"c": 1}, "seat 1", frozenset({"a"}))
+    with pytest.raises(DocumentError, match="seat 1 must be an object"):
+        mapping([1], "seat 1", frozenset({"a"}))

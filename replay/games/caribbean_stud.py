@@ -39,6 +39,7 @@ from replay.document import DocumentError
 from replay.errors import HandError, MoneyError, RoundError, RulesetError
 from replay.games.base import GameRules
 from replay.games.pai_gow_poker import HandCategory, HighRank, rank_high
+from replay.games.results import Outcome as Outcome
 from replay.games.results import dealer_entry, result_object, seat_entry, settled_entry
 from replay.rulesets import Wheel
 
@@ -299,16 +300,6 @@ class CaribbeanRound:
 # ---------------------------------------------------------------------------------------
 # Settlement
 # ---------------------------------------------------------------------------------------
-
-
-class Outcome(StrEnum):
-    """A wager's outcome (issue 3 result: win, loss, push, void)."""
-
-    WIN = "win"
-    LOSS = "loss"
-    PUSH = "push"
-    VOID = "void"
-    """The raise when the dealer does not qualify (seed 9.2: "bet wagers shall be void")."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

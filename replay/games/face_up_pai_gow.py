@@ -48,13 +48,13 @@ from replay.games.pai_gow_poker import (
     HOUSE_WAYS,
     HighRank,
     LowRank,
-    Outcome,
     Settlement,
     house_way_setting,
     is_foul,
     rank_high,
     rank_low,
 )
+from replay.games.results import Outcome as Outcome
 from replay.games.results import dealer_entry, result_object, seat_entry, wager_entry
 
 if TYPE_CHECKING:
@@ -722,7 +722,10 @@ def _main_result(amount: int, outcome: Outcome, ruleset: Ruleset) -> dict[str, A
         return wager_entry(_WIN, amount - commission, commission)
     if outcome is Outcome.LOSS:
         return wager_entry(_LOSS, -amount, 0)
-    return wager_entry(_PUSH, 0, 0)
+    if outcome is Outcome.PUSH:
+        return wager_entry(_PUSH, 0, 0)
+    raise MoneyError(f"Face Up voids no wager: outcome must be a win, loss or push, "
+                     f"got {outcome!r}")
 
 
 def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> dict[str, Any]:

@@ -56,7 +56,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from replay.cards import DECK_53, Card, Rank, Suit, render_cards
-from replay.document import DocumentError
+from replay.document import DocumentError, mapping, round_header, seat_list
 from replay.document import cards as read_cards
 from replay.document import cents as read_cents
 from replay.document import field as read_field
@@ -72,6 +72,7 @@ from replay.games.pai_gow_banking import BankerResult as BankerResult
 from replay.games.pai_gow_banking import PlayerBanker as PlayerBanker
 from replay.games.pai_gow_banking import ShareRounding as ShareRounding
 from replay.games.pai_gow_banking import banker_account, dealer_wager_net, read_banker
+from replay.games.results import Outcome as Outcome
 from replay.games.results import dealer_entry, result_object, seat_entry, settled_entry
 from replay.notation import MAIN, HandHolding, PaiGowRound, SeatHolding, render_round
 from replay.rulesets import Wheel
@@ -471,14 +472,6 @@ def splits(cards7: Sequence[Card]) -> Iterator[tuple[tuple[Card, ...], tuple[Car
 # ---------------------------------------------------------------------------------------
 
 
-class Outcome(StrEnum):
-    """A wager's outcome (schemas ``WagerSettled.outcome``)."""
-
-    WIN = "win"
-    LOSS = "loss"
-    PUSH = "push"
-
-
 def compare(
     *,
     player_high: HighRank | Sequence[Card],
@@ -521,8 +514,9 @@ class Settlement:
     commission_cents: int
 
     def __post_init__(self) -> None:
-        if not isinstance(self.outcome, Outcome):
-            raise MoneyError(f"outcome must be an Outcome, got {self.outcome!r}")
+        if not isinstance(self.outcome, Outcome) or self.outcome is Outcome.VOID:
+            raise MoneyError(f"pai gow poker voids no wager: outcome must be a win, loss or "
+                             f"push, got {self.outcome!r}")
         net = _cents("net_cents", self.net_cents)
         commission = _cents("commission_cents", self.commission_cents)
         if commission < 0:
@@ -547,15 +541,16 @@ def settle_main(*, amount_cents: int, outcome: Outcome, ruleset: Ruleset) -> Set
     amount = _cents("amount_cents", amount_cents)
     if amount < 0:
         raise MoneyError(f"amount_cents must not be negative, got {amount}")
-    if not isinstance(outcome, Outcome):
-        raise MoneyError(f"outcome must be an Outcome, got {outcome!r}")
     if outcome is Outcome.WIN:
         commission = ruleset.commission.on(amount)
         return Settlement(outcome=outcome, net_cents=amount - commission,
                           commission_cents=commission)
     if outcome is Outcome.LOSS:
         return Settlement(outcome=outcome, net_cents=-amount, commission_cents=0)
-    return Settlement(outcome=outcome, net_cents=0, commission_cents=0)
+    if outcome is Outcome.PUSH:
+        return Settlement(outcome=outcome, net_cents=0, commission_cents=0)
+    raise MoneyError(f"pai gow poker voids no wager: outcome must be a win, loss or push, "
+                     f"got {outcome!r}")
 
 
 # ---------------------------------------------------------------------------------------
@@ -1304,15 +1299,6 @@ class ClassicRound:
             )
 
 
-def _object(value: object, where: str, allowed: frozenset[str]) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise DocumentError(f"{where} must be an object, got {value!r}")
-    unknown = sorted(set(value) - allowed)
-    if unknown:
-        raise DocumentError(f"{where} has unknown keys {unknown}; allowed: {sorted(allowed)}")
-    return value
-
-
 def _set_hand(
     obj: Mapping[str, Any], where: str
 ) -> tuple[tuple[Card, ...] | None, tuple[Card, ...] | None]:
@@ -1325,7 +1311,7 @@ def _set_hand(
 
 
 def _seat(value: object, index: int) -> SeatHolding:
-    seat_doc = _object(value, f"seats[{index}]", _SEAT_KEYS)
+    seat_doc = mapping(value, f"seats[{index}]", _SEAT_KEYS)
     number = read_seat(read_field(seat_doc, "seat", f"seats[{index}]"), f"seats[{index}].seat")
     who = f"seat {number}"
     action = seat_doc.get("action", _PLAY)
@@ -1357,27 +1343,18 @@ def read_document(doc: Mapping[str, Any]) -> ClassicRound:
     dealt twice in the round, a seat number used twice, the dealer's or the banker seat's
     hand (or a hand with a main wager) not set, a banker seat that is not at the table.
     """
-    top = _object(doc, "the round document", _DOCUMENT_KEYS)
-    round_id = read_field(top, "round_id", "the round document")
-    if not isinstance(round_id, str) or not round_id:
-        raise DocumentError(f"round_id must be non-empty text, got {round_id!r}")
-    game = top.get("game", GAME)
-    if game != GAME:
-        raise DocumentError(f"game {game!r} is not {GAME!r}")
+    top, round_id = round_header(doc, GAME, _DOCUMENT_KEYS)
     meter = None
     if PROGRESSIVE_METER in top:
         meter = read_cents(top[PROGRESSIVE_METER], PROGRESSIVE_METER)
     banker = read_banker(top.get("banker", DEALER))
-    dealer_doc = _object(read_field(top, "dealer", "the round document"), "dealer", _DEALER_KEYS)
+    dealer_doc = mapping(read_field(top, "dealer", "the round document"), "dealer", _DEALER_KEYS)
     dealer_high, dealer_low = _set_hand(dealer_doc, "dealer")
     dealer_wager = read_cents(dealer_doc.get("wager", 0), "dealer wager")
     dealer = HandHolding(cards=read_cards(read_field(dealer_doc, "cards", "dealer"),
                                           "dealer cards"),
                          high=dealer_high, low=dealer_low)
-    seats_doc = read_field(top, "seats", "the round document")
-    if isinstance(seats_doc, str | bytes) or not isinstance(seats_doc, Sequence):
-        raise DocumentError(f"seats must be a list of seat objects, got {seats_doc!r}")
-    seats = tuple(_seat(value, i) for i, value in enumerate(seats_doc))
+    seats = tuple(_seat(value, i) for i, value in enumerate(seat_list(top)))
     try:
         round = PaiGowRound(round_id=round_id, game=GAME, dealer=dealer, seats=seats)
     except RoundError as exc:

@@ -38,7 +38,15 @@ from itertools import combinations_with_replacement
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from replay.document import DocumentError, cents, seat_number, wagers
+from replay.document import (
+    DocumentError,
+    cents,
+    mapping,
+    round_header,
+    seat_list,
+    seat_number,
+    wagers,
+)
 from replay.document import field as read_field
 from replay.errors import HandError, MoneyError, RulesetError
 from replay.games.base import GameRules
@@ -50,6 +58,7 @@ from replay.games.pai_gow_banking import BankerResult as BankerResult
 from replay.games.pai_gow_banking import PlayerBanker as PlayerBanker
 from replay.games.pai_gow_banking import banker_account, dealer_wager_net, read_banker
 from replay.games.pai_gow_banking import co_bank_share as co_bank_share
+from replay.games.results import Outcome as Outcome
 from replay.games.results import dealer_entry, result_object, seat_entry, settled_entry
 from replay.tiles import FACES, TILES_32, Tile, TileError, parse_tile, render_tiles
 
@@ -347,14 +356,6 @@ def settings(tiles4: Sequence[Tile]) -> tuple[Setting, Setting, Setting]:
 # ---------------------------------------------------------------------------------------
 
 
-class Outcome(StrEnum):
-    """A wager's outcome (issue 3 "Result")."""
-
-    WIN = "win"
-    LOSS = "loss"
-    PUSH = "push"
-
-
 def compare(
     *,
     player_high: HandRank | Sequence[Tile],
@@ -403,8 +404,9 @@ class Settlement:
     commission_cents: int
 
     def __post_init__(self) -> None:
-        if not isinstance(self.outcome, Outcome):
-            raise MoneyError(f"outcome must be an Outcome, got {self.outcome!r}")
+        if not isinstance(self.outcome, Outcome) or self.outcome is Outcome.VOID:
+            raise MoneyError(f"pai gow tiles voids no wager: outcome must be a win, loss or "
+                             f"push, got {self.outcome!r}")
         net = _int("net_cents", self.net_cents)
         commission = _int("commission_cents", self.commission_cents)
         if commission < 0:
@@ -445,7 +447,8 @@ def settle_main(*, amount_cents: int, outcome: Outcome, ruleset: Ruleset) -> Set
         return Settlement(outcome=outcome, net_cents=-amount, commission_cents=0)
     if outcome is Outcome.PUSH:
         return Settlement(outcome=outcome, net_cents=0, commission_cents=0)
-    raise MoneyError(f"outcome must be an Outcome, got {outcome!r}")
+    raise MoneyError(f"pai gow tiles voids no wager: outcome must be a win, loss or push, "
+                     f"got {outcome!r}")
 
 
 # ---------------------------------------------------------------------------------------
@@ -688,15 +691,6 @@ class TilesRound:
     dealer_wager_cents: int = 0
 
 
-def _object(value: object, where: str, allowed: frozenset[str]) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise DocumentError(f"{where} must be an object, got {value!r}")
-    unknown = sorted(set(value) - allowed)
-    if unknown:
-        raise DocumentError(f"{where} has unknown keys {unknown}; allowed: {sorted(allowed)}")
-    return value
-
-
 def read_tiles(value: object, where: str, *, count: int) -> tuple[Tile, ...]:
     """A list of tile tokens (``["6-6", "2-4"]``) of ``count`` tiles; DocumentError names
     ``where``, the bad token and its place."""
@@ -731,7 +725,7 @@ def _holding(obj: Mapping[str, Any], who: str, *, tiles_required: bool) -> Tiles
 
 
 def _seat(value: object, index: int) -> TilesSeat:
-    doc = _object(value, f"seats[{index}]", _SEAT_KEYS)
+    doc = mapping(value, f"seats[{index}]", _SEAT_KEYS)
     number = seat_number(read_field(doc, "seat", f"seats[{index}]"), f"seats[{index}].seat")
     who = f"seat {number}"
     action = doc.get("action", PLAY)
@@ -781,24 +775,15 @@ def read_document(doc: Mapping[str, Any]) -> TilesRound:
     number used twice, a hand with a main wager not set, a banker seat that is not at the
     table, withdraws or has not set its hand, a dealer wager in a dealer-banked round.
     """
-    top = _object(doc, "the round document", _DOCUMENT_KEYS)
-    round_id = read_field(top, "round_id", "the round document")
-    if not isinstance(round_id, str) or not round_id:
-        raise DocumentError(f"round_id must be non-empty text, got {round_id!r}")
-    game = top.get("game", GAME)
-    if game != GAME:
-        raise DocumentError(f"game {game!r} is not {GAME!r}")
+    top, round_id = round_header(doc, GAME, _DOCUMENT_KEYS)
     if "progressive_meter" in top:
         cents(top["progressive_meter"], "progressive_meter")
     banker = read_banker(top.get("banker", DEALER))
-    dealer_doc = _object(read_field(top, "dealer", "the round document"), "dealer",
+    dealer_doc = mapping(read_field(top, "dealer", "the round document"), "dealer",
                          _DEALER_KEYS)
     dealer = _holding(dealer_doc, "dealer", tiles_required=True)
     dealer_wager = cents(dealer_doc.get("wager", 0), "dealer wager")
-    seats_doc = read_field(top, "seats", "the round document")
-    if isinstance(seats_doc, str | bytes) or not isinstance(seats_doc, Sequence):
-        raise DocumentError(f"seats must be a list of seat objects, got {seats_doc!r}")
-    seats = tuple(_seat(value, i) for i, value in enumerate(seats_doc))
+    seats = tuple(_seat(value, i) for i, value in enumerate(seat_list(top)))
 
     problems: list[str] = []
     if dealer.high is None:

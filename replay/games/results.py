@@ -20,6 +20,19 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 
+class Outcome(StrEnum):
+    """A wager's outcome, as the result reports it (issue 3 "Result": "outcome is one of win,
+    loss, push, void"; schemas ``WagerSettled.outcome``). The pai gow games settle a wager as
+    a win, a loss or a push and never void one; only Caribbean stud voids a wager."""
+
+    WIN = "win"
+    LOSS = "loss"
+    PUSH = "push"
+    VOID = "void"
+    """Caribbean stud's raise when the dealer does not qualify (seed 9.2: "bet wagers shall
+    be void"); net 0."""
+
+
 def wager_entry(outcome: str, net: int, commission: int) -> dict[str, Any]:
     """A wager's entry: its outcome (win, loss, push, void), its net after commission and
     the commission, in cents."""
@@ -31,7 +44,7 @@ class SettledWager(Protocol):
     ``WagerResult``)."""
 
     @property
-    def outcome(self) -> StrEnum: ...
+    def outcome(self) -> Outcome: ...
 
     @property
     def net_cents(self) -> int: ...
