@@ -134,7 +134,9 @@ def judge_round(state: RoundState) -> tuple[dict[str, Any], list[dict[str, Any]]
         problems.extend(result.problems)
     except (ReplayError, ValueError) as exc:
         problems.append(str(exc))
-    evaluated = result is not None and result.evaluated and not state.problems
+    # Irregularities of the record (past-posting, a card dealt twice ...) do not stop the
+    # judgement (DESIGN.md 8: judge, don't reject); they stay in `problems` for the checks.
+    evaluated = result is not None and result.evaluated
     round_row = {
         "round_id": state.round_id, "casino": state.casino, "table_id": state.table_id,
         "game": state.game, "ruleset": ruleset_id, "dealt_at": _dealt_at(state),

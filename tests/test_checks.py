@@ -29,7 +29,9 @@ def _wager(round_id, seat, amount, recorded, expected):
 @pytest.fixture
 def data(tmp_path):
     rounds = [_round("R1"), _round("R2"), _round("R3", evaluated=False,
-                                                 problems="dealer was never dealt cards")]
+                                                 problems="dealer was never dealt cards"),
+              _round("R4", problems="seat 2 placed main 5000 after the cards were dealt "
+                                    "(table_seq 9): past-posting")]
     wagers = [
         _wager("R1", 1, 2500, ("win", 2375, 125), ("win", 2375, 125)),     # right
         _wager("R1", 2, 2500, ("win", 2500, 0), ("win", 2375, 125)),       # overpay 125
@@ -74,7 +76,7 @@ def test_flag_money_is_integer_cents(data):
 
 def test_every_shipped_check_has_a_full_header():
     checks = load_checks()
-    assert {c.id for c in checks} >= {"mispay", "unsettled", "not_evaluated"}
+    assert {c.id for c in checks} >= {"mispay", "unsettled", "not_evaluated", "irregular_round"}
     assert all(c.rule and c.severity in {"high", "medium", "low"} for c in checks)
 
 
@@ -86,3 +88,13 @@ def test_a_check_without_header_is_refused():
 def test_missing_replay_output_says_what_to_run(tmp_path):
     with pytest.raises(CheckError, match=r"run `python -m replay` first"):
         run_all(tmp_path / "replay", tmp_path / "checks")
+
+
+def test_irregular_round_flags_judged_rounds_with_problems_only(data):
+    """R4 was judged but its record holds a past-posted wager; R3 (not evaluated) belongs to
+    not_evaluated, and R1/R2 have no problems."""
+    run_all(data / "replay", data / "checks")
+    assert _flags(data, "irregular_round") == [("R4", None, None)]
+    rows = pq.read_table(data / "checks" / "flags.parquet").to_pylist()
+    (r4,) = [r for r in rows if r["check_id"] == "irregular_round"]
+    assert "past-posting" in r4["detail"]

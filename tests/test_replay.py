@@ -83,3 +83,23 @@ def test_replay_cli_says_what_to_run_when_there_is_no_log(tmp_path):
     assert proc.returncode == 2
     assert "no log at" in proc.stderr and "python -m ingest" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_past_posting_is_judged_and_reported_not_hidden(tmp_path):
+    """A wager placed after the deal is an irregularity to flag, not a reason to stop judging
+    the round (DESIGN.md 8)."""
+    from schemas import WagerPlaced
+
+    table = Table()
+    events = table.round("T01-000001", dealer=DEALER, seats=SEATS)
+    late = table.event("T01-000001", WagerPlaced(seat=1, wager="fortune", amount_cents=500))
+    events.insert(len(events) - 1, late)
+    _write_log(tmp_path, events)
+    replay(tmp_path / "log", tmp_path / "replay")
+    (rnd,) = pq.read_table(tmp_path / "replay" / "rounds.parquet").to_pylist()
+    assert rnd["evaluated"] is True
+    assert "seat 1 placed fortune 500 after the cards were dealt" in rnd["problems"]
+    assert "past-posting" in rnd["problems"]
+    wagers = pq.read_table(tmp_path / "replay" / "wagers.parquet").to_pylist()
+    main = {w["seat"]: w["expected_net_cents"] for w in wagers if w["wager"] == "main"}
+    assert main == {1: 2375, 2: -1000, 3: 0}
