@@ -22,38 +22,15 @@ from __future__ import annotations
 import argparse
 import platform
 import random
-import statistics
-import subprocess
-import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
 import treys
+from timing import cpu_model, timed
 
 from replay.cards import DECK_53
 from replay.games.fast_eval import evaluator
 from replay.games.pai_gow_poker import rank_high
-
-
-def cpu_model() -> str:
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout
-    except (OSError, subprocess.CalledProcessError):
-        return platform.processor() or "unknown"
-    fields = dict(line.split(":", 1) for line in out.splitlines() if ":" in line)
-    name = fields.get("Model name", "unknown").strip()
-    cpus = fields.get("CPU(s)", "?").strip()
-    return f"{name}, {cpus} CPUs"
-
-
-def timed(run: Callable[[], object], repeat: int) -> tuple[float, float]:
-    """(best, median) seconds of ``repeat`` runs."""
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times), statistics.median(times)
 
 
 def loop2(fn: Callable[[list[int], list[int]], int], pairs: Sequence[tuple[list[int], list[int]]]

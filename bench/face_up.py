@@ -32,10 +32,9 @@ import json
 import os
 import platform
 import random
-import statistics
-import time
-from collections.abc import Callable
 from typing import Any
+
+from timing import cpu_model, timed
 
 from replay.adjudicate import dumps, judge_document
 from replay.cards import DECK_53, Card, parse_cards
@@ -47,16 +46,6 @@ METER_CENTS = 2_500_000
 MIS_SET_CHANCE = 0.2
 
 
-def cpu_model() -> str:
-    """The CPU's model name, from /proc/cpuinfo (Linux), else what platform knows."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as info:
-            for line in info:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def tokens(cards: tuple[Card, ...] | list[Card]) -> list[str]:
@@ -89,14 +78,6 @@ def documents(rounds: int, seed: int) -> list[dict[str, Any]]:
     return docs
 
 
-def timed(run: Callable[[], object], repeat: int) -> tuple[float, float]:
-    """(best, median) seconds of ``repeat`` runs."""
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times), statistics.median(times)
 
 
 def pin(cpu: int | None) -> str:
