@@ -1,8 +1,15 @@
 """Avro encoding of events, framed with the writer schema's id (Confluent wire format).
 
 Frame: magic byte 0, schema id as 4-byte big-endian unsigned int, then the schemaless Avro
-body (STACK.md section 6). The registry is ``registry.json`` beside this file: ids are never
-reused, so a reader can always find the schema a payload was written with.
+body (the Confluent wire format). The registry is ``registry.json`` beside this file: ids are
+never reused, so a reader can always find the schema a payload was written with.
+
+Versions: schema id 1 is the first vocabulary (six events, the banker as text); schema id 2
+(``CURRENT_SCHEMA_ID``) adds tiles, player actions, exposure, Envy, the progressive meter,
+jackpots and their verification, voids, corrections and the player banker's account. Every
+id is read: an event written under id 1 is upcast to the classes of ``schemas.events``
+(``_UPCAST``); ``encode(event, schema_id=1)`` writes the old form, for as long as old table
+devices must be imitated in tests.
 """
 
 from __future__ import annotations
@@ -11,6 +18,7 @@ import dataclasses
 import datetime as dt
 import io
 import json
+import re
 import struct
 import uuid
 from functools import cache
@@ -20,10 +28,23 @@ from typing import Any
 from fastavro import parse_schema, schemaless_reader, schemaless_writer
 from fastavro.schema import load_schema
 
-from schemas.events import AVRO_NAMES, PAYLOAD_TYPES, EventError, RoundEvent
+from schemas.events import (
+    AVRO_NAMES,
+    PAYLOAD_TYPES,
+    CardsDealt,
+    EventError,
+    HandSet,
+    RoundEnded,
+    RoundEvent,
+    RoundStarted,
+    WagerPlaced,
+    WagerSettled,
+)
 
 MAGIC = 0
-CURRENT_SCHEMA_ID = 1
+CURRENT_SCHEMA_ID = 2
+SCHEMA_IDS = (1, 2)
+"""Every schema id this reader reads (registry.json)."""
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _MICRO = dt.timedelta(microseconds=1)
 
@@ -43,11 +64,39 @@ def writer_schema(schema_id: int) -> Any:
         return parse_schema(load_schema(str(path)))
 
 
-def _to_avro(event: RoundEvent) -> dict[str, Any]:
-    payload = {
-        f.name: list(v) if isinstance(v := getattr(event.payload, f.name), tuple) else v
-        for f in dataclasses.fields(event.payload)
-    }
+def _fields(payload: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(payload):
+        v = getattr(payload, f.name)
+        if isinstance(v, tuple):
+            v = list(v)
+        elif type(v) in AVRO_NAMES:
+            v = (AVRO_NAMES[type(v)], _fields(v))
+        out[f.name] = v
+    return out
+
+
+_V1_TYPES = (RoundStarted, WagerPlaced, CardsDealt, HandSet, WagerSettled, RoundEnded)
+
+
+def _v1_payload(payload: Any) -> tuple[str, dict[str, Any]]:
+    """The schema id 1 form of a payload, for payloads that have one."""
+    if type(payload) not in _V1_TYPES:
+        raise EventError(f"{type(payload).__name__} has no schema id 1 form")
+    fields = _fields(payload)
+    if isinstance(payload, RoundStarted):
+        if payload.co_bank:
+            raise EventError("a co-banked round has no schema id 1 form")
+        fields = {"game": payload.game, "ruleset": payload.ruleset, "banker": payload.banker,
+                  "dealer_id": payload.dealer_id}
+    elif getattr(payload, "seat", 0) is None and not isinstance(payload, CardsDealt | HandSet):
+        raise EventError(f"a dealer's {type(payload).__name__} has no schema id 1 form")
+    return AVRO_NAMES[type(payload)], fields
+
+
+def _to_avro(event: RoundEvent, schema_id: int) -> dict[str, Any]:
+    payload = (_v1_payload(event.payload) if schema_id == 1
+               else (AVRO_NAMES[type(event.payload)], _fields(event.payload)))
     return {
         "event_id": event.event_id,
         "casino": event.casino,
@@ -56,20 +105,59 @@ def _to_avro(event: RoundEvent) -> dict[str, Any]:
         "round_id": event.round_id,
         "occurred_at": event.occurred_at_us,
         "recorded_by": event.recorded_by,
-        "payload": (AVRO_NAMES[type(event.payload)], payload),
+        "payload": payload,
     }
 
 
 def encode(event: RoundEvent, *, schema_id: int = CURRENT_SCHEMA_ID) -> bytes:
-    """Frame and encode one event with the writer schema ``schema_id``."""
+    """Frame and encode one event with the writer schema ``schema_id``; EventError when the
+    event has no form in that schema (a tile deal in schema id 1, say)."""
     buf = io.BytesIO()
     buf.write(struct.pack(">bI", MAGIC, schema_id))
-    schemaless_writer(buf, writer_schema(schema_id), _to_avro(event), strict_allow_default=True)
+    schemaless_writer(buf, writer_schema(schema_id), _to_avro(event, schema_id),
+                      strict_allow_default=True)
     return buf.getvalue()
 
 
+_V1_BANKER = re.compile(r"seat ([1-9][0-9]{0,8})")
+
+
+def _upcast_v1(name: str, fields: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A schema id 1 payload in the newest vocabulary. Only RoundStarted changed: its
+    ``banker`` text ("dealer" or "seat N") became ``banker_seat``."""
+    if name == "catwalk.RoundStarted":
+        fields = dict(fields)
+        banker = fields.pop("banker", "dealer")
+        if banker == "dealer":
+            fields["banker_seat"] = None
+        elif isinstance(banker, str) and (m := _V1_BANKER.fullmatch(banker)):
+            fields["banker_seat"] = int(m.group(1))
+        else:
+            raise EventError(f"schema id 1 banker {banker!r} is neither 'dealer' nor 'seat N'")
+    return name, fields
+
+
+_UPCAST = {1: _upcast_v1}
+"""Per older schema id: how its payloads become the newest vocabulary."""
+
+
+def _payload(name: str, fields: dict[str, Any]) -> Any:
+    cls = PAYLOAD_TYPES[name]
+    values: dict[str, Any] = {}
+    for k, v in fields.items():
+        if isinstance(v, list):
+            v = tuple(v)
+        elif isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str):
+            v = _payload(v[0], v[1])
+        elif isinstance(v, uuid.UUID):
+            v = str(v)
+        values[k] = v
+    return cls(**values)
+
+
 def decode(raw: bytes) -> RoundEvent:
-    """Decode one framed payload into an event, or raise DecodeError saying what is wrong."""
+    """Decode one framed payload of any registered schema id into an event of the newest
+    vocabulary, or raise DecodeError saying what is wrong."""
     if len(raw) < 5:
         raise DecodeError(f"payload is {len(raw)} bytes, shorter than the 5-byte frame header")
     magic, schema_id = struct.unpack(">bI", raw[:5])
@@ -79,7 +167,8 @@ def decode(raw: bytes) -> RoundEvent:
     body = io.BytesIO(raw[5:])
     try:
         record: Any = schemaless_reader(body, schema, schema, return_record_name=True)
-    except (EOFError, StopIteration, ValueError, IndexError, UnicodeDecodeError, TypeError) as exc:
+    except (EOFError, StopIteration, ValueError, IndexError, UnicodeDecodeError, TypeError,
+            OverflowError, KeyError) as exc:
         raise DecodeError(f"Avro body does not match schema id {schema_id}: {exc!r}") from exc
     if body.tell() != len(raw) - 5:
         raise DecodeError(
@@ -88,10 +177,10 @@ def decode(raw: bytes) -> RoundEvent:
         )
     try:
         name, fields = record["payload"]
-        cls = PAYLOAD_TYPES[name]
-        values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v
-                                   for k, v in fields.items()}
-        payload = cls(**values)
+        upcast = _UPCAST.get(schema_id)
+        if upcast is not None:
+            name, fields = upcast(name, fields)
+        payload = _payload(name, fields)
         occurred = record["occurred_at"]
         occurred_us = (
             (occurred - _EPOCH) // _MICRO if isinstance(occurred, dt.datetime) else int(occurred)
@@ -111,3 +200,6 @@ def decode(raw: bytes) -> RoundEvent:
         raise DecodeError(f"impossible event: {exc}") from exc
     except (KeyError, TypeError, ValueError) as exc:
         raise DecodeError(f"malformed event: {exc!r}") from exc
+
+
+__all__ = ["CURRENT_SCHEMA_ID", "SCHEMA_IDS", "DecodeError", "decode", "encode", "writer_schema"]

@@ -2,7 +2,11 @@
 
 The Avro names (``catwalk.RoundStarted`` ...) are the stable identity of an event, not the
 Python path: the codec maps names to classes in ``PAYLOAD_TYPES`` below (STYLE.md 5).
-Money is integer cents; a float or a bool where cents are expected is refused.
+These classes are the newest vocabulary (schema id 2); events written under schema id 1 are
+upcast to them by the codec. Money is integer cents; a float or a bool where cents are
+expected is refused. Whether a fact was *allowed* (a card dealt twice, a raise that is not
+twice the ante) is replay's question, not the event's: an event only refuses values that
+cannot be a fact at all.
 """
 
 from __future__ import annotations
@@ -13,9 +17,23 @@ from dataclasses import dataclass
 CARD_TOKEN = re.compile(r"^(?:[2-9TJQKA][cdhs]|Jk)$")
 """One card in the project's notation: rank 2-9 T J Q K A plus suit c d h s; ``Jk`` the joker."""
 
+TILE_TOKEN = re.compile(r"^([1-6])-([1-6])$")
+"""One pai gow tile by its pips, the smaller first: ``6-6``, ``1-3``, ``2-4``."""
+
 WAGERS = frozenset({"main", "ace_high", "fortune", "progressive", "ante", "raise"})
 OUTCOMES = frozenset({"win", "loss", "push", "void"})
 GAMES = frozenset({"pai_gow_poker", "face_up_pai_gow", "pai_gow_tiles", "caribbean_stud"})
+ACTIONS = frozenset({"fold", "raise", "concede", "withdraw"})
+"""Player decisions: fold and raise (Caribbean stud, before the dealer's hand is exposed),
+concede (Caribbean stud, after it: rule 9.7), withdraw (pai gow tiles, after the dealer set:
+PR pai gow tiles ¶ F)."""
+JACKPOT_STEPS = ("hand_verified", "light_illuminated", "validated", "paid", "documented")
+"""The steps before and after a progressive payout, in the order the rules prescribe them
+(58 Pa. Code § 688a.7(h)(3)(i)(B)(1)-(4); Caribbean stud rule 9.5)."""
+PAID_FROM = frozenset({"meter", "table_inventory"})
+
+MAX_CENTS = (1 << 63) - 1
+"""An Avro ``long``: amounts beyond it cannot be written at all."""
 
 
 class EventError(ValueError):
@@ -27,49 +45,96 @@ def _cents(name: str, value: object, *, signed: bool) -> None:
         raise EventError(f"{name} must be integer cents, got {value!r}")
     if not signed and value < 0:
         raise EventError(f"{name} must not be negative, got {value}")
+    if not -MAX_CENTS - 1 <= value <= MAX_CENTS:
+        raise EventError(f"{name} {value} does not fit a 64-bit amount of cents")
 
 
 def _seat(value: object, *, dealer_allowed: bool) -> None:
     if value is None and dealer_allowed:
         return
-    if type(value) is not int or value < 1:
+    if type(value) is not int or not 1 <= value <= 2**31 - 1:
         raise EventError(f"seat must be a seat number from 1, got {value!r}")
 
 
+def _text(name: str, value: object) -> None:
+    if not isinstance(value, str) or not value:
+        raise EventError(f"{name} must be non-empty text, got {value!r}")
+
+
 def _cards(name: str, cards: tuple[str, ...]) -> None:
+    if not isinstance(cards, tuple):
+        raise EventError(f"{name} must be a tuple of card tokens, got {cards!r}")
     for i, token in enumerate(cards):
         if not isinstance(token, str) or not CARD_TOKEN.match(token):
             raise EventError(f"{name}[{i}] is not a card: {token!r}")
 
 
+def is_tile(token: object) -> bool:
+    """Whether ``token`` is a tile in notation (pips 1-6, the smaller first)."""
+    if not isinstance(token, str):
+        return False
+    m = TILE_TOKEN.match(token)
+    return m is not None and m.group(1) <= m.group(2)
+
+
+def _tiles(name: str, tiles: tuple[str, ...]) -> None:
+    if not isinstance(tiles, tuple):
+        raise EventError(f"{name} must be a tuple of tile tokens, got {tiles!r}")
+    for i, token in enumerate(tiles):
+        if not is_tile(token):
+            raise EventError(f"{name}[{i}] is not a tile (pips 1-6, smaller first): {token!r}")
+
+
+def _cards_or_tiles(name: str, tokens: tuple[str, ...]) -> None:
+    if isinstance(tokens, tuple) and tokens and is_tile(tokens[0]):
+        _tiles(name, tokens)
+    else:
+        _cards(name, tokens)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RoundStarted:
-    """A round opened at a table, run by ``dealer_id`` under ``ruleset`` (None: in force)."""
+    """A round opened at a table, run by ``dealer_id`` under ``ruleset`` (None: in force).
+    ``banker_seat`` None: the dealer banks; a seat: that player banks, with the house as
+    50/50 co-banker when ``co_bank`` (pai gow poker procedure (11))."""
 
     game: str
     dealer_id: str
     ruleset: str | None = None
-    banker: str = "dealer"
+    banker_seat: int | None = None
+    co_bank: bool = False
 
     def __post_init__(self) -> None:
         if self.game not in GAMES:
             raise EventError(f"unknown game {self.game!r}; known: {', '.join(sorted(GAMES))}")
-        if not self.dealer_id:
-            raise EventError("dealer_id is empty")
+        _text("dealer_id", self.dealer_id)
+        _seat(self.banker_seat, dealer_allowed=True)
+        if type(self.co_bank) is not bool:
+            raise EventError(f"co_bank must be true or false, got {self.co_bank!r}")
+        if self.co_bank and self.banker_seat is None:
+            raise EventError("co_bank needs a player banker seat: the dealer does not co-bank")
+
+    @property
+    def banker(self) -> str:
+        """Who banks, in words: ``dealer``, ``seat 3`` or ``seat 3 co-bank``."""
+        if self.banker_seat is None:
+            return "dealer"
+        return f"seat {self.banker_seat}" + (" co-bank" if self.co_bank else "")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class WagerPlaced:
-    """A seat placed a wager of ``amount_cents``."""
+    """A seat placed a wager of ``amount_cents``; ``seat`` None is the dealer's own wager
+    against a player banker (pai gow poker procedure (10))."""
 
-    seat: int
+    seat: int | None
     wager: str
     amount_cents: int
 
     def __post_init__(self) -> None:
-        _seat(self.seat, dealer_allowed=False)
+        _seat(self.seat, dealer_allowed=True)
         if self.wager not in WAGERS:
-            raise EventError(f"unknown wager {self.wager!r}")
+            raise EventError(f"unknown wager {self.wager!r}; known: {', '.join(sorted(WAGERS))}")
         _cents("amount_cents", self.amount_cents, signed=False)
 
 
@@ -86,8 +151,21 @@ class CardsDealt:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class TilesDealt:
+    """Pai gow tiles dealt to ``seat``, or to the dealer when ``seat`` is None."""
+
+    seat: int | None
+    tiles: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        _seat(self.seat, dealer_allowed=True)
+        _tiles("tiles", self.tiles)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class HandSet:
-    """``seat`` (None: the dealer) set its cards into a high hand and a low hand."""
+    """``seat`` (None: the dealer) set its cards or tiles into a high hand and a low hand.
+    A later setting before the hands are exposed replaces this one."""
 
     seat: int | None
     high: tuple[str, ...]
@@ -95,29 +173,141 @@ class HandSet:
 
     def __post_init__(self) -> None:
         _seat(self.seat, dealer_allowed=True)
-        _cards("high", self.high)
-        _cards("low", self.low)
+        _cards_or_tiles("high", self.high)
+        _cards_or_tiles("low", self.low)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayerActed:
+    """A player's decision (``ACTIONS``)."""
+
+    seat: int
+    action: str
+
+    def __post_init__(self) -> None:
+        _seat(self.seat, dealer_allowed=False)
+        if self.action not in ACTIONS:
+            raise EventError(f"unknown action {self.action!r}; known: {', '.join(sorted(ACTIONS))}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandsExposed:
+    """The hands of ``seat`` (None: the dealer's) were turned over; the setting is final."""
+
+    seat: int | None = None
+
+    def __post_init__(self) -> None:
+        _seat(self.seat, dealer_allowed=True)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class WagerSettled:
     """The table settled a wager, as recorded (right or wrong): ``net_cents`` is the change to
-    the player's money after ``commission_cents``."""
+    the wagering party's money after ``commission_cents``; ``seat`` None is the dealer's own
+    wager against a player banker."""
 
-    seat: int
+    seat: int | None
     wager: str
     outcome: str
     net_cents: int
     commission_cents: int
 
     def __post_init__(self) -> None:
-        _seat(self.seat, dealer_allowed=False)
+        _seat(self.seat, dealer_allowed=True)
         if self.wager not in WAGERS:
-            raise EventError(f"unknown wager {self.wager!r}")
+            raise EventError(f"unknown wager {self.wager!r}; known: {', '.join(sorted(WAGERS))}")
         if self.outcome not in OUTCOMES:
             raise EventError(f"unknown outcome {self.outcome!r}")
         _cents("net_cents", self.net_cents, signed=True)
         _cents("commission_cents", self.commission_cents, signed=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BankerSettled:
+    """The player banker's account as the table settled it."""
+
+    seat: int
+    net_cents: int
+    commission_cents: int
+
+    def __post_init__(self) -> None:
+        _seat(self.seat, dealer_allowed=False)
+        _cents("net_cents", self.net_cents, signed=True)
+        _cents("commission_cents", self.commission_cents, signed=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EnvyBonusPaid:
+    """An Envy Bonus paid to ``seat`` for the hand of ``for_seat`` (None: the dealer's)."""
+
+    seat: int
+    for_seat: int | None
+    amount_cents: int
+
+    def __post_init__(self) -> None:
+        _seat(self.seat, dealer_allowed=False)
+        _seat(self.for_seat, dealer_allowed=True)
+        _cents("amount_cents", self.amount_cents, signed=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProgressiveMeterRead:
+    """The progressive meter as it stood for this round."""
+
+    meter_cents: int
+    meter_id: str | None = None
+
+    def __post_init__(self) -> None:
+        _cents("meter_cents", self.meter_cents, signed=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JackpotHit:
+    """``seat``'s hand was declared a progressive winner: its class and the award."""
+
+    seat: int
+    hand: str
+    award_cents: int
+
+    def __post_init__(self) -> None:
+        _seat(self.seat, dealer_allowed=False)
+        _text("hand", self.hand)
+        _cents("award_cents", self.award_cents, signed=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JackpotVerified:
+    """One verification step of ``seat``'s jackpot (``JACKPOT_STEPS``), by ``employee_id``
+    in ``role``; for the step ``paid``, where the award was paid from (``PAID_FROM``)."""
+
+    seat: int
+    step: str
+    employee_id: str
+    role: str
+    paid_from: str | None = None
+
+    def __post_init__(self) -> None:
+        _seat(self.seat, dealer_allowed=False)
+        if self.step not in JACKPOT_STEPS:
+            raise EventError(f"unknown jackpot step {self.step!r}; known: "
+                             f"{', '.join(JACKPOT_STEPS)}")
+        _text("employee_id", self.employee_id)
+        _text("role", self.role)
+        if self.paid_from is not None and self.paid_from not in PAID_FROM:
+            raise EventError(f"paid_from must be one of {sorted(PAID_FROM)}, "
+                             f"got {self.paid_from!r}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RoundVoided:
+    """The round was declared void (every wager returned); ``reason`` may be empty, which a
+    check flags."""
+
+    reason: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.reason, str):
+            raise EventError(f"reason must be text, got {self.reason!r}")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -127,15 +317,40 @@ class RoundEnded:
     note: str | None = None
 
 
-Payload = RoundStarted | WagerPlaced | CardsDealt | HandSet | WagerSettled | RoundEnded
+Correctable = (WagerPlaced | CardsDealt | TilesDealt | HandSet | PlayerActed | WagerSettled
+               | BankerSettled | EnvyBonusPaid | ProgressiveMeterRead | JackpotHit
+               | JackpotVerified)
+CORRECTABLE: tuple[type, ...] = (WagerPlaced, CardsDealt, TilesDealt, HandSet, PlayerActed,
+                                 WagerSettled, BankerSettled, EnvyBonusPaid,
+                                 ProgressiveMeterRead, JackpotHit, JackpotVerified)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EventCorrected:
+    """A correction (DESIGN.md principle 1): the event ``corrects`` (an event id of the same
+    round) is struck when ``replacement`` is None, or stands replaced by ``replacement``."""
+
+    corrects: str
+    reason: str
+    replacement: Correctable | None = None
+
+    def __post_init__(self) -> None:
+        _text("corrects", self.corrects)
+        if not isinstance(self.reason, str):
+            raise EventError(f"reason must be text, got {self.reason!r}")
+        if self.replacement is not None and type(self.replacement) not in CORRECTABLE:
+            raise EventError(f"a correction cannot replace with {self.replacement!r}")
+
+
+Payload = (RoundStarted | WagerPlaced | CardsDealt | TilesDealt | HandSet | PlayerActed
+           | HandsExposed | WagerSettled | BankerSettled | EnvyBonusPaid | ProgressiveMeterRead
+           | JackpotHit | JackpotVerified | RoundVoided | EventCorrected | RoundEnded)
 
 PAYLOAD_TYPES: dict[str, type[Payload]] = {
-    "catwalk.RoundStarted": RoundStarted,
-    "catwalk.WagerPlaced": WagerPlaced,
-    "catwalk.CardsDealt": CardsDealt,
-    "catwalk.HandSet": HandSet,
-    "catwalk.WagerSettled": WagerSettled,
-    "catwalk.RoundEnded": RoundEnded,
+    f"catwalk.{cls.__name__}": cls
+    for cls in (RoundStarted, WagerPlaced, CardsDealt, TilesDealt, HandSet, PlayerActed,
+                HandsExposed, WagerSettled, BankerSettled, EnvyBonusPaid, ProgressiveMeterRead,
+                JackpotHit, JackpotVerified, RoundVoided, EventCorrected, RoundEnded)
 }
 AVRO_NAMES: dict[type[Payload], str] = {cls: name for name, cls in PAYLOAD_TYPES.items()}
 
@@ -155,11 +370,10 @@ class RoundEvent:
 
     def __post_init__(self) -> None:
         for name in ("event_id", "casino", "table_id", "round_id", "recorded_by"):
-            if not getattr(self, name):
-                raise EventError(f"{name} is empty")
-        if type(self.table_seq) is not int or self.table_seq < 1:
+            _text(name, getattr(self, name))
+        if type(self.table_seq) is not int or not 1 <= self.table_seq <= MAX_CENTS:
             raise EventError(f"table_seq must be a positive integer, got {self.table_seq!r}")
-        if type(self.occurred_at_us) is not int or self.occurred_at_us < 0:
+        if type(self.occurred_at_us) is not int or not 0 <= self.occurred_at_us <= MAX_CENTS:
             raise EventError(f"occurred_at_us must be microseconds, got {self.occurred_at_us!r}")
         if type(self.payload) not in AVRO_NAMES:
             raise EventError(f"payload is not an event: {self.payload!r}")

@@ -16,8 +16,11 @@ from schemas import (
     DecodeError,
     EventError,
     HandSet,
+    JackpotVerified,
+    PlayerActed,
     RoundEnded,
     RoundStarted,
+    TilesDealt,
     WagerPlaced,
     WagerSettled,
     decode,
@@ -29,7 +32,7 @@ SCHEMA_DIR = Path(schemas.__file__).parent
 
 PAYLOADS = [
     RoundStarted(game="pai_gow_poker", dealer_id="E011"),
-    RoundStarted(game="pai_gow_poker", dealer_id="E011", ruleset="x-v1", banker="seat 3"),
+    RoundStarted(game="pai_gow_poker", dealer_id="E011", ruleset="x-v1", banker_seat=3),
     WagerPlaced(seat=3, wager="main", amount_cents=2500),
     CardsDealt(seat=None, cards=("As", "Kd", "Qh", "Jc", "Tc", "9s", "Jk")),
     HandSet(seat=2, high=("As", "Kd", "Qh", "Jc", "Tc"), low=("9s", "Jk")),
@@ -43,14 +46,15 @@ PAYLOADS = [
 def test_every_event_round_trips_through_avro(payload):
     event = Table().event("T01-000001", payload)
     raw = encode(event)
-    assert raw[0] == 0 and struct.unpack(">I", raw[1:5])[0] == 1
+    assert raw[0] == 0 and struct.unpack(">I", raw[1:5])[0] == 2
     assert decode(raw) == event
 
 
 def test_frame_carries_the_registered_schema_id():
     registry = json.loads((SCHEMA_DIR / "registry.json").read_text())
-    assert registry["schemas"]["1"] == "catwalk.RoundEvent.avsc"
-    parse_schema(load_schema(str(SCHEMA_DIR / registry["schemas"]["1"])))
+    assert registry["schemas"]["2"] == "v2/catwalk.RoundEvent.avsc"
+    for name in registry["schemas"].values():
+        parse_schema(load_schema(str(SCHEMA_DIR / name)))
 
 
 @pytest.mark.parametrize(
@@ -59,7 +63,7 @@ def test_frame_carries_the_registered_schema_id():
         (lambda raw: b"", "shorter than the 5-byte frame header"),
         (lambda raw: b"\x07" + raw[1:], "not the magic byte"),
         (lambda raw: raw[:1] + struct.pack(">I", 99) + raw[5:], "unknown schema id 99"),
-        (lambda raw: raw[:30], "does not match schema id 1"),
+        (lambda raw: raw[:30], "does not match schema id 2"),
         (lambda raw: raw + b"\x00", "1 bytes left over"),
     ],
     ids=["empty", "magic", "schema-id", "truncated", "trailing"],
@@ -90,6 +94,18 @@ def test_impossible_event_is_refused_when_decoded():
         (lambda: WagerPlaced(seat=1, wager="tip", amount_cents=100), "unknown wager 'tip'"),
         (lambda: CardsDealt(seat=1, cards=("As", "1s")), r"cards\[1\] is not a card: '1s'"),
         (lambda: RoundStarted(game="baccarat", dealer_id="E1"), "unknown game 'baccarat'"),
+        (lambda: RoundStarted(game="pai_gow_poker", dealer_id="E1", co_bank=True),
+         "co_bank needs a player banker seat"),
+        (lambda: TilesDealt(seat=1, tiles=("6-6", "3-1")), r"tiles\[1\] is not a tile"),
+        (lambda: HandSet(seat=1, high=("6-6", "As"), low=("1-1", "2-2")),
+         r"high\[1\] is not a tile"),
+        (lambda: PlayerActed(seat=1, action="surrender"), "unknown action 'surrender'"),
+        (lambda: JackpotVerified(seat=1, step="blessed", employee_id="F1", role="floorperson"),
+         "unknown jackpot step 'blessed'"),
+        (lambda: JackpotVerified(seat=1, step="paid", employee_id="F1", role="floorperson",
+                                 paid_from="pocket"), "paid_from must be one of"),
+        (lambda: WagerSettled(seat=1, wager="main", outcome="win", net_cents=1 << 63,
+                              commission_cents=0), "does not fit a 64-bit amount"),
         (lambda: WagerSettled(seat=1, wager="main", outcome="won", net_cents=1,
                               commission_cents=0), "unknown outcome 'won'"),
     ],
