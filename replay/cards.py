@@ -1,4 +1,4 @@
-"""Cards of the 53-card pai gow poker deck and their notation (REFERENCE.md 1.1, STYLE.md 1).
+"""Cards of the 53-card pai gow poker deck and their notation (docs/rules.md 1.1).
 
 A card is written as two characters: a rank out of ``2 3 4 5 6 7 8 9 T J Q K A`` and a suit
 out of ``c d h s``; the joker is ``Jk``. A list of cards is written space separated
@@ -7,7 +7,7 @@ one-line round notation uses); :func:`parse_cards` reads both, and
 ``parse_cards(render_cards(cards)) == cards`` for every tuple of cards.
 
 Parsing is notation only: a repeated card parses, because judging whether a hand may hold
-it is the rules engine's business (STYLE.md 7).
+it is the rules engine's business, not the notation's.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from replay.errors import CardError
 
 
 class Rank(IntEnum):
-    """A card's rank. The value is the rank's poker value, ace high (REFERENCE.md 1.1).
+    """A card's rank. The value is the rank's poker value, ace high (docs/rules.md 1.1).
 
     ``JOKER`` is a sentinel (its value 15 is not a poker value): what the joker stands for
-    depends on the hand and is decided by the game's evaluator (REFERENCE.md 6a.3).
+    depends on the hand and is decided by the game's evaluator (docs/rules.md 6a.3).
     """
 
     TWO = 2
@@ -48,7 +48,7 @@ class Rank(IntEnum):
 
 
 class Suit(StrEnum):
-    """A card's suit; the value is the notation. Suits never rank (REFERENCE.md 6a.4).
+    """A card's suit; the value is the notation. Suits never rank (docs/rules.md 6a.4).
 
     ``JOKER`` is the joker's own pseudo-suit, written ``k`` so that the joker reads ``Jk``.
     """
@@ -109,12 +109,12 @@ class Card:
 
     @property
     def is_joker(self) -> bool:
-        """True for the joker (REFERENCE.md 1.1: semi-wild)."""
+        """True for the joker (docs/rules.md 1.1: semi-wild)."""
         return self.rank is Rank.JOKER
 
 
 JOKER = Card(rank=Rank.JOKER, suit=Suit.JOKER)
-"""The joker, written ``Jk`` (REFERENCE.md 1.1)."""
+"""The joker, written ``Jk`` (docs/rules.md 1.1)."""
 
 DECK_52: tuple[Card, ...] = tuple(
     Card(rank=rank, suit=suit) for suit in _NATURAL_SUITS for rank in _NATURAL_RANKS
@@ -123,7 +123,7 @@ DECK_52: tuple[Card, ...] = tuple(
 ``2c 3c ... Ac 2d ... As``. ``DECK_52[i].index == i``."""
 
 DECK_53: tuple[Card, ...] = (*DECK_52, JOKER)
-"""The pai gow poker deck (REFERENCE.md 1.1): :data:`DECK_52` followed by the joker, so that
+"""The pai gow poker deck (docs/rules.md 1.1): :data:`DECK_52` followed by the joker, so that
 ``DECK_53[i].index == i`` and the joker's index is 52."""
 
 _BY_TOKEN: dict[str, Card] = {str(card): card for card in DECK_53}

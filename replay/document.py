@@ -90,7 +90,7 @@ def cards(value: object, where: str, *, count: int | None = None) -> tuple[Card,
 
 def wagers(value: object, where: str, allowed: frozenset[str]) -> dict[str, int]:
     """A seat's wagers: name -> cents, names among ``allowed``; zero amounts are dropped
-    (REFERENCE.md 6a.18)."""
+    (docs/rules.md 6a.18)."""
     if not isinstance(value, Mapping):
         raise DocumentError(f"{where} must be an object of wager -> cents, got {value!r}")
     unknown = sorted(set(value) - allowed)

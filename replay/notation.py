@@ -1,4 +1,4 @@
-"""The pai gow round as values, and its one-line notation (STYLE.md 1, 8).
+"""The pai gow round as values, and its one-line notation.
 
 One line holds everything needed to reproduce a judgement of a round, and it is what error
 messages, log lines, findings and the dashboard show::
@@ -20,7 +20,7 @@ order. ``parse_round(render_round(r)) == r`` for every round, and a line that
 :func:`render_round` writes parses back to a round that renders to the same line.
 
 The values here hold what happened, however wrong: counts, repeats and whether a set hand
-uses the dealt cards are judged by the game module (STYLE.md 7), not refused here.
+uses the dealt cards are judged by the game module, not refused here.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from replay.cards import Card, parse_cards, render_cards
 from replay.errors import CardError, NotationError, RoundError
 
 MAIN = "main"
-"""The main wager's name (REFERENCE.md 1.2; schemas ``WagerPlaced.wager``)."""
+"""The main wager's name (docs/rules.md 1.2; schemas ``WagerPlaced.wager``)."""
 
 _WAGER_NAME = re.compile(r"[a-z][a-z0-9_]*")
 _GAME = re.compile(r"[a-z][a-z0-9_]*")

@@ -1,6 +1,6 @@
 """Rulesets: the house options and money policies a game is judged under, as frozen data.
 
-REFERENCE.md 6 and 6a: every default where the regulation text was not available (the
+docs/rules.md 6 and 6a: every default where the regulation text was not available (the
 commission rate and its rounding, the wheel, the house way) is ruleset data, never a literal
 in the rules engine. The shipped rulesets are the JSON files in ``replay/rulesets/``, one per
 ruleset, named ``<id>.json``; this is the only module of ``replay`` that reads them (through
@@ -38,7 +38,8 @@ _BPS_WHOLE = 10_000
 
 
 class CommissionRounding(StrEnum):
-    """How a commission that is not a whole number of units is rounded (REFERENCE.md 6a.1-2)."""
+    """How a commission that is not a whole number of units is rounded (docs/rules.md 6a.1,
+    6a.2)."""
 
     DOWN = "down"
     """Down to a multiple of ``unit_cents``: the house never over-collects (6a.1)."""
@@ -47,7 +48,7 @@ class CommissionRounding(StrEnum):
 
 
 class Wheel(StrEnum):
-    """Where A-2-3-4-5 ranks among straights and straight flushes (REFERENCE.md 1.1, 6a.4)."""
+    """Where A-2-3-4-5 ranks among straights and straight flushes (docs/rules.md 1.1, 6a.4)."""
 
     SECOND_HIGHEST = "second_highest"
     """Below A-K-Q-J-T, above K-Q-J-T-9: most pai gow rule sets (Saint Lucia s.67, Rivers)."""
@@ -58,9 +59,9 @@ class Wheel(StrEnum):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Commission:
     """The house's commission on a winning wager: ``rate_bps`` basis points of the win,
-    rounded by ``rounding`` to a multiple of ``unit_cents`` (REFERENCE.md 1.2, 6a.1, 6a.2).
+    rounded by ``rounding`` to a multiple of ``unit_cents`` (docs/rules.md 1.2, 6a.1, 6a.2).
 
-    Integer arithmetic only: money is integer cents (STYLE.md 3). ``rounding`` may be given
+    Integer arithmetic only: money is integer cents. ``rounding`` may be given
     as its value (``"down"``, ``"up_to_unit"``); it is stored as the enum.
     """
 
@@ -90,7 +91,7 @@ class Commission:
     def on(self, win_cents: int) -> int:
         """The commission in cents on a win of ``win_cents`` cents.
 
-        REFERENCE.md 6a.1 (pai gow poker): 5% rounded down to the cent, so 2500 -> 125 and
+        docs/rules.md 6a.1 (pai gow poker): 5% rounded down to the cent, so 2500 -> 125 and
         1010 -> 50 (50.5 rounded down). 6a.2 (pai gow tiles): 5% rounded up to the next
         multiple of 25 cents, so 700 -> 50.
         """
@@ -112,7 +113,7 @@ class Payout:
     - ``odds``: ``(win, stake)``, paid ``wager * win // stake`` ("8,000 to 1" is (8000, 1));
     - ``fixed_cents``: a fixed sum (Envy Bonus, a Progressive award of $2,500);
     - ``meter_bps``: a share of the progressive meter in basis points (10000 = 100%),
-      rounded down to the cent (REFERENCE.md 6a.13).
+      rounded down to the cent (docs/rules.md 6a.13).
 
     JSON form: ``{"odds": [8000, 1]}``, ``{"fixed_cents": 250000}``, ``{"meter_bps": 1000}``.
     """
@@ -193,12 +194,12 @@ def _iso_date(name: str, value: object) -> dt.date:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Ruleset:
-    """One version of the rules a game is judged under (REFERENCE.md 6, 6a, 7).
+    """One version of the rules a game is judged under (docs/rules.md 6, 6a, 7).
 
     ``id`` is ``<game>-<name>`` (``pai_gow_poker-classic-v1``); ``effective_from`` and
     ``effective_to`` are ISO dates (see the module docstring for the interval). The options:
-    ``wheel`` (REFERENCE.md 6a.4) and ``house_way``, the name of the house way the game
-    module sets the dealer's hand by (REFERENCE.md 7.5). ``source`` cites where the values
+    ``wheel`` (docs/rules.md 6a.4) and ``house_way``, the name of the house way the game
+    module sets the dealer's hand by (docs/rules.md 7.5). ``source`` cites where the values
     come from. ``wheel`` may be given as its value (``"lowest"``); it is stored as the enum.
     """
 

@@ -1,21 +1,21 @@
-"""Pai gow tiles and their notation (REFERENCE.md 3.2, GLOSSARY "Gee Joon", "Teen, Day";
-STYLE.md 1).
+"""Pai gow tiles and their notation (docs/rules.md 3.2; docs/rules.md, Words: "Gee Joon",
+"Teen, Day").
 
 A tile is written by its two pips, the smaller first, joined by a hyphen: ``6-6`` (Teen),
 ``1-3`` (Gor), ``2-4`` (a Gee Joon tile). A list of tiles is written space separated
 (``6-6 4-5 1-2 2-4``, what :func:`render_tiles` gives); :func:`parse_tiles` reads it back,
 and ``parse_tiles(render_tiles(tiles)) == tiles`` for every tuple of tiles.
 
-The 32-tile set (REFERENCE.md 3.2) holds every one of the 21 faces a pair of dice can show:
+The 32-tile set (docs/rules.md 3.2) holds every one of the 21 faces a pair of dice can show:
 two each of 11 faces and one each of the other 10. A tile here is a face: the two copies of a
 doubled face are equal, because nothing in the game tells them apart. How many copies of a
 face a hand or a round may hold is the rules engine's business, as is every rank; parsing is
-notation only (STYLE.md 7), so ``6-3 6-3`` parses.
+notation only, so ``6-3 6-3`` parses.
 
-The fixed order of :data:`FACES` and :data:`TILES_32` is the single-tile order of REFERENCE.md
+The fixed order of :data:`FACES` and :data:`TILES_32` is the single-tile order of docs/rules.md
 6a.15, highest first (Teen, Day, Yun, Gor, Mooy, Chong, Bon, Foo, Ping, Tit, Look, the mixed
 nines, eights, sevens and fives, the Gee Joon tiles), the faces of a mixed group and the two
-Gee Joon tiles in the order REFERENCE.md 3.2 lists them.
+Gee Joon tiles in the order docs/rules.md 3.2 lists them.
 """
 
 from __future__ import annotations
@@ -29,13 +29,13 @@ from replay.errors import ReplayError
 
 
 class TileError(ReplayError, ValueError):
-    """A tile token, or a list of tiles, that is not in the notation (STYLE.md 1)."""
+    """A tile token, or a list of tiles, that is not in the notation."""
 
 
 _LOWEST_PIP = 1
 _HIGHEST_PIP = 6
 
-# (low pip, high pip, name, copies in the set), in the order of REFERENCE.md 6a.15.
+# (low pip, high pip, name, copies in the set), in the order of docs/rules.md 6a.15.
 _FACE_DATA: tuple[tuple[int, int, str, int], ...] = (
     (6, 6, "Teen", 2),
     (1, 1, "Day", 2),
@@ -68,7 +68,7 @@ _TOKEN = re.compile(r"([1-6])-([1-6])")
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Tile:
-    """One pai gow tile, by its pips: ``low`` <= ``high``, each from 1 to 6 (REFERENCE.md 3.2).
+    """One pai gow tile, by its pips: ``low`` <= ``high``, each from 1 to 6 (docs/rules.md 3.2).
 
     ``index`` is the face's position in :data:`FACES` (0 for Teen up to 20 for the 1-2 Gee
     Joon tile), filled in on construction; it is not part of equality and serves fast table
@@ -104,33 +104,34 @@ class Tile:
 
     @property
     def pips(self) -> int:
-        """The number of spots on the tile (REFERENCE.md 3.3 sums these, mod 10)."""
+        """The number of spots on the tile (docs/rules.md 3.3 sums these, mod 10)."""
         return self.low + self.high
 
     @property
     def name(self) -> str:
-        """The tile's name (REFERENCE.md 3.2): ``Teen``, ``Day``, ..., ``Look``, ``mixed
+        """The tile's name (docs/rules.md 3.2): ``Teen``, ``Day``, ..., ``Look``, ``mixed
         nine`` (6-3 or 5-4), ``mixed eight``, ``mixed seven``, ``mixed five``, ``Gee Joon``."""
         return _FACE_DATA[self.index][2]
 
     @property
     def copies(self) -> int:
-        """How many of this tile the 32-tile set holds: 2 or 1 (REFERENCE.md 3.2)."""
+        """How many of this tile the 32-tile set holds: 2 or 1 (docs/rules.md 3.2)."""
         return _FACE_DATA[self.index][3]
 
     @property
     def is_gee_joon(self) -> bool:
-        """True for the 1-2 and 2-4 tiles, the Supreme Pair (REFERENCE.md 3.2; GLOSSARY)."""
+        """True for the 1-2 and 2-4 tiles, the Supreme Pair (docs/rules.md 3.2;
+        58 Pa. Code § 621a.1)."""
         return _FACE_DATA[self.index][2] == "Gee Joon"
 
 
 FACES: tuple[Tile, ...] = tuple(Tile(low=low, high=high) for low, high, _, _ in _FACE_DATA)
-"""The 21 faces of the tile set, one each, highest single tile first (REFERENCE.md 6a.15):
+"""The 21 faces of the tile set, one each, highest single tile first (docs/rules.md 6a.15):
 ``6-6 1-1 4-4 1-3 5-5 3-3 2-2 5-6 4-6 1-6 1-5 3-6 4-5 2-6 3-5 3-4 2-5 1-4 2-3 2-4 1-2``.
 ``FACES[i].index == i``."""
 
 TILES_32: tuple[Tile, ...] = tuple(face for face in FACES for _ in range(face.copies))
-"""The 32-tile set (REFERENCE.md 3.2): the faces of :data:`FACES` in that order, the two
+"""The 32-tile set (docs/rules.md 3.2): the faces of :data:`FACES` in that order, the two
 copies of each doubled face next to each other (``6-6 6-6 1-1 1-1 ... 2-4 1-2``)."""
 
 COPIES: Mapping[Tile, int] = MappingProxyType({face: face.copies for face in FACES})

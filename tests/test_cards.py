@@ -1,4 +1,4 @@
-"""Cards and their notation (REFERENCE.md 1.1; STYLE.md 1: parse(render(x)) == x)."""
+"""Cards and their notation (docs/rules.md 1.1; the notation round-trips: parse(render(x)) == x)."""
 
 from __future__ import annotations
 

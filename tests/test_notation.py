@@ -1,4 +1,4 @@
-"""The one-line round notation (STYLE.md 1, 8): exact format, round trip, named errors."""
+"""The one-line round notation: exact format, round trip, named errors."""
 
 from __future__ import annotations
 

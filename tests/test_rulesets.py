@@ -1,4 +1,4 @@
-"""Rulesets as data (REFERENCE.md 6, 6a.1, 6a.2, 7) and the boundaries of the rules engine."""
+"""Rulesets as data (docs/rules.md 6, 6a.1, 6a.2, 7) and the boundaries of the rules engine."""
 
 from __future__ import annotations
 

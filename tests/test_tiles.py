@@ -1,4 +1,4 @@
-"""Pai gow tiles and their notation (REFERENCE.md 3.2, 6a.15; STYLE.md 1: parse(render(x)) == x)."""
+"""Pai gow tiles and their notation (docs/rules.md 3.2, 6a.15; parse(render(x)) == x)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from replay.tiles import (
     render_tiles,
 )
 
-# REFERENCE.md 3.2, typed from its lists: two each of 11 tiles, one each of 10 tiles
+# docs/rules.md 3.2, typed from its lists: two each of 11 tiles, one each of 10 tiles
 # (written there as 6-3, 5-4, ...; the notation puts the smaller pip first).
 DOUBLED = ["6-6", "1-1", "4-4", "1-3", "5-5", "3-3", "2-2", "5-6", "4-6", "1-6", "1-5"]
 SINGLE = ["3-6", "4-5", "2-6", "3-5", "3-4", "2-5", "1-4", "2-3", "1-2", "2-4"]
