@@ -14,7 +14,7 @@ hands whose suit counters reach five, the flush table of the joined suit mask. S
 count), with a third for the flush hands.
 
 The category of a hand is the category of the best of its five-card hands by
-:func:`replay.games.pai_gow_poker.rank_high` (its tables are derived from ``rank_high``).
+:func:`replay.games.poker_ranks.rank_high` (its tables are derived from ``rank_high``).
 Categories do not depend on the wheel option (6a.4 moves the wheel only within its
 category), so one table serves both games.
 """
@@ -43,7 +43,7 @@ from replay.games.fast_eval import (
     flush_fields,
     has_flush,
 )
-from replay.games.pai_gow_poker import HandCategory
+from replay.games.poker_ranks import HandCategory
 
 CENSUS_DECKS: Mapping[str, tuple[Card, ...]] = MappingProxyType({
     "pai_gow_poker": DECK_53,

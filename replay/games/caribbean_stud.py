@@ -5,7 +5,7 @@ What this module decides, each with the rule it implements:
 
 - the rank of a five-card hand from the 52-card deck, no joker, the wheel A-2-3-4-5 the
   lowest straight (:func:`rank_hand`; REFERENCE.md 4.2, 6a.4; ranked by
-  :func:`replay.games.pai_gow_poker.rank_high` with the ruleset's wheel);
+  :func:`replay.games.poker_ranks.rank_high` with the ruleset's wheel);
 - whether the dealer qualifies: ace and king or better (:func:`dealer_qualifies`; seed 9.1,
   REFERENCE.md 4.2; the lowest qualifying hand is the ruleset option
   ``dealer_qualifying_hand``, ``A-K-4-3-2`` in the shipped ruleset);
@@ -38,7 +38,7 @@ from replay.cards import DECK_52, Card, Rank, Suit, render_cards
 from replay.document import DocumentError
 from replay.errors import HandError, MoneyError, RoundError, RulesetError
 from replay.games.base import GameRules
-from replay.games.pai_gow_poker import HandCategory, HighRank, rank_high
+from replay.games.poker_ranks import HandCategory, HighRank, rank_high
 from replay.games.results import Outcome as Outcome
 from replay.games.results import dealer_entry, result_object, seat_entry, settled_entry
 from replay.rulesets import Wheel

@@ -1,8 +1,8 @@
 """Fast paths for pai gow poker high-hand ranks: one 5-card hand, the best five of seven, and
 numpy batches of hands (REFERENCE.md 1.1, 6a.3, 6a.4).
 
-Every answer is the ``key`` of :class:`~replay.games.pai_gow_poker.HighRank` that
-:func:`~replay.games.pai_gow_poker.rank_high` gives (for five cards), or the largest of the
+Every answer is the ``key`` of :class:`~replay.games.poker_ranks.HighRank` that
+:func:`~replay.games.poker_ranks.rank_high` gives (for five cards), or the largest of the
 keys of the 21 five-card hands in seven cards (the best five of seven): same order, same
 categories, equal keys exactly for copies. The tables are *derived from* ``rank_high``: each
 distinct 5-card hand shape (a multiset of ranks, the joker a rank of its own, with or without
@@ -34,7 +34,7 @@ with no Python loop over hands. The census (``replay.census``) reuses the same t
 
 Should the engine switch to these paths (``rank_high`` is about 0.6 us a hand on ``Card``
 objects; ``key5`` about 0.18 us and ``key7`` about 0.3 us on card indexes, see
-bench/README.md), note that the tables are built *from* ``rank_high``: ``pai_gow_poker``
+bench/README.md), note that the tables are built *from* ``rank_high``: ``poker_ranks``
 would import this module lazily (inside the function that needs it) to avoid an import
 cycle.
 
@@ -61,7 +61,7 @@ import numpy.typing as npt
 
 from replay.cards import DECK_53, JOKER, Card, render_cards
 from replay.errors import HandError
-from replay.games.pai_gow_poker import HandCategory, HighRank, rank_high
+from replay.games.poker_ranks import HandCategory, HighRank, rank_high
 from replay.rulesets import Wheel
 
 I32 = npt.NDArray[np.int32]

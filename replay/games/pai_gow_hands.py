@@ -1,0 +1,171 @@
+"""Set pai gow poker hands: the ways to set seven cards, the foul, a set hand against the
+banker's, and the main wager's settlement (REFERENCE.md 1.1, 1.2, 6, 6a.1, 6a.5; seed
+688a.7(f); seed excerpt 002).
+
+What this module decides, each with the rule it implements:
+
+- the 21 ways to set seven cards (:func:`splits`; glossary "set");
+- whether a set hand is a foul (:func:`is_foul`; 6a.5);
+- the outcome of a seat's hands against the banker's (:func:`compare`; seed 688a.7(f),
+  seed excerpt 002 clauses (1)-(9), REFERENCE.md 1.1: copies go to the banker);
+- the settlement of the main wager (:func:`settle_main`; 1.2, 6a.1: 1:1 less commission,
+  commission read from the ruleset).
+
+Classic pai gow poker and Face Up share these; ranks come from
+:mod:`replay.games.poker_ranks`. Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import TYPE_CHECKING
+
+from replay.cards import Card
+from replay.errors import MoneyError
+from replay.games.poker_ranks import HIGH_SIZE as HIGH_SIZE
+from replay.games.poker_ranks import LOW_SIZE as LOW_SIZE
+from replay.games.poker_ranks import (
+    HighRank,
+    LowRank,
+    card_indexes,
+    high_holds_low,
+    rank_high,
+    rank_low,
+)
+from replay.games.results import Outcome
+from replay.rulesets import Wheel
+
+if TYPE_CHECKING:
+    from replay.rulesets import Ruleset
+
+HAND_SIZE = 7
+"""Cards dealt to each seat and to the dealer (seed 001 clause (1))."""
+
+
+def _as_high(hand: HighRank | Sequence[Card], wheel: Wheel) -> HighRank:
+    return hand if isinstance(hand, HighRank) else rank_high(hand, wheel=wheel)
+
+
+def _as_low(hand: LowRank | Sequence[Card]) -> LowRank:
+    return hand if isinstance(hand, LowRank) else rank_low(hand)
+
+
+def is_foul(high: HighRank | Sequence[Card], low: LowRank | Sequence[Card]) -> bool:
+    """True when the high hand ranks below the low hand (REFERENCE.md 6a.5, glossary "foul";
+    seed 688a.7(f)(1)(iii): the high hand must rank "equal to or higher than" the low hand).
+
+    Cards or ranks may be given. The joker counts as an ace in the high hand unless it
+    completes a straight or flush there (which :func:`rank_high` decides); the wheel option
+    does not matter here, since any straight holds any low hand.
+    """
+    if type(high) is not HighRank:
+        high = _as_high(high, Wheel.SECOND_HIGHEST)
+    if type(low) is not LowRank:
+        low = _as_low(low)
+    return not high_holds_low(high, low)
+
+
+def _seven(cards: Sequence[Card]) -> tuple[Card, ...]:
+    hand = tuple(cards) if not isinstance(cards, str) else ()
+    card_indexes(hand, HAND_SIZE, "a pai gow poker hand")
+    return hand
+
+
+def splits(cards7: Sequence[Card]) -> Iterator[tuple[tuple[Card, ...], tuple[Card, ...]]]:
+    """Every way to set seven cards: 21 (high, low) pairs, C(7, 2) choices of the low hand
+    (glossary "set"), fouls included. Each hand keeps the order of ``cards7``."""
+    hand = _seven(cards7)
+    for a, b in combinations(range(HAND_SIZE), 2):
+        yield (
+            tuple(card for i, card in enumerate(hand) if i != a and i != b),
+            (hand[a], hand[b]),
+        )
+
+
+# ---------------------------------------------------------------------------------------
+# Comparison and settlement
+# ---------------------------------------------------------------------------------------
+
+
+def compare(
+    *,
+    player_high: HighRank | Sequence[Card],
+    player_low: LowRank | Sequence[Card],
+    banker_high: HighRank | Sequence[Card],
+    banker_low: LowRank | Sequence[Card],
+    wheel: Wheel = Wheel.SECOND_HIGHEST,
+) -> Outcome:
+    """A set hand against the banker's (hands as cards or as ranks), fouls aside.
+
+    Seed 688a.7(f): (3) win when both the player's hands are higher; (1)(i) lose when both
+    are lower; (1)(ii) lose when one is identical in rank (a copy) and the other identical or
+    lower; (2)(i)/(ii) tie (push) when one is higher and the other identical or lower. Seed
+    excerpt 002 says the same: (1)-(2) win both, (5) identical hands are ties and the banker
+    wins them, (6) lose both, (9) win one = push; REFERENCE.md 1.1. So a hand wins only when
+    it is strictly higher.
+    """
+    high_won = _as_high(player_high, wheel) > _as_high(banker_high, wheel)
+    low_won = _as_low(player_low) > _as_low(banker_low)
+    if high_won and low_won:
+        return Outcome.WIN
+    if not high_won and not low_won:
+        return Outcome.LOSS
+    return Outcome.PUSH
+
+
+def _cents(name: str, value: object) -> int:
+    if type(value) is not int:
+        raise MoneyError(f"{name} must be integer cents, got {value!r}")
+    return value
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Settlement:
+    """What a wager's outcome is worth to the player: ``net_cents`` (won, or lost when
+    negative, after commission) and the ``commission_cents`` the house collected."""
+
+    outcome: Outcome
+    net_cents: int
+    commission_cents: int
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.outcome, Outcome) or self.outcome is Outcome.VOID:
+            raise MoneyError(f"pai gow poker voids no wager: outcome must be a win, loss or "
+                             f"push, got {self.outcome!r}")
+        net = _cents("net_cents", self.net_cents)
+        commission = _cents("commission_cents", self.commission_cents)
+        if commission < 0:
+            raise MoneyError(f"commission_cents must not be negative, got {commission}")
+        if self.outcome is Outcome.WIN and net < 0:
+            raise MoneyError(f"a win cannot have a negative net, got {net}")
+        if self.outcome is not Outcome.WIN and commission:
+            raise MoneyError(
+                f"no commission on a {self.outcome} (REFERENCE.md 1.2), got {commission}"
+            )
+        if self.outcome is Outcome.LOSS and net > 0:
+            raise MoneyError(f"a loss cannot have a positive net, got {net}")
+        if self.outcome is Outcome.PUSH and net:
+            raise MoneyError(f"a push has a net of 0, got {net}")
+
+
+def settle_main(*, amount_cents: int, outcome: Outcome, ruleset: Ruleset) -> Settlement:
+    """The main wager's settlement (REFERENCE.md 1.2, 6, 6a.1; seed excerpt 002 clauses (15),
+    (16)): a win pays 1:1 less the ruleset's commission on the win (2500 -> net 2375,
+    commission 125); a loss loses the amount; a push returns it (net 0). No commission on
+    pushes or losses."""
+    amount = _cents("amount_cents", amount_cents)
+    if amount < 0:
+        raise MoneyError(f"amount_cents must not be negative, got {amount}")
+    if outcome is Outcome.WIN:
+        commission = ruleset.commission.on(amount)
+        return Settlement(outcome=outcome, net_cents=amount - commission,
+                          commission_cents=commission)
+    if outcome is Outcome.LOSS:
+        return Settlement(outcome=outcome, net_cents=-amount, commission_cents=0)
+    if outcome is Outcome.PUSH:
+        return Settlement(outcome=outcome, net_cents=0, commission_cents=0)
+    raise MoneyError(f"pai gow poker voids no wager: outcome must be a win, loss or push, "
+                     f"got {outcome!r}")
+
