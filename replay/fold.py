@@ -2,28 +2,96 @@
 
 ``apply(state, event)`` takes a frozen round state and returns the next one; there is no
 clock and no I/O. What happened is kept apart from whether it was allowed: an event that
-does not fit (a card dealt twice to a seat, a settlement for a round that never started)
-is kept as a problem on the round, never dropped and never a crash (DESIGN.md principle 8).
+does not fit (a card dealt twice to a seat, a settlement for a round that never started, a
+hand set again after it was exposed) is kept as a :class:`Problem` on the round, never
+dropped and never a crash (DESIGN.md principle 8). The fold names no game: what a game
+makes of the facts is the rules engine's question (``replay/reconstruct.py``).
+
+Conventions of the record (docs/rules.md):
+
+- a seat's hands may be set again before they are exposed (pai gow poker procedure (9): the
+  dealer may change a hand until the player banker's is exposed); the last setting before
+  :class:`~schemas.HandsExposed` counts and a re-set is no irregularity; a setting after
+  exposure is one, and the exposed setting stands;
+- a wager placed after the first cards or tiles are dealt is past-posting, except the
+  Caribbean stud raise, which is placed after the deal by rule (the ``raise`` wager);
+- an :class:`~schemas.EventCorrected` strikes or replaces an earlier event of its round:
+  the round is folded again from its events with the correction applied, and the
+  correction is kept (corrections are new events, DESIGN.md principle 1).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any
 
 from schemas import (
+    BankerSettled,
     CardsDealt,
+    EnvyBonusPaid,
+    EventCorrected,
     HandSet,
+    HandsExposed,
+    JackpotHit,
+    JackpotVerified,
+    PlayerActed,
+    ProgressiveMeterRead,
     RoundEnded,
     RoundEvent,
     RoundStarted,
+    RoundVoided,
+    TilesDealt,
     WagerPlaced,
     WagerSettled,
 )
 
 DEALER = 0
-"""Key of the dealer's hand in the per-seat maps (seats are numbered from 1)."""
+"""Key of the dealer in the per-seat maps (seats are numbered from 1)."""
+
+LATE_WAGERS = frozenset({"raise"})
+"""Wagers placed after the deal by rule (Caribbean stud: raise after seeing the cards)."""
+
+
+class ProblemKind(StrEnum):
+    """What kind of irregularity a problem is: a value a SQL check can select (STYLE.md 20)."""
+
+    EVENT_BEFORE_START = "event_before_start"
+    STARTED_TWICE = "started_twice"
+    EVENT_AFTER_END = "event_after_end"
+    WRONG_TABLE = "wrong_table"
+    PAST_POSTING = "past_posting"
+    WAGER_PLACED_TWICE = "wager_placed_twice"
+    DEALT_TWICE = "dealt_twice"
+    SET_AFTER_EXPOSED = "set_after_exposed"
+    ACTION_REPEATED = "action_repeated"
+    SETTLED_TWICE = "settled_twice"
+    SETTLED_NOT_PLACED = "settled_not_placed"
+    BANKER_SETTLED_TWICE = "banker_settled_twice"
+    METER_CHANGED = "meter_changed"
+    ENDED_TWICE = "ended_twice"
+    VOIDED_TWICE = "voided_twice"
+    VOID_WITHOUT_REASON = "void_without_reason"
+    CORRECTION_OF_UNKNOWN_EVENT = "correction_of_unknown_event"
+    NOT_JUDGEABLE = "not_judgeable"
+    """The round could not be judged: the rules engine's reason is the detail."""
+    NOT_JUDGED = "wager_not_judged"
+    """A recorded wager that the judgement does not cover (fail closed)."""
+    RULE_IRREGULARITY = "rule_irregularity"
+    """Settled as recorded, but worth a look (a raise not twice the ante ...)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Problem:
+    """One irregularity of a round: its kind and the detail in words (with the table
+    sequence number of the event where there is one)."""
+
+    kind: ProblemKind
+    detail: str
+
+    def __str__(self) -> str:
+        return self.detail
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -36,8 +104,21 @@ class Settled:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class JackpotStep:
+    """One recorded verification step of a seat's jackpot."""
+
+    seat: int
+    step: str
+    employee_id: str
+    role: str
+    paid_from: str | None
+    table_seq: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RoundState:
-    """Everything the log says about one round, and what did not fit."""
+    """Everything the log says about one round, and what did not fit. Seats are keyed by
+    number, the dealer by :data:`DEALER`."""
 
     round_id: str
     casino: str
@@ -45,19 +126,35 @@ class RoundState:
     game: str | None = None
     ruleset: str | None = None
     dealer_id: str | None = None
+    banker_seat: int | None = None
+    co_bank: bool = False
     started_at_us: int | None = None
+    meter_cents: int | None = None
     wagers: tuple[tuple[int, str, int], ...] = ()
     dealt: tuple[tuple[int, tuple[str, ...]], ...] = ()
+    tiles: bool = False
     sets: tuple[tuple[int, tuple[str, ...], tuple[str, ...]], ...] = ()
+    resets: tuple[int, ...] = ()
+    exposed: tuple[int, ...] = ()
+    actions: tuple[tuple[int, str], ...] = ()
     settled: tuple[tuple[int, str, Settled], ...] = ()
+    banker_settled: tuple[int, int, int] | None = None
+    envy: tuple[tuple[int, int | None, int], ...] = ()
+    jackpots: tuple[tuple[int, str, int], ...] = ()
+    jackpot_steps: tuple[JackpotStep, ...] = ()
+    voided: str | None = None
     ended: bool = False
     events: int = 0
-    problems: tuple[str, ...] = field(default=())
+    history: tuple[RoundEvent, ...] = ()
+    corrections: tuple[RoundEvent, ...] = ()
+    problems: tuple[Problem, ...] = ()
 
     def cards(self, seat: int) -> tuple[str, ...] | None:
+        """The cards or tiles dealt to ``seat`` (:data:`DEALER` for the dealer)."""
         return next((c for s, c in self.dealt if s == seat), None)
 
     def hand_set(self, seat: int) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+        """The setting that counts: the last one before the hands were exposed."""
         return next(((h, lo) for s, h, lo in self.sets if s == seat), None)
 
     def wager(self, seat: int, wager: str) -> int | None:
@@ -66,90 +163,253 @@ class RoundState:
     def settlement(self, seat: int, wager: str) -> Settled | None:
         return next((x for s, w, x in self.settled if s == seat and w == wager), None)
 
+    def action(self, seat: int) -> str | None:
+        """The seat's last decision (fold, raise, concede, withdraw), if any."""
+        return next((a for s, a in reversed(self.actions) if s == seat), None)
+
     @property
     def seats(self) -> tuple[int, ...]:
-        """Every seat that wagered or was dealt, in order."""
-        return tuple(sorted({s for s, _, _ in self.wagers} | {s for s, _ in self.dealt} - {DEALER}))
+        """Every seat that wagered, was dealt, set or acted, in order (never the dealer)."""
+        found = ({s for s, _, _ in self.wagers} | {s for s, _ in self.dealt}
+                 | {s for s, _, _ in self.sets} | {s for s, _ in self.actions})
+        if self.banker_seat is not None:
+            found.add(self.banker_seat)
+        return tuple(sorted(found - {DEALER}))
+
+    @property
+    def problem_kinds(self) -> tuple[str, ...]:
+        return tuple(p.kind.value for p in self.problems)
 
 
 def _who(seat: int | None) -> str:
-    return "dealer" if seat is None else f"seat {seat}"
+    return "dealer" if seat in (None, DEALER) else f"seat {seat}"
 
 
-def _problem(state: RoundState, text: str) -> RoundState:
-    return replace(state, problems=(*state.problems, text))
+def _key(seat: int | None) -> int:
+    return DEALER if seat is None else seat
+
+
+def _problem(state: RoundState, kind: ProblemKind, text: str) -> RoundState:
+    return replace(state, problems=(*state.problems, Problem(kind=kind, detail=text)))
 
 
 def _started(state: RoundState, e: RoundEvent, p: RoundStarted) -> RoundState:
     if state.game is not None:
-        return _problem(state, f"RoundStarted again at table_seq {e.table_seq}")
+        return _problem(state, ProblemKind.STARTED_TWICE,
+                        f"RoundStarted again at table_seq {e.table_seq}")
     return replace(state, game=p.game, ruleset=p.ruleset, dealer_id=p.dealer_id,
+                   banker_seat=p.banker_seat, co_bank=p.co_bank,
                    started_at_us=e.occurred_at_us)
 
 
+def _meter(state: RoundState, e: RoundEvent, p: ProgressiveMeterRead) -> RoundState:
+    if state.meter_cents is not None and state.meter_cents != p.meter_cents:
+        state = _problem(state, ProblemKind.METER_CHANGED,
+                         f"progressive meter read {p.meter_cents} after {state.meter_cents} "
+                         f"in the same round (table_seq {e.table_seq}); the last reading counts")
+    return replace(state, meter_cents=p.meter_cents)
+
+
 def _placed(state: RoundState, e: RoundEvent, p: WagerPlaced) -> RoundState:
-    if state.wager(p.seat, p.wager) is not None:
-        return _problem(state, f"seat {p.seat} placed a second {p.wager} wager "
-                               f"at table_seq {e.table_seq}")
-    if state.dealt:
-        state = _problem(state, f"seat {p.seat} placed {p.wager} {p.amount_cents} after the "
-                                f"cards were dealt (table_seq {e.table_seq}): past-posting")
-    return replace(state, wagers=(*state.wagers, (p.seat, p.wager, p.amount_cents)))
+    seat = _key(p.seat)
+    if state.wager(seat, p.wager) is not None:
+        return _problem(state, ProblemKind.WAGER_PLACED_TWICE,
+                        f"{_who(p.seat)} placed a second {p.wager} wager "
+                        f"at table_seq {e.table_seq}")
+    if state.dealt and p.wager not in LATE_WAGERS:
+        state = _problem(state, ProblemKind.PAST_POSTING,
+                         f"{_who(p.seat)} placed {p.wager} {p.amount_cents} after the cards "
+                         f"were dealt (table_seq {e.table_seq}): past-posting")
+    return replace(state, wagers=(*state.wagers, (seat, p.wager, p.amount_cents)))
 
 
-def _dealt(state: RoundState, e: RoundEvent, p: CardsDealt) -> RoundState:
-    seat = DEALER if p.seat is None else p.seat
+def _deal(state: RoundState, e: RoundEvent, seat: int, tokens: tuple[str, ...],
+          tiles: bool) -> RoundState:
     if state.cards(seat) is not None:
-        return _problem(state, f"{_who(p.seat)} dealt cards twice (table_seq {e.table_seq})")
-    return replace(state, dealt=(*state.dealt, (seat, p.cards)))
+        return _problem(state, ProblemKind.DEALT_TWICE,
+                        f"{_who(seat)} dealt {'tiles' if tiles else 'cards'} twice "
+                        f"(table_seq {e.table_seq})")
+    return replace(state, dealt=(*state.dealt, (seat, tokens)), tiles=state.tiles or tiles)
+
+
+def _cards(state: RoundState, e: RoundEvent, p: CardsDealt) -> RoundState:
+    return _deal(state, e, _key(p.seat), p.cards, False)
+
+
+def _tiles(state: RoundState, e: RoundEvent, p: TilesDealt) -> RoundState:
+    return _deal(state, e, _key(p.seat), p.tiles, True)
 
 
 def _set(state: RoundState, e: RoundEvent, p: HandSet) -> RoundState:
-    seat = DEALER if p.seat is None else p.seat
+    seat = _key(p.seat)
+    if seat in state.exposed:
+        return _problem(state, ProblemKind.SET_AFTER_EXPOSED,
+                        f"{_who(p.seat)} set its hand again after it was exposed "
+                        f"(table_seq {e.table_seq}); the exposed setting stands")
     if state.hand_set(seat) is not None:
-        return _problem(state, f"{_who(p.seat)} set its hand twice (table_seq {e.table_seq})")
+        others = tuple(x for x in state.sets if x[0] != seat)
+        return replace(state, sets=(*others, (seat, p.high, p.low)),
+                       resets=(*state.resets, seat))
     return replace(state, sets=(*state.sets, (seat, p.high, p.low)))
 
 
+def _exposed(state: RoundState, e: RoundEvent, p: HandsExposed) -> RoundState:
+    seat = _key(p.seat)
+    if seat in state.exposed:
+        return state
+    return replace(state, exposed=(*state.exposed, seat))
+
+
+def _acted(state: RoundState, e: RoundEvent, p: PlayerActed) -> RoundState:
+    if p.action in ("fold", "raise", "withdraw") and state.action(p.seat) is not None:
+        state = _problem(state, ProblemKind.ACTION_REPEATED,
+                         f"seat {p.seat} {p.action} after it already chose "
+                         f"{state.action(p.seat)} (table_seq {e.table_seq}); the last counts")
+    return replace(state, actions=(*state.actions, (p.seat, p.action)))
+
+
 def _settled(state: RoundState, e: RoundEvent, p: WagerSettled) -> RoundState:
-    if state.settlement(p.seat, p.wager) is not None:
-        return _problem(state, f"seat {p.seat} {p.wager} settled twice (table_seq {e.table_seq})")
-    if state.wager(p.seat, p.wager) is None:
-        state = _problem(state, f"seat {p.seat} {p.wager} settled but never placed")
+    seat = _key(p.seat)
+    if state.settlement(seat, p.wager) is not None:
+        return _problem(state, ProblemKind.SETTLED_TWICE,
+                        f"{_who(p.seat)} {p.wager} settled twice (table_seq {e.table_seq})")
+    if state.wager(seat, p.wager) is None:
+        state = _problem(state, ProblemKind.SETTLED_NOT_PLACED,
+                         f"{_who(p.seat)} {p.wager} settled but never placed "
+                         f"(table_seq {e.table_seq})")
     s = Settled(outcome=p.outcome, net_cents=p.net_cents, commission_cents=p.commission_cents)
-    return replace(state, settled=(*state.settled, (p.seat, p.wager, s)))
+    return replace(state, settled=(*state.settled, (seat, p.wager, s)))
+
+
+def _banker(state: RoundState, e: RoundEvent, p: BankerSettled) -> RoundState:
+    if state.banker_settled is not None:
+        return _problem(state, ProblemKind.BANKER_SETTLED_TWICE,
+                        f"the banker's account settled twice (table_seq {e.table_seq})")
+    return replace(state, banker_settled=(p.seat, p.net_cents, p.commission_cents))
+
+
+def _envy(state: RoundState, e: RoundEvent, p: EnvyBonusPaid) -> RoundState:
+    return replace(state, envy=(*state.envy, (p.seat, p.for_seat, p.amount_cents)))
+
+
+def _jackpot(state: RoundState, e: RoundEvent, p: JackpotHit) -> RoundState:
+    return replace(state, jackpots=(*state.jackpots, (p.seat, p.hand, p.award_cents)))
+
+
+def _verified(state: RoundState, e: RoundEvent, p: JackpotVerified) -> RoundState:
+    step = JackpotStep(seat=p.seat, step=p.step, employee_id=p.employee_id, role=p.role,
+                       paid_from=p.paid_from, table_seq=e.table_seq)
+    return replace(state, jackpot_steps=(*state.jackpot_steps, step))
+
+
+def _voided(state: RoundState, e: RoundEvent, p: RoundVoided) -> RoundState:
+    if state.voided is not None:
+        return _problem(state, ProblemKind.VOIDED_TWICE,
+                        f"round voided twice (table_seq {e.table_seq})")
+    if not p.reason.strip():
+        state = _problem(state, ProblemKind.VOID_WITHOUT_REASON,
+                         f"round voided without a reason (table_seq {e.table_seq})")
+    return replace(state, voided=p.reason.strip() or "(no reason given)")
 
 
 def _ended(state: RoundState, e: RoundEvent, p: RoundEnded) -> RoundState:
     if state.ended:
-        return _problem(state, f"RoundEnded twice (table_seq {e.table_seq})")
+        return _problem(state, ProblemKind.ENDED_TWICE,
+                        f"RoundEnded twice (table_seq {e.table_seq})")
     return replace(state, ended=True)
 
 
 _APPLY: dict[type, Callable[[RoundState, RoundEvent, Any], RoundState]] = {
     RoundStarted: _started,
+    ProgressiveMeterRead: _meter,
     WagerPlaced: _placed,
-    CardsDealt: _dealt,
+    CardsDealt: _cards,
+    TilesDealt: _tiles,
     HandSet: _set,
+    HandsExposed: _exposed,
+    PlayerActed: _acted,
     WagerSettled: _settled,
+    BankerSettled: _banker,
+    EnvyBonusPaid: _envy,
+    JackpotHit: _jackpot,
+    JackpotVerified: _verified,
+    RoundVoided: _voided,
     RoundEnded: _ended,
 }
 
 
+def _step(state: RoundState, event: RoundEvent) -> RoundState:
+    if state.ended:
+        state = _problem(state, ProblemKind.EVENT_AFTER_END,
+                         f"{event.kind} after RoundEnded (table_seq {event.table_seq})")
+    if event.table_id != state.table_id:
+        state = _problem(state, ProblemKind.WRONG_TABLE,
+                         f"{event.kind} recorded at table {event.table_id}, "
+                         f"round is at {state.table_id}")
+    return _APPLY[type(event.payload)](state, event, event.payload)
+
+
+def _refold(first: RoundEvent, history: tuple[RoundEvent, ...],
+            corrections: tuple[RoundEvent, ...]) -> RoundState:
+    """The round folded again from its events, each correction applied in its place."""
+    fixes: dict[str, Any] = {}
+    for c in corrections:
+        assert isinstance(c.payload, EventCorrected)
+        fixes[c.payload.corrects] = c.payload.replacement
+    state = _fresh(first)
+    for event in history:
+        if event.event_id in fixes:
+            payload = fixes[event.event_id]
+            if payload is None:
+                continue
+            event = replace(event, payload=payload)
+        state = _step(state, event)
+    return state
+
+
+def _fresh(event: RoundEvent) -> RoundState:
+    state = RoundState(round_id=event.round_id, casino=event.casino, table_id=event.table_id)
+    if not isinstance(event.payload, RoundStarted):
+        state = _problem(state, ProblemKind.EVENT_BEFORE_START,
+                         f"{event.kind} before RoundStarted (table_seq {event.table_seq})")
+    return state
+
+
 def apply(state: RoundState | None, event: RoundEvent) -> RoundState:
     """The round after ``event``: one handler per event type, nothing else changes."""
+    if isinstance(event.payload, EventCorrected):
+        if state is None:
+            state = _fresh(event)
+        corrected = event.payload.corrects
+        if not any(e.event_id == corrected for e in state.history):
+            state = _problem(state, ProblemKind.CORRECTION_OF_UNKNOWN_EVENT,
+                             f"EventCorrected names event {corrected}, which this round does "
+                             f"not hold (table_seq {event.table_seq})")
+            return replace(state, events=state.events + 1,
+                           corrections=(*state.corrections, event))
+        corrections = (*state.corrections, event)
+        refolded = _refold(state.history[0], state.history, corrections)
+        kept = tuple(p for p in state.problems
+                     if p.kind is ProblemKind.CORRECTION_OF_UNKNOWN_EVENT)
+        return replace(refolded, events=state.events + 1, history=state.history,
+                       corrections=corrections, problems=(*refolded.problems, *kept))
     if state is None:
-        state = RoundState(round_id=event.round_id, casino=event.casino, table_id=event.table_id)
-        if not isinstance(event.payload, RoundStarted):
-            state = _problem(state, f"{event.kind} before RoundStarted "
-                                    f"(table_seq {event.table_seq})")
-    elif state.ended:
-        state = _problem(state, f"{event.kind} after RoundEnded (table_seq {event.table_seq})")
-    if event.table_id != state.table_id:
-        state = _problem(state, f"{event.kind} recorded at table {event.table_id}, "
-                                f"round is at {state.table_id}")
-    state = _APPLY[type(event.payload)](state, event, event.payload)
-    return replace(state, events=state.events + 1)
+        state = _fresh(event)
+    state = _step(state, event)
+    return replace(state, events=state.events + 1, history=(*state.history, event))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Finding:
+    """A log-level finding: a repeated event, a gap in a table's sequence numbers."""
+
+    kind: str
+    table_id: str
+    where: str
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.detail}"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -157,28 +417,36 @@ class Replayed:
     """The fold's result: rounds in order of first appearance, and log-level findings."""
 
     rounds: tuple[RoundState, ...]
-    findings: tuple[str, ...]
+    findings: tuple[Finding, ...]
 
 
 def fold(events: Iterable[tuple[str, RoundEvent]]) -> Replayed:
     """Fold ``(where, event)`` pairs (where = the record's place, for messages) into rounds.
 
-    Log-level findings: a repeated event id (kept once), and a gap or repeat in a table's
-    sequence numbers (STYLE.md 6)."""
+    Log-level findings (STYLE.md 6): a repeated event id (an exact repeat is kept once; the
+    same id with a different content is a conflicting duplicate, also kept once, the first
+    copy counting), and a gap or repeat in a table's sequence numbers."""
     rounds: dict[str, RoundState] = {}
-    seen: set[str] = set()
+    seen: dict[str, RoundEvent] = {}
     last_seq: dict[str, int] = {}
-    findings: list[str] = []
+    findings: list[Finding] = []
     for where, event in events:
-        if event.event_id in seen:
-            findings.append(f"{where}: event {event.event_id} repeated; kept once")
+        first = seen.get(event.event_id)
+        if first is not None:
+            kind = "duplicate_event" if first == event else "conflicting_duplicate_event"
+            text = ("repeated; kept once" if first == event
+                    else "repeated with a different content; the first copy counts")
+            findings.append(Finding(kind=kind, table_id=event.table_id, where=where,
+                                    detail=f"event {event.event_id} {text}"))
             continue
-        seen.add(event.event_id)
+        seen[event.event_id] = event
         prev = last_seq.get(event.table_id)
         if prev is not None and event.table_seq != prev + 1:
-            kind = "gap" if event.table_seq > prev + 1 else "out of order"
-            findings.append(f"{where}: table {event.table_id} sequence {kind}: "
-                            f"{event.table_seq} after {prev}")
+            kind = "sequence_gap" if event.table_seq > prev + 1 else "sequence_out_of_order"
+            word = "gap" if event.table_seq > prev + 1 else "out of order"
+            findings.append(Finding(kind=kind, table_id=event.table_id, where=where,
+                                    detail=f"table {event.table_id} sequence {word}: "
+                                           f"{event.table_seq} after {prev}"))
         last_seq[event.table_id] = max(event.table_seq, prev or 0)
         rounds[event.round_id] = apply(rounds.get(event.round_id), event)
     return Replayed(rounds=tuple(rounds.values()), findings=tuple(findings))

@@ -1,15 +1,30 @@
 """The replay stage: log in, Parquet out. The only part of replay that does I/O.
 
 Reads the log written by ingest, folds it into rounds (replay/fold.py), judges each round
-under the ruleset in force on the day it was dealt (or the one the table named), and writes
-``rounds``, ``hands`` and ``wagers`` as Parquet with the recorded and the expected
-settlement of every wager. Same log and rulesets: byte-identical files (DESIGN.md 5): rows
-are sorted, no wall clock is read, and files are written with fixed options.
+through the game registry under the ruleset in force on the day it was dealt, or the one the
+table named (replay/reconstruct.py), and writes, under the output directory:
+
+- ``rounds.parquet``: one row per round (game, ruleset, dealer, banker, evaluated or why not,
+  the kinds of its problems, its one-line notation);
+- ``hands.parquet``: one row per hand (cards or tiles as dealt and as set, re-sets, foul,
+  house way for the dealer, the seat's decision);
+- ``wagers.parquet``: one row per wager of every game, the dealer's own wager against a
+  player banker included (seat null), with the recorded and the expected settlement;
+- ``envy.parquet``: one row per seat of a round with Envy: recorded and expected Envy Bonus,
+  and one row per recorded payment (``for_seat``);
+- ``bankers.parquet``: one row per player-banked round: the banker's account recorded and
+  expected;
+- ``jackpots.parquet``: one row per progressive winner or jackpot declared: the award
+  recorded and expected, the meter, and each verification step;
+- ``findings.parquet``: the log-level findings (duplicates, sequence gaps, records that do
+  not decode).
+
+Same log and rulesets: byte-identical files (DESIGN.md 5): rows are sorted, no wall clock is
+read, and files are written with fixed options. This module names no game.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -19,35 +34,68 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from replay.cards import parse_cards, render_cards
-from replay.errors import ReplayError
-from replay.fold import DEALER, Replayed, RoundState, fold
-from replay.games import pai_gow_poker as pgp
-from replay.notation import HandHolding, PaiGowRound, SeatHolding, render_round
-from replay.rulesets import Ruleset, load_ruleset, ruleset_in_force
-from schemas import DecodeError, RoundEvent, decode
+from replay.fold import DEALER, Finding, Replayed, RoundState, fold
+from replay.reconstruct import Judgement, banker_text, dealt_at, judge_state
+from schemas import JACKPOT_STEPS, DecodeError, RoundEvent, decode
 from schemas.logformat import read_log
 
+_TS = pa.timestamp("us", tz="UTC")
 ROUNDS = pa.schema([
     ("round_id", pa.string()), ("casino", pa.string()), ("table_id", pa.string()),
     ("game", pa.string()), ("ruleset", pa.string()),
-    ("dealt_at", pa.timestamp("us", tz="UTC")), ("dealer_id", pa.string()),
-    ("evaluated", pa.bool_()), ("problems", pa.string()), ("notation", pa.string()),
+    ("dealt_at", _TS), ("dealer_id", pa.string()), ("banker", pa.string()),
+    ("evaluated", pa.bool_()), ("voided", pa.bool_()), ("void_reason", pa.string()),
+    ("ended", pa.bool_()), ("events", pa.int32()), ("corrections", pa.int32()),
+    ("progressive_meter_cents", pa.int64()),
+    ("problems", pa.string()), ("problem_kinds", pa.list_(pa.string())),
+    ("notation", pa.string()),
 ])
 HANDS = pa.schema([
-    ("round_id", pa.string()), ("table_id", pa.string()), ("position", pa.string()),
-    ("seat", pa.int32()), ("cards", pa.string()), ("high", pa.string()), ("low", pa.string()),
-    ("high_rank", pa.string()), ("low_rank", pa.string()), ("foul", pa.bool_()),
-    ("house_way", pa.bool_()), ("house_way_high", pa.string()), ("house_way_low", pa.string()),
+    ("round_id", pa.string()), ("table_id", pa.string()), ("game", pa.string()),
+    ("position", pa.string()), ("seat", pa.int32()), ("cards", pa.string()),
+    ("high", pa.string()), ("low", pa.string()), ("high_rank", pa.string()),
+    ("low_rank", pa.string()), ("foul", pa.bool_()), ("house_way", pa.bool_()),
+    ("house_way_high", pa.string()), ("house_way_low", pa.string()),
+    ("resets", pa.int32()), ("exposed", pa.bool_()), ("action", pa.string()),
 ])
 WAGERS = pa.schema([
     ("round_id", pa.string()), ("casino", pa.string()), ("table_id", pa.string()),
-    ("seat", pa.int32()), ("wager", pa.string()), ("amount_cents", pa.int64()),
+    ("game", pa.string()), ("ruleset", pa.string()), ("dealt_at", _TS),
+    ("dealer_id", pa.string()), ("banker", pa.string()),
+    ("seat", pa.int32()), ("position", pa.string()), ("wager", pa.string()),
+    ("amount_cents", pa.int64()),
     ("recorded_outcome", pa.string()), ("recorded_net_cents", pa.int64()),
     ("recorded_commission_cents", pa.int64()),
     ("expected_outcome", pa.string()), ("expected_net_cents", pa.int64()),
     ("expected_commission_cents", pa.int64()),
 ])
+ENVY = pa.schema([
+    ("round_id", pa.string()), ("table_id", pa.string()), ("game", pa.string()),
+    ("seat", pa.int32()), ("for_seat", pa.int32()), ("for_position", pa.string()),
+    ("row", pa.string()), ("recorded_cents", pa.int64()), ("expected_cents", pa.int64()),
+    ("qualifying_wager", pa.bool_()),
+])
+BANKERS = pa.schema([
+    ("round_id", pa.string()), ("table_id", pa.string()), ("game", pa.string()),
+    ("seat", pa.int32()), ("co_bank", pa.bool_()),
+    ("recorded_net_cents", pa.int64()), ("recorded_commission_cents", pa.int64()),
+    ("expected_net_cents", pa.int64()), ("expected_commission_cents", pa.int64()),
+    ("expected_house_net_cents", pa.int64()),
+])
+JACKPOTS = pa.schema([
+    ("round_id", pa.string()), ("table_id", pa.string()), ("game", pa.string()),
+    ("seat", pa.int32()), ("hand", pa.string()), ("progressive_meter_cents", pa.int64()),
+    ("recorded_award_cents", pa.int64()), ("expected_net_cents", pa.int64()),
+    *[(step, pa.bool_()) for step in JACKPOT_STEPS],
+    ("validated_by", pa.string()), ("validator_role", pa.string()), ("paid_from", pa.string()),
+    ("steps", pa.string()),
+])
+FINDINGS = pa.schema([
+    ("kind", pa.string()), ("table_id", pa.string()), ("where", pa.string()),
+    ("detail", pa.string()),
+])
+TABLES = {"rounds": ROUNDS, "hands": HANDS, "wagers": WAGERS, "envy": ENVY,
+          "bankers": BANKERS, "jackpots": JACKPOTS, "findings": FINDINGS}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -55,148 +103,134 @@ class ReplaySummary:
     rounds: int
     evaluated: int
     wagers: int
-    findings: tuple[str, ...]
+    findings: tuple[Finding, ...]
 
 
-def events_from_log(log_dir: Path, findings: list[str]) -> Iterator[tuple[str, RoundEvent]]:
+def events_from_log(log_dir: Path, findings: list[Finding]) -> Iterator[tuple[str, RoundEvent]]:
     """Decode every log record; one that does not decode is a finding, never a crash."""
     for rec in read_log(log_dir):
         where = f"log position {rec.position} ({rec.coordinates})"
         try:
             yield where, decode(rec.value)
         except DecodeError as exc:
-            findings.append(f"{where}: cannot be decoded: {exc}")
+            findings.append(Finding(kind="undecodable_record", table_id="", where=where,
+                                    detail=f"cannot be decoded: {exc}"))
 
 
-def _dealt_at(state: RoundState) -> dt.datetime | None:
-    if state.started_at_us is None:
-        return None
-    return dt.datetime(1970, 1, 1, tzinfo=dt.UTC) + dt.timedelta(microseconds=state.started_at_us)
+def _position(seat: int) -> str:
+    return "dealer" if seat == DEALER else f"seat {seat}"
 
 
-def _ruleset(state: RoundState) -> Ruleset:
-    if state.ruleset is not None:
-        return load_ruleset(state.ruleset)
-    when = _dealt_at(state)
-    if state.game is None or when is None:
-        raise ReplayError("the round never started: no game or date to choose a ruleset by")
-    return ruleset_in_force(state.game, when.date())
+def _joined(tokens: Any) -> str | None:
+    return None if tokens is None else " ".join(tokens)
 
 
-def _holding(state: RoundState, seat: int) -> tuple[Any, Any, Any]:
-    cards = state.cards(seat)
-    hand = state.hand_set(seat)
-    who = "dealer" if seat == DEALER else f"seat {seat}"
-    if cards is None:
-        raise ReplayError(f"{who} was never dealt cards")
-    high = low = None
-    if hand is not None:
-        high, low = parse_cards(" ".join(hand[0])), parse_cards(" ".join(hand[1]))
-    elif seat == DEALER:
-        raise ReplayError("the dealer's hand was never set")
-    return parse_cards(" ".join(cards)), high, low
-
-
-def to_round(state: RoundState) -> PaiGowRound:
-    """The round as the rules engine sees it; ReplayError says what is missing."""
-    cards, high, low = _holding(state, DEALER)
-    seats = []
-    for seat in state.seats:
-        s_cards, s_high, s_low = _holding(state, seat)
-        wagers = {w: a for s, w, a in state.wagers if s == seat}
-        seats.append(SeatHolding(seat=seat, cards=s_cards, high=s_high, low=s_low,
-                                 wagers=wagers))
-    return PaiGowRound(round_id=state.round_id, game=state.game or "?",
-                       dealer=HandHolding(cards=cards, high=high, low=low), seats=tuple(seats))
-
-
-def _text(cards: Any) -> str | None:
-    return None if cards is None else render_cards(cards)
-
-
-def judge_round(state: RoundState) -> tuple[dict[str, Any], list[dict[str, Any]],
-                                            list[dict[str, Any]]]:
-    """One round's rows for the three tables. A round that cannot be judged is marked
-    not evaluated with its reasons; its wagers keep the recorded side only."""
-    problems = list(state.problems)
-    ruleset_id: str | None = None
-    notation: str | None = None
-    result = None
-    rnd = None
-    try:
-        if state.game != pgp.GAME:
-            raise ReplayError(f"game {state.game!r} cannot be judged yet")
-        ruleset = _ruleset(state)
-        ruleset_id = ruleset.id
-        rnd = to_round(state)
-        notation = render_round(rnd)
-        result = pgp.adjudicate(rnd, ruleset)
-        problems.extend(result.problems)
-    except (ReplayError, ValueError) as exc:
-        problems.append(str(exc))
-    # Irregularities of the record (past-posting, a card dealt twice ...) do not stop the
-    # judgement (DESIGN.md 8: judge, don't reject); they stay in `problems` for the checks.
-    evaluated = result is not None and result.evaluated
-    round_row = {
+def rows_of(state: RoundState, j: Judgement) -> dict[str, list[dict[str, Any]]]:
+    """One round's rows for every table (see the module docstring)."""
+    game = state.game
+    banker = banker_text(state)
+    when = dealt_at(state)
+    result = j.result or {}
+    out: dict[str, list[dict[str, Any]]] = {name: [] for name in TABLES if name != "findings"}
+    out["rounds"].append({
         "round_id": state.round_id, "casino": state.casino, "table_id": state.table_id,
-        "game": state.game, "ruleset": ruleset_id, "dealt_at": _dealt_at(state),
-        "dealer_id": state.dealer_id, "evaluated": evaluated,
-        "problems": "; ".join(problems) or None, "notation": notation,
-    }
-    hands = _hand_rows(state, rnd, result)
-    wagers = []
-    expected = {s.seat: s for s in result.seats} if result is not None and evaluated else {}
+        "game": game, "ruleset": j.ruleset, "dealt_at": when, "dealer_id": state.dealer_id,
+        "banker": banker, "evaluated": j.evaluated, "voided": state.voided is not None,
+        "void_reason": state.voided, "ended": state.ended, "events": state.events,
+        "corrections": len(state.corrections), "progressive_meter_cents": state.meter_cents,
+        "problems": "; ".join(p.detail for p in j.problems) or None,
+        "problem_kinds": sorted({p.kind.value for p in j.problems}),
+        "notation": j.notation,
+    })
+    seat_results = {s["seat"]: s for s in result.get("seats", ())}
+    dealer_result = result.get("dealer") or {}
+    for seat in (DEALER, *state.seats):
+        hand = state.hand_set(seat)
+        row: dict[str, Any] = {
+            "round_id": state.round_id, "table_id": state.table_id, "game": game,
+            "position": _position(seat), "seat": None if seat == DEALER else seat,
+            "cards": _joined(state.cards(seat)),
+            "high": _joined(hand[0]) if hand else None,
+            "low": _joined(hand[1]) if hand else None,
+            "high_rank": None, "low_rank": None, "foul": None, "house_way": None,
+            "house_way_high": None, "house_way_low": None,
+            "resets": state.resets.count(seat), "exposed": seat in state.exposed,
+            "action": None if seat == DEALER else state.action(seat),
+        }
+        if seat == DEALER and dealer_result:
+            row.update(foul=dealer_result.get("foul"), house_way=dealer_result.get("house_way"))
+        elif seat in seat_results:
+            row["foul"] = seat_results[seat].get("foul")
+        out["hands"].append(row)
     for seat, wager, amount in sorted(state.wagers):
         rec = state.settlement(seat, wager)
-        exp = expected[seat].main if seat in expected and wager == "main" else None
-        wagers.append({
+        exp = j.expected.get((seat, wager))
+        out["wagers"].append({
             "round_id": state.round_id, "casino": state.casino, "table_id": state.table_id,
-            "seat": seat, "wager": wager, "amount_cents": amount,
+            "game": game, "ruleset": j.ruleset, "dealt_at": when, "dealer_id": state.dealer_id,
+            "banker": banker, "seat": None if seat == DEALER else seat,
+            "position": _position(seat), "wager": wager, "amount_cents": amount,
             "recorded_outcome": rec.outcome if rec else None,
             "recorded_net_cents": rec.net_cents if rec else None,
             "recorded_commission_cents": rec.commission_cents if rec else None,
-            "expected_outcome": exp.outcome.value if exp else None,
-            "expected_net_cents": exp.net_cents if exp else None,
-            "expected_commission_cents": exp.commission_cents if exp else None,
+            "expected_outcome": exp.outcome if exp and j.evaluated else None,
+            "expected_net_cents": exp.net_cents if exp and j.evaluated else None,
+            "expected_commission_cents": exp.commission_cents if exp and j.evaluated else None,
         })
-    return round_row, hands, wagers
-
-
-def _hand_rows(state: RoundState, rnd: PaiGowRound | None, result: Any) -> list[dict[str, Any]]:
-    rows = []
-    seat_results = {s.seat: s for s in result.seats} if result is not None else {}
-    for seat in (DEALER, *state.seats):
-        cards = state.cards(seat)
-        hand = state.hand_set(seat)
-        high = parse_cards(" ".join(hand[0])) if hand else None
-        low = parse_cards(" ".join(hand[1])) if hand else None
-        row: dict[str, Any] = {
-            "round_id": state.round_id, "table_id": state.table_id,
-            "position": "dealer" if seat == DEALER else f"seat {seat}",
-            "seat": None if seat == DEALER else seat,
-            "cards": " ".join(cards) if cards else None,
-            "high": _text(high), "low": _text(low),
-            "high_rank": _describe(pgp.rank_high, high, 5),
-            "low_rank": _describe(pgp.rank_low, low, 2),
-            "foul": None, "house_way": None, "house_way_high": None, "house_way_low": None,
-        }
-        if result is not None and seat == DEALER:
-            d = result.dealer
-            row.update(foul=d.foul, house_way=d.house_way,
-                       house_way_high=_text(d.house_way_high), house_way_low=_text(d.house_way_low))
-        elif seat in seat_results:
-            row["foul"] = seat_results[seat].foul
-        rows.append(row)
-    return rows
-
-
-def _describe(rank: Callable[[Any], Any], cards: Any, size: int) -> str | None:
-    if cards is None or len(cards) != size:
-        return None
-    try:
-        return str(rank(cards).describe())
-    except (ReplayError, ValueError):
-        return None
+    qualifying = {s for s, w, a in state.wagers if w in ("fortune", "progressive") and a > 0}
+    envy_seats = {s for s, _, _ in state.envy}
+    if j.evaluated:
+        envy_seats |= {s for s, v in j.envy.items() if v}
+    for seat in sorted(envy_seats):
+        out["envy"].append({
+            "round_id": state.round_id, "table_id": state.table_id, "game": game,
+            "seat": seat, "for_seat": None, "for_position": None, "row": "total",
+            "recorded_cents": sum(a for s, _, a in state.envy if s == seat),
+            "expected_cents": j.envy.get(seat, 0) if j.evaluated else None,
+            "qualifying_wager": seat in qualifying,
+        })
+    for seat, for_seat, amount in sorted(state.envy, key=lambda x: (x[0], x[1] or 0, x[2])):
+        out["envy"].append({
+            "round_id": state.round_id, "table_id": state.table_id, "game": game,
+            "seat": seat, "for_seat": for_seat,
+            "for_position": "dealer" if for_seat is None else f"seat {for_seat}",
+            "row": "payment", "recorded_cents": amount, "expected_cents": None,
+            "qualifying_wager": seat in qualifying,
+        })
+    if state.banker_seat is not None:
+        exp_b = result.get("banker") if j.evaluated else None
+        rec_b = state.banker_settled
+        out["bankers"].append({
+            "round_id": state.round_id, "table_id": state.table_id, "game": game,
+            "seat": state.banker_seat, "co_bank": state.co_bank,
+            "recorded_net_cents": rec_b[1] if rec_b else None,
+            "recorded_commission_cents": rec_b[2] if rec_b else None,
+            "expected_net_cents": exp_b["net"] if exp_b else None,
+            "expected_commission_cents": exp_b["commission"] if exp_b else None,
+            "expected_house_net_cents": exp_b["house_net"] if exp_b else None,
+        })
+    winners = {s for (s, w), e in j.expected.items()
+               if w == "progressive" and e.outcome == "win"}
+    for seat in sorted(winners | {s for s, _, _ in state.jackpots}):
+        steps = [x for x in state.jackpot_steps if x.seat == seat]
+        hit = next((x for x in state.jackpots if x[0] == seat), None)
+        validated = next((x for x in steps if x.step == "validated"), None)
+        paid = next((x for x in steps if x.step == "paid"), None)
+        exp_p = j.expected.get((seat, "progressive"))
+        out["jackpots"].append({
+            "round_id": state.round_id, "table_id": state.table_id, "game": game,
+            "seat": seat, "hand": hit[1] if hit else None,
+            "progressive_meter_cents": state.meter_cents,
+            "recorded_award_cents": hit[2] if hit else None,
+            "expected_net_cents": exp_p.net_cents if exp_p and j.evaluated else None,
+            **{step: any(x.step == step for x in steps) for step in JACKPOT_STEPS},
+            "validated_by": validated.employee_id if validated else None,
+            "validator_role": validated.role if validated else None,
+            "paid_from": paid.paid_from if paid else None,
+            "steps": ", ".join(f"{x.step} by {x.employee_id} ({x.role})" for x in steps)
+            or None,
+        })
+    return out
 
 
 def _write(rows: list[dict[str, Any]], schema: pa.Schema, path: Path) -> None:
@@ -206,23 +240,29 @@ def _write(rows: list[dict[str, Any]], schema: pa.Schema, path: Path) -> None:
     os.replace(tmp, path)
 
 
+def judge_rounds(replayed: Replayed) -> Iterator[tuple[RoundState, Judgement]]:
+    """Every folded round with its judgement, in (table, round) order."""
+    for state in sorted(replayed.rounds, key=lambda s: (s.table_id, s.round_id)):
+        yield state, judge_state(state)
+
+
 def replay(log_dir: Path, out_dir: Path,
            progress: Callable[[int], None] | None = None) -> ReplaySummary:
-    """Fold the whole log, judge every round, write the three Parquet tables."""
-    findings: list[str] = []
-    replayed: Replayed = fold(events_from_log(log_dir, findings))
-    rounds, hands, wagers = [], [], []
-    ordered = sorted(replayed.rounds, key=lambda s: (s.table_id, s.round_id))
-    for i, state in enumerate(ordered, start=1):
-        r, h, w = judge_round(state)
-        rounds.append(r)
-        hands.extend(h)
-        wagers.extend(w)
-        if progress is not None and (i % 500 == 0 or i == len(ordered)):
+    """Fold the whole log, judge every round, write the Parquet tables."""
+    findings: list[Finding] = []
+    replayed = fold(events_from_log(log_dir, findings))
+    tables: dict[str, list[dict[str, Any]]] = {name: [] for name in TABLES}
+    for i, (state, judgement) in enumerate(judge_rounds(replayed), start=1):
+        for name, rows in rows_of(state, judgement).items():
+            tables[name].extend(rows)
+        if progress is not None and (i % 500 == 0 or i == len(replayed.rounds)):
             progress(i)
+    all_findings = (*findings, *replayed.findings)
+    tables["findings"] = [{"kind": f.kind, "table_id": f.table_id or None, "where": f.where,
+                           "detail": f.detail} for f in all_findings]
     out_dir.mkdir(parents=True, exist_ok=True)
-    _write(rounds, ROUNDS, out_dir / "rounds.parquet")
-    _write(hands, HANDS, out_dir / "hands.parquet")
-    _write(wagers, WAGERS, out_dir / "wagers.parquet")
-    return ReplaySummary(rounds=len(rounds), evaluated=sum(r["evaluated"] for r in rounds),
-                         wagers=len(wagers), findings=(*findings, *replayed.findings))
+    for name, schema in TABLES.items():
+        _write(tables[name], schema, out_dir / f"{name}.parquet")
+    return ReplaySummary(rounds=len(tables["rounds"]),
+                         evaluated=sum(r["evaluated"] for r in tables["rounds"]),
+                         wagers=len(tables["wagers"]), findings=all_findings)

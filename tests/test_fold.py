@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from replay.fold import DEALER, apply, fold
-from schemas import CardsDealt, RoundStarted, WagerPlaced, WagerSettled
+from schemas import (
+    CardsDealt,
+    EventCorrected,
+    HandSet,
+    HandsExposed,
+    RoundStarted,
+    WagerPlaced,
+    WagerSettled,
+)
 from tests.events_factory import Table
 
 DEALER_HAND = ("As Ks Qh 9d 5c", "8s 2h")
@@ -19,6 +28,14 @@ def _round(table, round_id="T01-000001", **seat_extra):
     return table.round(round_id, dealer=DEALER_HAND,
                        seats={2: {"main": 2500, "hand": SEAT_HAND,
                                   "settled": ("loss", -2500, 0), **seat_extra}})
+
+
+def _cards(text):
+    return tuple(text.split(" "))
+
+
+def _texts(state):
+    return tuple(p.detail for p in state.problems)
 
 
 def _pairs(events):
@@ -46,7 +63,8 @@ def test_wager_after_the_deal_is_past_posting():
     events.insert(5, late)
     (state,) = fold(_pairs(events)).rounds
     assert any("seat 5 placed main 10000 after the cards were dealt" in p
-               and "past-posting" in p for p in state.problems)
+               and "past-posting" in p for p in _texts(state))
+    assert "past_posting" in state.problem_kinds
 
 
 def test_settlement_for_a_round_that_never_started():
@@ -54,8 +72,9 @@ def test_settlement_for_a_round_that_never_started():
     event = table.event("T01-000009", WagerSettled(seat=1, wager="main", outcome="win",
                                                    net_cents=950, commission_cents=50))
     state = apply(None, event)
-    assert state.problems[0] == "WagerSettled before RoundStarted (table_seq 1)"
-    assert "seat 1 main settled but never placed" in state.problems
+    assert _texts(state)[0] == "WagerSettled before RoundStarted (table_seq 1)"
+    assert "seat 1 main settled but never placed (table_seq 1)" in _texts(state)
+    assert state.problem_kinds == ("event_before_start", "settled_not_placed")
 
 
 def test_cards_dealt_twice_and_started_twice_are_problems():
@@ -64,7 +83,7 @@ def test_cards_dealt_twice_and_started_twice_are_problems():
     s = apply(s, table.event("R", CardsDealt(seat=1, cards=("As",))))
     s = apply(s, table.event("R", CardsDealt(seat=1, cards=("Kd",))))
     s = apply(s, table.event("R", RoundStarted(game="pai_gow_poker", dealer_id="E1")))
-    assert s.problems == ("seat 1 dealt cards twice (table_seq 3)",
+    assert _texts(s) == ("seat 1 dealt cards twice (table_seq 3)",
                           "RoundStarted again at table_seq 4")
     assert s.cards(1) == ("As",)
 
@@ -74,13 +93,88 @@ def test_repeated_event_is_kept_once_and_reported():
     replayed = fold(_pairs([*events[:3], events[2], *events[3:]]))
     assert replayed.rounds[0].problems == ()
     assert replayed.rounds[0].events == len(events)
-    assert replayed.findings == (f"position 3: event {events[2].event_id} repeated; kept once",)
+    assert tuple(map(str, replayed.findings)) == (
+        f"position 3: event {events[2].event_id} repeated; kept once",)
+    assert replayed.findings[0].kind == "duplicate_event"
+
+
+def test_same_event_id_with_another_content_is_a_conflicting_duplicate():
+    events = _round(Table())
+    forged = dataclasses.replace(events[2], payload=WagerPlaced(seat=2, wager="main",
+                                                                amount_cents=99_999))
+    replayed = fold(_pairs([*events[:3], forged, *events[3:]]))
+    assert [f.kind for f in replayed.findings] == ["conflicting_duplicate_event"]
+    assert replayed.rounds[0].wager(2, "main") == 2500
 
 
 def test_gap_in_a_tables_sequence_is_a_finding():
     events = _round(Table())
     replayed = fold(_pairs([*events[:4], *events[5:]]))
-    assert replayed.findings == ("position 4: table T01 sequence gap: 6 after 4",)
+    assert tuple(map(str, replayed.findings)) == (
+        "position 4: table T01 sequence gap: 6 after 4",)
+    assert replayed.findings[0].kind == "sequence_gap"
+
+
+def test_a_reset_before_exposure_counts_and_is_no_irregularity():
+    """Pai gow poker procedure (9): a hand may be changed until it is exposed; the last
+    setting before exposure counts."""
+    table = Table()
+    s = apply(None, table.event("R", RoundStarted(game="pai_gow_poker", dealer_id="E1")))
+    s = apply(s, table.event("R", HandSet(seat=None, high=_cards("As Ks Qh 9d 5c"),
+                                         low=("8s", "2h"))))
+    s = apply(s, table.event("R", HandSet(seat=None, high=_cards("As Ks Qh 9d 8s"),
+                                         low=("5c", "2h"))))
+    assert s.problems == ()
+    assert s.hand_set(DEALER) == (_cards("As Ks Qh 9d 8s"), ("5c", "2h"))
+    assert s.resets == (DEALER,)
+
+
+def test_a_set_after_exposure_is_an_irregularity_and_the_exposed_setting_stands():
+    table = Table()
+    s = apply(None, table.event("R", RoundStarted(game="pai_gow_poker", dealer_id="E1")))
+    s = apply(s, table.event("R", HandSet(seat=2, high=_cards("As Ks Qh 9d 5c"),
+                                         low=("8s", "2h"))))
+    s = apply(s, table.event("R", HandsExposed(seat=2)))
+    s = apply(s, table.event("R", HandSet(seat=2, high=_cards("As Ks Qh 9d 8s"),
+                                         low=("5c", "2h"))))
+    assert s.problem_kinds == ("set_after_exposed",)
+    assert s.hand_set(2) == (_cards("As Ks Qh 9d 5c"), ("8s", "2h"))
+
+
+def test_a_caribbean_raise_after_the_deal_is_not_past_posting_but_an_ante_is():
+    table = Table()
+    s = apply(None, table.event("R", RoundStarted(game="caribbean_stud", dealer_id="E1")))
+    s = apply(s, table.event("R", CardsDealt(seat=1, cards=("As", "Kd", "9c", "5s", "2d"))))
+    s = apply(s, table.event("R", WagerPlaced(seat=1, wager="raise", amount_cents=2000)))
+    assert s.problems == ()
+    s = apply(s, table.event("R", WagerPlaced(seat=1, wager="ante", amount_cents=1000)))
+    assert s.problem_kinds == ("past_posting",)
+
+
+def test_a_correction_replaces_the_settlement_it_names_and_is_kept():
+    table = Table()
+    events = _round(table)
+    settled = next(e for e in events if e.kind == "WagerSettled")
+    fix = table.event("T01-000001", EventCorrected(
+        corrects=settled.event_id, reason="keyed the wrong amount",
+        replacement=WagerSettled(seat=2, wager="main", outcome="loss", net_cents=-2400,
+                                 commission_cents=0)))
+    (state,) = fold(_pairs([*events, fix])).rounds
+    assert state.settlement(2, "main").net_cents == -2400
+    assert len(state.corrections) == 1 and state.problems == ()
+    strike = table.event("T01-000001", EventCorrected(corrects=settled.event_id,
+                                                      reason="entered in error"))
+    (state,) = fold(_pairs([*events, strike])).rounds
+    assert state.settlement(2, "main") is None
+
+
+def test_a_correction_of_an_event_the_round_does_not_hold_is_a_problem():
+    table = Table()
+    events = _round(table)
+    fix = table.event("T01-000001", EventCorrected(
+        corrects="00000000-0000-4000-8000-000000000000", reason="?"))
+    (state,) = fold(_pairs([*events, fix])).rounds
+    assert "correction_of_unknown_event" in state.problem_kinds
 
 
 @settings(max_examples=30, deadline=None)

@@ -59,7 +59,7 @@ def test_a_round_missing_the_dealers_cards_is_not_evaluated(tmp_path):
     replay(tmp_path / "log", tmp_path / "replay")
     (rnd,) = pq.read_table(tmp_path / "replay" / "rounds.parquet").to_pylist()
     assert rnd["evaluated"] is False
-    assert "dealer was never dealt cards" in rnd["problems"]
+    assert "dealer has no 'cards'" in rnd["problems"]
     wagers = pq.read_table(tmp_path / "replay" / "wagers.parquet").to_pylist()
     assert all(w["expected_net_cents"] is None for w in wagers)
     assert [w["recorded_net_cents"] for w in wagers] == [2375, -1000, 0]

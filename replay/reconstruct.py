@@ -1,0 +1,216 @@
+"""From a folded round to its judgement: one engine behind both front doors.
+
+A round folded from the log (:class:`replay.fold.RoundState`) becomes the same round
+document that ``python -m replay adjudicate`` reads (README "Round documents"), and is
+judged by the same judge, found through the game registry: this module names no game.
+
+Fail closed (DESIGN.md principle 8, docs/rules.md): a round is *evaluated* only when the
+judge judged it and every recorded wager has an expected settlement. A wager the judgement
+does not cover, a round the judge cannot read (missing cards, an unknown banker, a ruleset
+that is not in force), or a fact the fold could not place makes the round not evaluated,
+with every reason. A voided round returns every wager (outcome ``void``, net 0).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from replay.adjudicate import judge_document
+from replay.errors import ReplayError
+from replay.fold import DEALER, Problem, ProblemKind, RoundState
+from replay.rulesets import ruleset_in_force
+
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+
+ACTION_IN_DOCUMENT = {"fold": "fold", "concede": "concede", "withdraw": "withdraw",
+                      "raise": "raise"}
+"""A seat's last decision as the round document's ``action``."""
+
+
+def dealt_at(state: RoundState) -> dt.datetime | None:
+    """When the round started (from its RoundStarted event), in UTC."""
+    if state.started_at_us is None:
+        return None
+    return _EPOCH + dt.timedelta(microseconds=state.started_at_us)
+
+
+def banker_text(state: RoundState) -> str:
+    """Who banks, in words: ``dealer``, ``seat 3`` or ``seat 3 co-bank``."""
+    if state.banker_seat is None:
+        return "dealer"
+    return f"seat {state.banker_seat}" + (" co-bank" if state.co_bank else "")
+
+
+def ruleset_id(state: RoundState) -> str:
+    """The ruleset the table named, else the game's ruleset in force on the day it was
+    dealt; ReplayError when there is neither game nor date, or none is in force."""
+    if state.ruleset is not None:
+        return state.ruleset
+    when = dealt_at(state)
+    if state.game is None or when is None:
+        raise ReplayError("the round never started: no game or date to choose a ruleset by")
+    return ruleset_in_force(state.game, when.date()).id
+
+
+def _holding(state: RoundState, seat: int) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    cards = state.cards(seat)
+    if cards is not None:
+        out["tiles" if state.tiles else "cards"] = list(cards)
+    hand = state.hand_set(seat)
+    if hand is not None:
+        out["high"], out["low"] = list(hand[0]), list(hand[1])
+    return out
+
+
+def round_document(state: RoundState) -> dict[str, Any]:
+    """The round document of a folded round (README "Round documents"); ReplayError when the
+    round never started. What the document lacks (cards never dealt, a hand never set) is
+    the judge's to report."""
+    if state.game is None:
+        raise ReplayError("the round never started (no RoundStarted event)")
+    doc: dict[str, Any] = {"round_id": state.round_id, "game": state.game,
+                           "ruleset": ruleset_id(state)}
+    if state.banker_seat is not None:
+        doc["banker"] = {"seat": state.banker_seat, "co_bank": state.co_bank}
+    if state.meter_cents is not None:
+        doc["progressive_meter"] = state.meter_cents
+    dealer = _holding(state, DEALER)
+    for seat, wager, amount in state.wagers:
+        if seat == DEALER and wager == "main":
+            dealer["wager"] = amount
+    doc["dealer"] = dealer
+    seats = []
+    for number in state.seats:
+        entry: dict[str, Any] = {"seat": number, **_holding(state, number)}
+        action = state.action(number)
+        if action is not None:
+            entry["action"] = ACTION_IN_DOCUMENT[action]
+        wagers = {w: a for s, w, a in state.wagers if s == number}
+        if wagers:
+            entry["wagers"] = wagers
+        seats.append(entry)
+    doc["seats"] = seats
+    return doc
+
+
+def _render_hand(holding: Mapping[str, Any], tiles: bool) -> str:
+    sep = "," if tiles else ""
+    dealt = sep.join(holding.get("tiles" if tiles else "cards", ()))
+    if "high" not in holding:
+        return dealt
+    setting = f"{sep.join(holding['high'])}/{sep.join(holding['low'])}"
+    together = sorted(holding["high"]) + sorted(holding["low"])
+    same = sorted(together) == sorted(holding.get("tiles" if tiles else "cards", ()))
+    return setting if same else f"{dealt}:{setting}"
+
+
+def notation(doc: Mapping[str, Any]) -> str:
+    """The round's one-line notation (STYLE.md 1): ``<round_id> <game> [B=S<n>[co]]
+    D=<hand>[(wager N)] S<seat>(<wagers>)[<action>]=<hand> ...``; cards concatenated
+    (``AsKd``), tiles joined by commas (``6-6,1-3``), a set hand as ``<high>/<low>``."""
+    tiles = "tiles" in doc["dealer"] or any("tiles" in s for s in doc["seats"])
+    parts = [doc["round_id"], doc["game"]]
+    banker = doc.get("banker")
+    if isinstance(banker, Mapping):
+        parts.append(f"B=S{banker['seat']}" + ("co" if banker.get("co_bank") else ""))
+    if "progressive_meter" in doc:
+        parts.append(f"M={doc['progressive_meter']}")
+    dealer = doc["dealer"]
+    wager = f"(main {dealer['wager']})" if "wager" in dealer else ""
+    parts.append(f"D{wager}={_render_hand(dealer, tiles)}")
+    for seat in doc["seats"]:
+        wagers = ",".join(f"{k} {v}" for k, v in seat.get("wagers", {}).items())
+        label = f"S{seat['seat']}" + (f"({wagers})" if wagers else "")
+        if "action" in seat:
+            label += f"[{seat['action']}]"
+        parts.append(f"{label}={_render_hand(seat, tiles)}")
+    return " ".join(parts)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Expected:
+    """What the rules require for one wager."""
+
+    outcome: str
+    net_cents: int
+    commission_cents: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Judgement:
+    """A folded round judged: the document it became, its notation, the ruleset, the
+    judge's result object (None when it could not judge), the expected settlement of each
+    wager keyed by (seat, wager) with the dealer as :data:`DEALER`, each seat's expected
+    Envy Bonus, whether the round is evaluated, and every problem (the fold's and the
+    judgement's)."""
+
+    document: dict[str, Any] | None
+    notation: str | None
+    ruleset: str | None
+    result: dict[str, Any] | None
+    expected: dict[tuple[int, str], Expected] = field(default_factory=dict)
+    envy: dict[int, int] = field(default_factory=dict)
+    evaluated: bool = False
+    problems: tuple[Problem, ...] = ()
+
+
+def _outcome_of(net: int) -> str:
+    return "win" if net > 0 else "loss" if net < 0 else "push"
+
+
+def judge_state(state: RoundState) -> Judgement:
+    """Judge one folded round through the game registry, failing closed."""
+    problems = list(state.problems)
+
+    def fail(kind: ProblemKind, text: str) -> None:
+        problems.append(Problem(kind=kind, detail=text))
+
+    try:
+        doc = round_document(state)
+    except (ReplayError, ValueError, LookupError) as exc:
+        fail(ProblemKind.NOT_JUDGEABLE, str(exc))
+        return Judgement(document=None, notation=None, ruleset=None, result=None,
+                         problems=tuple(problems))
+    line = notation(doc)
+    if state.voided is not None:
+        returned = {(s, w): Expected(outcome="void", net_cents=0, commission_cents=0)
+                    for s, w, _ in state.wagers}
+        return Judgement(document=doc, notation=line, ruleset=doc["ruleset"], result=None,
+                         expected=returned, evaluated=True, problems=tuple(problems))
+    try:
+        result = judge_document(doc)
+    except (ReplayError, ValueError, LookupError) as exc:
+        fail(ProblemKind.NOT_JUDGEABLE, str(exc))
+        return Judgement(document=doc, notation=line, ruleset=doc["ruleset"], result=None,
+                         problems=tuple(problems))
+    for text in result.get("problems", ()):
+        fail(ProblemKind.RULE_IRREGULARITY, str(text))
+    expected: dict[tuple[int, str], Expected] = {}
+    envy: dict[int, int] = {}
+    for seat in result["seats"]:
+        envy[seat["seat"]] = seat.get("envy", 0)
+        for name, w in seat["wagers"].items():
+            expected[(seat["seat"], name)] = Expected(
+                outcome=w["outcome"], net_cents=w["net"], commission_cents=w["commission"])
+    dealer_wager = state.wager(DEALER, "main")
+    if dealer_wager is not None and dealer_wager > 0 and state.banker_seat is not None:
+        net = result["dealer"]["net"]
+        expected[(DEALER, "main")] = Expected(outcome=_outcome_of(net), net_cents=net,
+                                              commission_cents=0)
+    unjudged = [(s, w, a) for s, w, a in state.wagers if (s, w) not in expected]
+    for s, w, a in unjudged:
+        who = "dealer" if s == DEALER else f"seat {s}"
+        fail(ProblemKind.NOT_JUDGED,
+             f"{who} {w} wager of {a} cents has no expected settlement: not judged")
+    if state.banker_seat is not None and "banker" not in result:
+        fail(ProblemKind.NOT_JUDGED,
+             f"the judgement has no account for the player banker at seat {state.banker_seat}")
+    return Judgement(document=doc, notation=line, ruleset=result.get("ruleset"),
+                     result=result, expected=expected, envy=envy,
+                     evaluated=not unjudged and not (state.banker_seat is not None
+                                                     and "banker" not in result),
+                     problems=tuple(problems))
