@@ -2,7 +2,8 @@
 
 A check is one SQL file returning the offending rows, zero rows = pass (STYLE.md 9). Its
 header comments carry id, title, severity and the rule it enforces. The inputs are exposed
-as the views ``rounds``, ``hands`` and ``wagers``; file paths are bound, never formatted
+as views named after the files replay writes (``rounds``, ``hands``, ``wagers``, ``envy``,
+``bankers``, ``jackpots``, ``findings``); file paths are bound, never formatted
 into SQL.
 """
 
@@ -18,7 +19,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-INPUTS = ("rounds", "hands", "wagers")
+INPUTS = ("rounds", "hands", "wagers", "envy", "bankers", "jackpots", "findings")
 HEADER = re.compile(r"^--\s*(id|title|severity|rule):\s*(.+?)\s*$")
 
 FLAG_SCHEMA = pa.schema([

@@ -7,7 +7,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from checks.runner import CheckError, load_checks, parse_check, run_all
-from replay.run import HANDS, ROUNDS, WAGERS
+from replay.run import TABLES
 
 
 def _round(round_id, *, evaluated=True, problems=None):
@@ -20,6 +20,7 @@ def _wager(round_id, seat, amount, recorded, expected):
     rec_outcome, rec_net, rec_comm = recorded if recorded else (None, None, None)
     exp_outcome, exp_net, exp_comm = expected if expected else (None, None, None)
     return {"round_id": round_id, "casino": "C01", "table_id": "T01", "seat": seat,
+            "game": "pai_gow_poker", "position": f"seat {seat}",
             "wager": "main", "amount_cents": amount,
             "recorded_outcome": rec_outcome, "recorded_net_cents": rec_net,
             "recorded_commission_cents": rec_comm, "expected_outcome": exp_outcome,
@@ -41,12 +42,68 @@ def data(tmp_path):
         _wager("R2", 2, 5000, None, ("win", 4750, 250)),                    # never settled
         _wager("R3", 1, 5000, ("win", 9999, 0), None),                      # not judged: no mispay
     ]
+    rounds += [_round("R5"), _round("R6"), _round("R7", evaluated=False, problems="x")]
+    hands = [
+        {"round_id": "R5", "table_id": "T01", "game": "pai_gow_tiles", "position": "dealer",
+         "high": "6-6 1-3", "low": "2-4 1-2", "house_way": False},          # flagged
+        {"round_id": "R6", "table_id": "T01", "game": "pai_gow_tiles", "position": "dealer",
+         "house_way": True},                                                # trap: conforms
+        {"round_id": "R6", "table_id": "T01", "position": "seat 1", "seat": 1,
+         "house_way": False},                                               # trap: a seat
+        {"round_id": "R7", "table_id": "T01", "position": "dealer",
+         "house_way": False},                                               # trap: not judged
+    ]
+    envy = [
+        _envy("R5", 2, "total", 500, 500, True),                 # right
+        _envy("R5", 3, "total", 500, 0, False),                  # paid without Qualifying Wager
+        _envy("R5", 2, "payment", 500, None, True, for_seat=1),  # trap: another seat's hand
+        _envy("R5", 3, "payment", 500, None, False, for_seat=3),  # own hand
+        _envy("R6", 4, "payment", 2000, None, True),             # the dealer's hand
+        _envy("R6", 4, "total", 2000, 0, True),                  # ... and so mispaid
+        _envy("R7", 1, "total", 900, None, True),                # trap: not evaluated
+    ]
+    bankers = [
+        _banker("R5", 3, (-1750, 0), (-1750, 0, -625)),           # right
+        _banker("R6", 2, (950, 0), (950, 50, 0)),                 # commission not taken
+        _banker("R1", 4, None, (1000, 50, 0)),                    # never settled
+        _banker("R7", 4, (5, 0), None),                           # trap: not judged
+    ]
+    steps = {"hand_verified": True, "light_illuminated": True, "validated": True,
+             "paid": True, "documented": True}
+    jackpots = [
+        {"round_id": "R5", "table_id": "T01", "seat": 1, "recorded_award_cents": 25000,
+         **steps, "validated_by": "F1", "validator_role": "floorperson"},      # complete
+        {"round_id": "R6", "table_id": "T01", "seat": 2, "recorded_award_cents": 25000,
+         **steps, "light_illuminated": False, "validated_by": "F1",
+         "validator_role": "floorperson"},                                     # no light
+        {"round_id": "R6", "table_id": "T01", "seat": 3, "recorded_award_cents": 25000,
+         **steps, "validated_by": "E011", "validator_role": "dealer"},         # a dealer
+    ]
+    findings = [{"kind": "sequence_gap", "table_id": "T01", "where": "log position 7",
+                 "detail": "table T01 sequence gap: 9 after 7"}]
     replay_dir = tmp_path / "replay"
     replay_dir.mkdir()
-    pq.write_table(pa.Table.from_pylist(rounds, schema=ROUNDS), replay_dir / "rounds.parquet")
-    pq.write_table(pa.Table.from_pylist([], schema=HANDS), replay_dir / "hands.parquet")
-    pq.write_table(pa.Table.from_pylist(wagers, schema=WAGERS), replay_dir / "wagers.parquet")
+    given = {"rounds": rounds, "hands": hands, "wagers": wagers, "envy": envy,
+             "bankers": bankers, "jackpots": jackpots, "findings": findings}
+    for name, schema in TABLES.items():
+        pq.write_table(pa.Table.from_pylist(given[name], schema=schema),
+                       replay_dir / f"{name}.parquet")
     return tmp_path
+
+
+def _envy(round_id, seat, row, recorded, expected, qualifying, for_seat=None):
+    return {"round_id": round_id, "table_id": "T01", "seat": seat, "row": row,
+            "for_seat": for_seat, "recorded_cents": recorded, "expected_cents": expected,
+            "qualifying_wager": qualifying}
+
+
+def _banker(round_id, seat, recorded, expected):
+    rec_net, rec_comm = recorded if recorded else (None, None)
+    exp_net, exp_comm, house = expected if expected else (None, None, None)
+    return {"round_id": round_id, "table_id": "T01", "seat": seat, "co_bank": False,
+            "recorded_net_cents": rec_net, "recorded_commission_cents": rec_comm,
+            "expected_net_cents": exp_net, "expected_commission_cents": exp_comm,
+            "expected_house_net_cents": house}
 
 
 def _flags(data, check_id):
@@ -64,7 +121,7 @@ def test_mispay_flags_exactly_the_over_and_underpaid_seats(data):
 def test_unsettled_and_not_evaluated_are_flagged_on_their_own(data):
     run_all(data / "replay", data / "checks")
     assert _flags(data, "unsettled") == [("R2", 2, None)]
-    assert _flags(data, "not_evaluated") == [("R3", None, None)]
+    assert _flags(data, "not_evaluated") == [("R3", None, None), ("R7", None, None)]
 
 
 def test_flag_money_is_integer_cents(data):
@@ -98,3 +155,46 @@ def test_irregular_round_flags_judged_rounds_with_problems_only(data):
     rows = pq.read_table(data / "checks" / "flags.parquet").to_pylist()
     (r4,) = [r for r in rows if r["check_id"] == "irregular_round"]
     assert "past-posting" in r4["detail"]
+
+
+def test_house_way_flags_only_the_judged_dealer_hands_against_the_way(data):
+    run_all(data / "replay", data / "checks")
+    assert _flags(data, "house_way") == [("R5", None, None)]
+
+
+def test_envy_checks_flag_the_wrong_totals_and_the_forbidden_payments(data):
+    run_all(data / "replay", data / "checks")
+    assert _flags(data, "envy_mispay") == [("R5", 3, 500), ("R6", 4, 2000)]
+    assert _flags(data, "envy_own_or_dealer_hand") == [("R5", 3, 500), ("R6", 4, 2000)]
+
+
+def test_banker_mispay_flags_a_wrong_commission_and_an_unsettled_account(data):
+    run_all(data / "replay", data / "checks")
+    assert _flags(data, "banker_mispay") == [("R1", 4, None), ("R6", 2, 0)]
+
+
+def test_jackpot_unverified_names_the_missing_step_and_the_unqualified_validator(data):
+    run_all(data / "replay", data / "checks")
+    rows = pq.read_table(data / "checks" / "flags.parquet").to_pylist()
+    got = [(r["round_id"], r["seat"], r["detail"]) for r in rows
+           if r["check_id"] == "jackpot_unverified"]
+    assert [(r, s) for r, s, _ in got] == [("R6", 2), ("R6", 3)]
+    assert "progressive light not verified" in got[0][2]
+    assert "validated by E011 (dealer), not a floorperson or above" in got[1][2]
+
+
+def test_log_findings_reach_the_flags(data):
+    run_all(data / "replay", data / "checks")
+    rows = pq.read_table(data / "checks" / "flags.parquet").to_pylist()
+    (gap,) = [r for r in rows if r["check_id"] == "log_findings"]
+    assert gap["table_id"] == "T01" and "sequence_gap" in gap["detail"]
+
+
+def test_an_absurd_amount_is_a_flag_not_a_failure(data):
+    """One settlement at the limit of a 64-bit integer must not stop the run."""
+    path = data / "replay" / "wagers.parquet"
+    rows = pq.read_table(path).to_pylist()
+    rows.append(_wager("R1", 5, 100, ("win", -(2**63), 0), ("win", 2**63 - 1, 0)))
+    pq.write_table(pa.Table.from_pylist(rows, schema=TABLES["wagers"]), path)
+    run_all(data / "replay", data / "checks")
+    assert ("R1", 5, None) in _flags(data, "mispay")

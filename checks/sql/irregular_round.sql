@@ -1,7 +1,7 @@
 -- id: irregular_round
--- title: Irregular round: the record of a judged round holds events that do not fit (past-posting, cards dealt twice, a wager settled twice or never placed ...)
+-- title: Irregular round: the record of a judged round holds events that do not fit (past-posting, cards dealt twice, a setting changed after exposure, a wager settled twice or never placed, a void without reason ...)
 -- severity: high
--- rule: DESIGN.md users ("wagers placed after the cards came out") and principle 3 (an impossible event is never silent); STYLE.md 7 (report all problems at once)
+-- rule: docs/rules.md 8.1, 8.2, 8.3 (irregularities of the record are reported beside the judgement, all at once)
 SELECT
     r.round_id,
     r.table_id,

@@ -1,22 +1,26 @@
 -- id: mispay
--- title: Mispay: a main wager settled for a different amount than the rules require
+-- title: Mispay: a wager of any game settled for a different amount than the rules require
 -- severity: high
--- rule: REFERENCE.md 1.1 and 6 (win both hands: 1:1 less 5% commission; one of two: push; lose both, copies and fouls: the wager loses); 6a.1 commission rounded down to the cent
+-- rule: docs/rules.md 6 and 6a (every wager of every game: main, ante, raise, Ace High, Fortune, Progressive, and the dealer's own wager against a player banker); pai gow poker settlement (15); 58 Pa. Code § 688a.7(f), (h); PR pai gow tiles ¶ K; Caribbean stud rule 9.4
 -- Offending rows: every settled wager of a judged round whose recorded net differs from the
--- expected net. difference_cents = recorded - expected: positive is an overpay, negative an underpay.
+-- expected net. difference_cents = recorded - expected: positive is an overpay, negative an
+-- underpay. Computed in DECIMAL so that an absurd amount is a flag, never an overflow.
 SELECT
     w.round_id,
     w.table_id,
     w.seat,
     w.recorded_net_cents AS recorded_cents,
     w.expected_net_cents AS expected_cents,
-    w.recorded_net_cents - w.expected_net_cents AS difference_cents,
-    w.wager || ': recorded ' || w.recorded_outcome || ' ' || w.recorded_net_cents
-        || ', expected ' || w.expected_outcome || ' ' || w.expected_net_cents || ' (cents)' AS detail
+    CASE WHEN abs(CAST(w.recorded_net_cents AS HUGEINT) - w.expected_net_cents) <= 9223372036854775807
+         THEN CAST(CAST(w.recorded_net_cents AS HUGEINT) - w.expected_net_cents AS BIGINT) END
+        AS difference_cents,
+    w.game || ' ' || w.position || ' ' || w.wager || ': recorded ' || w.recorded_outcome || ' '
+        || w.recorded_net_cents || ', expected ' || w.expected_outcome || ' '
+        || w.expected_net_cents || ' (cents)' AS detail
 FROM wagers AS w
 JOIN rounds AS r USING (round_id)
 WHERE r.evaluated
   AND w.recorded_net_cents IS NOT NULL
   AND w.expected_net_cents IS NOT NULL
   AND w.recorded_net_cents <> w.expected_net_cents
-ORDER BY w.table_id, w.round_id, w.seat, w.wager
+ORDER BY w.table_id, w.round_id, w.seat NULLS FIRST, w.wager

@@ -1,7 +1,7 @@
 -- id: not_evaluated
 -- title: Round not evaluated: the log does not hold enough to judge the round
 -- severity: medium
--- rule: DESIGN.md principle 8 (a round that cannot be judged is marked not evaluated, never passed)
+-- rule: docs/rules.md 8.1 (a round that cannot be judged, or whose recorded wagers were not all judged, is not evaluated, never passed)
 SELECT
     r.round_id,
     r.table_id,

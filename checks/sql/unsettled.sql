@@ -1,7 +1,7 @@
 -- id: unsettled
 -- title: Unsettled wager: a wager was placed but the table recorded no settlement
 -- severity: high
--- rule: DESIGN.md "nothing silent": every wager placed in a round is settled before the round ends
+-- rule: docs/rules.md 8.1; pai gow poker settlement (4), (7); Caribbean stud rules 9.3, 9.4 (every wager placed is settled before the round ends)
 SELECT
     w.round_id,
     w.table_id,

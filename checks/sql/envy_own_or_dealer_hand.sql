@@ -1,0 +1,17 @@
+-- id: envy_own_or_dealer_hand
+-- title: Envy Bonus paid for the player's own hand or for the dealer's hand
+-- severity: high
+-- rule: 58 Pa. Code § 688a.7(h)(2)(ii) ("A player is not entitled to an Envy Bonus for his own hand or the hand of the dealer"); docs/rules.md 6a.11
+SELECT
+    e.round_id,
+    e.table_id,
+    e.seat,
+    e.recorded_cents,
+    0::BIGINT AS expected_cents,
+    e.recorded_cents AS difference_cents,
+    'Envy Bonus of ' || e.recorded_cents || ' cents paid to seat ' || e.seat || ' for '
+        || CASE WHEN e.for_seat IS NULL THEN 'the dealer''s hand' ELSE 'its own hand' END AS detail
+FROM envy AS e
+WHERE e."row" = 'payment'
+  AND (e.for_seat IS NULL OR e.for_seat = e.seat)
+ORDER BY e.table_id, e.round_id, e.seat

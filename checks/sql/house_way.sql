@@ -1,0 +1,19 @@
+-- id: house_way
+-- title: Dealer's hand not set by the house way (any setting the written house way allows conforms)
+-- severity: medium
+-- rule: pai gow poker procedure (4); 58 Pa. Code § 688a.7(e); PR pai gow tiles ¶ D; docs/rules.md 1.3 and 3.4
+SELECT
+    h.round_id,
+    h.table_id,
+    NULL::INTEGER AS seat,
+    NULL::BIGINT AS recorded_cents,
+    NULL::BIGINT AS expected_cents,
+    NULL::BIGINT AS difference_cents,
+    h.game || ': dealer set ' || coalesce(h.high, '?') || ' / ' || coalesce(h.low, '?')
+        || ', which the house way does not allow' AS detail
+FROM hands AS h
+JOIN rounds AS r USING (round_id)
+WHERE r.evaluated
+  AND h.position = 'dealer'
+  AND h.house_way = false
+ORDER BY h.table_id, h.round_id

@@ -1,0 +1,14 @@
+-- id: log_findings
+-- title: The log itself: a duplicate or conflicting event, a gap or disorder in a table's sequence numbers, a record that does not decode
+-- severity: high
+-- rule: docs/rules.md 8.6 (nothing lost, nothing silent: every event and every round accounted for)
+SELECT
+    NULL::VARCHAR AS round_id,
+    f.table_id,
+    NULL::INTEGER AS seat,
+    NULL::BIGINT AS recorded_cents,
+    NULL::BIGINT AS expected_cents,
+    NULL::BIGINT AS difference_cents,
+    f.kind || ' at ' || f."where" || ': ' || f.detail AS detail
+FROM findings AS f
+ORDER BY f.table_id NULLS FIRST, f."where"
