@@ -8,7 +8,9 @@ Fail closed (DESIGN.md principle 8, docs/rules.md): a round is *evaluated* only 
 judge judged it and every recorded wager has an expected settlement. A wager the judgement
 does not cover, a round the judge cannot read (missing cards, an unknown banker, a ruleset
 that is not in force), or a fact the fold could not place makes the round not evaluated,
-with every reason. A voided round returns every wager (outcome ``void``, net 0).
+with every reason. A voided round returns every wager (outcome ``void``, net 0). The
+player banker's own main wager is the bank: it is settled by the banker's account
+(docs/rules.md 6a.14), not as a wager against itself.
 """
 
 from __future__ import annotations
@@ -201,7 +203,9 @@ def judge_state(state: RoundState) -> Judgement:
         net = result["dealer"]["net"]
         expected[(DEALER, "main")] = Expected(outcome=_outcome_of(net), net_cents=net,
                                               commission_cents=0)
-    unjudged = [(s, w, a) for s, w, a in state.wagers if (s, w) not in expected]
+    banker_main = (state.banker_seat, "main") if "banker" in result else None
+    unjudged = [(s, w, a) for s, w, a in state.wagers
+                if (s, w) not in expected and (s, w) != banker_main]
     for s, w, a in unjudged:
         who = "dealer" if s == DEALER else f"seat {s}"
         fail(ProblemKind.NOT_JUDGED,

@@ -169,7 +169,9 @@ def rows_of(state: RoundState, j: Judgement) -> dict[str, list[dict[str, Any]]]:
             "round_id": state.round_id, "casino": state.casino, "table_id": state.table_id,
             "game": game, "ruleset": j.ruleset, "dealt_at": when, "dealer_id": state.dealer_id,
             "banker": banker, "seat": None if seat == DEALER else seat,
-            "position": _position(seat), "wager": wager, "amount_cents": amount,
+            "position": ("banker" if seat == state.banker_seat and wager == "main"
+                         else _position(seat)),
+            "wager": wager, "amount_cents": amount,
             "recorded_outcome": rec.outcome if rec else None,
             "recorded_net_cents": rec.net_cents if rec else None,
             "recorded_commission_cents": rec.commission_cents if rec else None,

@@ -6,12 +6,18 @@ import itertools
 import uuid
 
 from schemas import (
+    BankerSettled,
     CardsDealt,
+    EnvyBonusPaid,
     HandSet,
+    HandsExposed,
     Payload,
+    PlayerActed,
+    ProgressiveMeterRead,
     RoundEnded,
     RoundEvent,
     RoundStarted,
+    TilesDealt,
     WagerPlaced,
     WagerSettled,
 )
@@ -63,3 +69,64 @@ class Table:
                     commission_cents=commission)))
         out.append(self.event(round_id, RoundEnded()))
         return out
+
+
+def events_of_document(table: Table, doc: dict, *, settle: dict | None = None,
+                       meter: int | None = None, envy: dict | None = None,
+                       banker: tuple[int, int] | None = None) -> list[RoundEvent]:
+    """The events a table would record for a round document (README "Round documents"),
+    in the order of the event protocol: start, meter, wagers, deal, decisions, sets,
+    exposure, settlements (``settle``: (seat or None, wager) -> (outcome, net, commission)),
+    Envy Bonuses (``envy``: (seat, for_seat) -> cents), the banker's account (``banker``:
+    (net, commission)), end. Hand-built: no rules engine is consulted."""
+    rid = doc["round_id"]
+    who_banks = doc.get("banker", "dealer")
+    seat_b = None if who_banks == "dealer" else who_banks["seat"]
+    co = False if who_banks == "dealer" else who_banks.get("co_bank", False)
+    out = [table.event(rid, RoundStarted(game=doc["game"], dealer_id="E011",
+                                         ruleset=doc.get("ruleset"), banker_seat=seat_b,
+                                         co_bank=co))]
+    if doc.get("progressive_meter", meter) is not None:
+        out.append(table.event(rid, ProgressiveMeterRead(
+            meter_cents=doc.get("progressive_meter", meter))))
+    dealer = doc["dealer"]
+    late = []
+    for s in doc["seats"]:
+        for name, amount in s.get("wagers", {}).items():
+            placed = WagerPlaced(seat=s["seat"], wager=name, amount_cents=amount)
+            (late if name == "raise" else out).append((s["seat"], placed))
+    out = [e if isinstance(e, RoundEvent) else table.event(rid, e[1]) for e in out]
+    if "wager" in dealer:
+        out.append(table.event(rid, WagerPlaced(seat=None, wager="main",
+                                                amount_cents=dealer["wager"])))
+    tiles = "tiles" in dealer
+    for who, holding in [*[(s["seat"], s) for s in doc["seats"]], (None, dealer)]:
+        if tiles:
+            out.append(table.event(rid, TilesDealt(seat=who, tiles=tuple(holding["tiles"]))))
+        else:
+            out.append(table.event(rid, CardsDealt(seat=who, cards=tuple(holding["cards"]))))
+    for seat, placed in late:
+        out.append(table.event(rid, PlayerActed(seat=seat, action="raise")))
+        out.append(table.event(rid, placed))
+    for s in doc["seats"]:
+        if s.get("action") in ("fold", "withdraw"):
+            out.append(table.event(rid, PlayerActed(seat=s["seat"], action=s["action"])))
+    for who, holding in [*[(s["seat"], s) for s in doc["seats"]], (None, dealer)]:
+        if "high" in holding:
+            out.append(table.event(rid, HandSet(seat=who, high=tuple(holding["high"]),
+                                                low=tuple(holding["low"]))))
+    out.append(table.event(rid, HandsExposed(seat=None)))
+    for s in doc["seats"]:
+        if s.get("action") == "concede":
+            out.append(table.event(rid, PlayerActed(seat=s["seat"], action="concede")))
+    for (seat, wager), (outcome, net, commission) in (settle or {}).items():
+        out.append(table.event(rid, WagerSettled(seat=seat, wager=wager, outcome=outcome,
+                                                 net_cents=net, commission_cents=commission)))
+    for (seat, for_seat), amount in (envy or {}).items():
+        out.append(table.event(rid, EnvyBonusPaid(seat=seat, for_seat=for_seat,
+                                                  amount_cents=amount)))
+    if banker is not None:
+        out.append(table.event(rid, BankerSettled(seat=seat_b, net_cents=banker[0],
+                                                  commission_cents=banker[1])))
+    out.append(table.event(rid, RoundEnded()))
+    return out

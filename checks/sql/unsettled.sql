@@ -12,4 +12,5 @@ SELECT
     w.wager || ' of ' || w.amount_cents || ' cents has no recorded settlement' AS detail
 FROM wagers AS w
 WHERE w.recorded_net_cents IS NULL
+  AND w.position <> 'banker'  -- the bank is settled by the banker's account (banker_mispay)
 ORDER BY w.table_id, w.round_id, w.seat, w.wager
