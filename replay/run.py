@@ -34,7 +34,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from replay.errors import ReplayError
 from replay.fold import DEALER, Finding, Replayed, RoundState, fold
+from replay.games import find_game
 from replay.reconstruct import Judgement, banker_text, dealt_at, judge_state
 from schemas import JACKPOT_STEPS, DecodeError, RoundEvent, decode
 from schemas.logformat import read_log
@@ -125,6 +127,24 @@ def _joined(tokens: Any) -> str | None:
     return None if tokens is None else " ".join(tokens)
 
 
+def _describer(game: str | None) -> Callable[[Any], str | None]:
+    """The game's namer of hands (GameRules.describe_hand), never raising."""
+    try:
+        describe = find_game(game).describe_hand if game is not None else None
+    except LookupError:
+        describe = None
+    if describe is None:
+        return lambda tokens: None
+
+    def safe(tokens: Any) -> str | None:
+        try:
+            return describe(tokens)
+        except (ReplayError, ValueError, LookupError):
+            return None
+
+    return safe
+
+
 def rows_of(state: RoundState, j: Judgement) -> dict[str, list[dict[str, Any]]]:
     """One round's rows for every table (see the module docstring)."""
     game = state.game
@@ -143,6 +163,7 @@ def rows_of(state: RoundState, j: Judgement) -> dict[str, list[dict[str, Any]]]:
         "notation": j.notation,
     })
     seat_results = {s["seat"]: s for s in result.get("seats", ())}
+    describe = _describer(game)
     dealer_result = result.get("dealer") or {}
     for seat in (DEALER, *state.seats):
         hand = state.hand_set(seat)
@@ -152,7 +173,9 @@ def rows_of(state: RoundState, j: Judgement) -> dict[str, list[dict[str, Any]]]:
             "cards": _joined(state.cards(seat)),
             "high": _joined(hand[0]) if hand else None,
             "low": _joined(hand[1]) if hand else None,
-            "high_rank": None, "low_rank": None, "foul": None, "house_way": None,
+            "high_rank": describe(hand[0]) if hand else None,
+            "low_rank": describe(hand[1]) if hand else None,
+            "foul": None, "house_way": None,
             "house_way_high": None, "house_way_low": None,
             "resets": state.resets.count(seat), "exposed": seat in state.exposed,
             "action": None if seat == DEALER else state.action(seat),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +13,10 @@ JudgeDocument = Callable[[Mapping[str, Any], "Ruleset"], dict[str, Any]]
 """A game's judge of one round document (README "Round documents"): the parsed JSON object
 in, the result object out; raises :class:`replay.document.DocumentError` naming what is
 wrong. Pure: no I/O, no clock."""
+
+
+DescribeHand = Callable[[Sequence[str]], "str | None"]
+"""A game's name for a hand given as tokens in notation (cards or tiles)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -30,3 +34,7 @@ class GameRules:
     """Game-specific ruleset options the module reads (beyond wheel and house_way)."""
     paytable_names: frozenset[str] = frozenset()
     """Paytables the module reads from its rulesets."""
+    describe_hand: DescribeHand | None = None
+    """The rank of a hand in words (``"pair of kings, ace-queen"``, ``"Gee Joon"``), from its
+    tokens in notation; None when the tokens are no hand of this game. Used by replay's
+    reconstruction (hands.parquet ``high_rank``/``low_rank``) and the dashboard."""
