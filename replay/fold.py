@@ -407,6 +407,8 @@ class Finding:
     table_id: str
     where: str
     detail: str
+    round_id: str | None = None
+    """The round of the event where the finding showed (a repeat's, the event after a gap)."""
 
     def __str__(self) -> str:
         return f"{self.where}: {self.detail}"
@@ -437,7 +439,8 @@ def fold(events: Iterable[tuple[str, RoundEvent]]) -> Replayed:
             text = ("repeated; kept once" if first == event
                     else "repeated with a different content; the first copy counts")
             findings.append(Finding(kind=kind, table_id=event.table_id, where=where,
-                                    detail=f"event {event.event_id} {text}"))
+                                    detail=f"event {event.event_id} {text}",
+                                    round_id=event.round_id))
             continue
         seen[event.event_id] = event
         prev = last_seq.get(event.table_id)
@@ -446,7 +449,8 @@ def fold(events: Iterable[tuple[str, RoundEvent]]) -> Replayed:
             word = "gap" if event.table_seq > prev + 1 else "out of order"
             findings.append(Finding(kind=kind, table_id=event.table_id, where=where,
                                     detail=f"table {event.table_id} sequence {word}: "
-                                           f"{event.table_seq} after {prev}"))
+                                           f"{event.table_seq} after {prev}",
+                                    round_id=event.round_id))
         last_seq[event.table_id] = max(event.table_seq, prev or 0)
         rounds[event.round_id] = apply(rounds.get(event.round_id), event)
     return Replayed(rounds=tuple(rounds.values()), findings=tuple(findings))

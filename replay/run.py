@@ -93,8 +93,8 @@ JACKPOTS = pa.schema([
     ("steps", pa.string()),
 ])
 FINDINGS = pa.schema([
-    ("kind", pa.string()), ("table_id", pa.string()), ("where", pa.string()),
-    ("detail", pa.string()),
+    ("kind", pa.string()), ("table_id", pa.string()), ("round_id", pa.string()),
+    ("where", pa.string()), ("detail", pa.string()),
 ])
 TABLES = {"rounds": ROUNDS, "hands": HANDS, "wagers": WAGERS, "envy": ENVY,
           "bankers": BANKERS, "jackpots": JACKPOTS, "findings": FINDINGS}
@@ -283,8 +283,9 @@ def replay(log_dir: Path, out_dir: Path,
         if progress is not None and (i % 500 == 0 or i == len(replayed.rounds)):
             progress(i)
     all_findings = (*findings, *replayed.findings)
-    tables["findings"] = [{"kind": f.kind, "table_id": f.table_id or None, "where": f.where,
-                           "detail": f.detail} for f in all_findings]
+    tables["findings"] = [{"kind": f.kind, "table_id": f.table_id or None,
+                           "round_id": f.round_id, "where": f.where, "detail": f.detail}
+                          for f in all_findings]
     out_dir.mkdir(parents=True, exist_ok=True)
     for name, schema in TABLES.items():
         _write(tables[name], schema, out_dir / f"{name}.parquet")

@@ -3,7 +3,7 @@
 -- severity: high
 -- rule: docs/rules.md 8.6 (nothing lost, nothing silent: every event and every round accounted for)
 SELECT
-    NULL::VARCHAR AS round_id,
+    f.round_id,
     f.table_id,
     NULL::INTEGER AS seat,
     NULL::BIGINT AS recorded_cents,
