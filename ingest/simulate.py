@@ -1,11 +1,19 @@
-"""``python -m ingest.simulate``: a simulated shift of classic pai gow poker tables.
+"""``python -m ingest.simulate``: a simulated shift of casino tables, every game dealt.
 
-Stands in for the table devices. Each round is dealt from a real shuffled 53-card deck
-(REFERENCE.md 1.1), dealer-banked, with 1 to 6 players. Players set their hands by a simple
-strategy (the best low hand that does not foul, and now and then a careless set that may
-foul); the dealer sets by the house way. Every main wager is settled correctly by the rules
-engine, except the mispays injected at ``--fault-rate``, each written as one JSON line to
-``--labels`` so that tests and demos know exactly which flags to expect.
+Stands in for the table devices. Each table deals one game all shift (``--games``, in
+turn: T01 the first, T02 the second ...), 1 to 6 players a round (7 at Caribbean stud),
+from a real shuffled deck or tile set (:mod:`ingest.sim_deal`): classic pai gow poker with
+dealer-, player- and co-banked rounds and the dealer's own wager against a player banker,
+Fortune and Progressive; Face Up with Ace High, Fortune, Progressive and Envy; pai gow
+tiles with withdrawals (and player bankers); Caribbean stud with folds, raises, concedes and
+the $1 progressive. A progressive meter per table grows by a share of every progressive
+wager and resets after a percentage award.
+
+The truth of a round is its round document (README "Round documents") judged by
+:func:`replay.adjudicate.judge_document`; the table settles exactly that
+(:mod:`ingest.sim_record` gives the events in the protocol's order), except in the rounds
+where a fault is injected (``--fault-rate``, kinds ``--faults``; :mod:`ingest.sim_faults`),
+each written as one JSON line to ``--labels``.
 
 The same seed gives the same events, byte for byte (event ids come from the seeded RNG).
 """
@@ -13,92 +21,69 @@ The same seed gives the same events, byte for byte (event ids come from the seed
 from __future__ import annotations
 
 import argparse
-import json
+import datetime as dt
 import random
 import sys
 import uuid
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from replay.cards import DECK_53, Card
-from replay.games.pai_gow_poker import adjudicate, house_way, is_foul, rank_high, rank_low, splits
-from replay.notation import HandHolding, PaiGowRound, SeatHolding
-from replay.rulesets import Ruleset, default_ruleset
-from schemas import (
-    CardsDealt,
-    HandSet,
-    Payload,
-    RoundEnded,
-    RoundEvent,
-    RoundStarted,
-    WagerPlaced,
-    WagerSettled,
+from ingest.sim_deal import DEALERS, METER_BASE_CENTS, Deal, RoundPlan, document
+from ingest.sim_faults import (
+    ENTRIES,
+    EVENTS,
+    FACTS,
+    FAULT_KINDS,
+    JUDGED_AGAIN,
+    SETTLEMENTS,
+    Label,
+    Round,
+    alter_entries,
+    alter_events,
+    alter_facts,
+    alter_settlements,
+    applicable,
 )
+from ingest.sim_record import Staff, meter_awards, protocol, settlements
+from replay.adjudicate import judge_document
+from replay.rulesets import ruleset_in_force
+from schemas import Payload, RoundEvent
 
-GAME = "pai_gow_poker"
+GAMES = tuple(DEALERS)
+"""Every game the simulator deals, in the order tables take them."""
 SHIFT_START_US = 1_795_888_800_000_000  # 2026-11-28 18:00:00 UTC
 ROUND_EVERY_US = 95_000_000
 EVENT_EVERY_US = 1_500_000
-WAGER_CENTS = tuple(range(1_000, 10_001, 500))  # $10 to $100 in $5 steps
-FAULT_CENTS = (125, 500, 1_000, 2_500)
-CARELESS_RATE = 0.02
+METER_SHARE_BPS = 2_000
+"""The share of each progressive wager that goes onto the meter (20%)."""
+DEFAULT_RICH_HANDS = 0.02
 
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Fault:
-    """One injected mispay: the recorded net differs from the right one by ``amount`` cents."""
-
-    round_id: str
-    fault: str
-    seat: int
-    amount: int
-
-    def to_json(self) -> str:
-        return json.dumps(
-            {"round_id": self.round_id, "fault": self.fault, "seat": self.seat,
-             "amount": self.amount},
-            sort_keys=True,
-        )
-
-
-def _cards(cards: tuple[Card, ...] | list[Card]) -> tuple[str, ...]:
-    return tuple(str(c) for c in cards)
-
-
-def player_sets(
-    cards: tuple[Card, ...], rng: random.Random
-) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
-    """The simulated player's set: the best low hand that does not foul (ties: best high).
-    Now and then (CARELESS_RATE) the player ignores the foul rule."""
-    careless = rng.random() < CARELESS_RATE
-    best = None
-    for high, low in splits(cards):
-        if not careless and is_foul(high, low):
-            continue
-        key = (rank_low(low), rank_high(high))
-        if best is None or key > best[0]:
-            best = (key, tuple(high), tuple(low))
-    assert best is not None, "a non-fouling split always exists"
-    return best[1], best[2]
+__all__ = ["FAULT_KINDS", "GAMES", "Label", "main", "simulate_shift"]
 
 
 class TableSimulator:
     """One table's stream of events; deterministic for a given (seed, table)."""
 
     def __init__(self, *, casino: str, table_index: int, seed: int, fault_rate: float,
-                 ruleset: Ruleset) -> None:
+                 game: str, faults: Sequence[str], rich_hands: float) -> None:
         self.casino = casino
+        self.game = game
         self.table_id = f"T{table_index:02d}"
         self.rng = random.Random(f"catwalk-sim:{seed}:{self.table_id}")
         self.fault_rate = fault_rate
-        self.ruleset = ruleset
+        self.faults = tuple(faults)
+        self.rich_hands = rich_hands
+        self.ruleset = ruleset_in_force(game, dt.datetime.fromtimestamp(
+            SHIFT_START_US / 1e6, dt.UTC).date())
         self.seq = 0
         self.clock_us = SHIFT_START_US + table_index * 17_000_000
         self.dealers = (f"E{table_index:02d}1", f"E{table_index:02d}2")
-        self.faults: list[Fault] = []
+        self.floorperson = f"F{table_index:02d}1"
+        self.meter = METER_BASE_CENTS.get(game, 0)
+        self.labels: list[Label] = []
 
-    def _event(self, round_id: str, recorded_by: str, payload: Payload) -> RoundEvent:
+    def _envelope(self, round_id: str, recorded_by: str, payload: Payload) -> RoundEvent:
         self.seq += 1
         self.clock_us += EVENT_EVERY_US
         return RoundEvent(
@@ -108,82 +93,140 @@ class TableSimulator:
             payload=payload,
         )
 
-    def round(self, number: int) -> Iterator[RoundEvent]:
+    def round(self, number: int) -> list[RoundEvent]:
+        """Deal, play, settle and record round ``number``."""
         rng = self.rng
         round_id = f"{self.table_id}-{number:06d}"
-        dealer_id = self.dealers[(number // 20) % 2]
-        device = f"{self.table_id}-device"
+        staff = Staff(dealer=self.dealers[(number // 20) % 2], device=f"{self.table_id}-device",
+                      floorperson=self.floorperson, meter_id=f"{self.table_id}-progressive")
         self.clock_us = max(self.clock_us, SHIFT_START_US + number * ROUND_EVERY_US)
-        seats = sorted(rng.sample(range(1, 7), rng.randint(1, 6)))
-        deck = list(DECK_53)
-        rng.shuffle(deck)
-        hands = {seat: tuple(deck[i * 7:(i + 1) * 7]) for i, seat in enumerate(seats)}
-        dealer_cards = tuple(deck[len(seats) * 7:len(seats) * 7 + 7])
-        wagers = {seat: rng.choice(WAGER_CENTS) for seat in seats}
+        plan = DEALERS[self.game](Deal(round_id=round_id, ruleset=self.ruleset, rng=rng,
+                                       meter=self.meter, rich=self.rich_hands))
+        result = _judge(plan)
+        truth = Round(plan=plan, result=result, settled=tuple(settlements(plan, result, staff)))
+        kind = None
+        if self.fault_rate and rng.random() < self.fault_rate:
+            kinds = applicable(self.faults, truth)
+            kind = rng.choice(kinds) if kinds else None
+        label = None
+        if kind in JUDGED_AGAIN or kind in FACTS:
+            altered = alter_facts(kind, truth, rng, _judge)
+            if altered is not None:
+                plan, label = altered
+                if kind in JUDGED_AGAIN:
+                    result = _judge(plan)
+                    truth = Round(plan=plan, result=result,
+                                  settled=tuple(settlements(plan, result, staff)))
+        settled = list(truth.settled)
+        if kind in SETTLEMENTS:
+            settled, label = alter_settlements(kind, truth, rng)
+        entries = protocol(plan, settled, staff)
+        if kind in ENTRIES:
+            entries, label = alter_entries(kind, truth, entries, rng)
+        events = [self._envelope(round_id, who, payload) for who, payload in entries]
+        if kind in EVENTS:
+            events, label = alter_events(kind, truth, events, rng)
+        if label is not None:
+            self.labels.append(label)
+        self._move_meter(truth)
+        return events
 
-        yield self._event(round_id, dealer_id, RoundStarted(game=GAME, dealer_id=dealer_id))
-        for seat in seats:
-            yield self._event(round_id, device, WagerPlaced(seat=seat, wager="main",
-                                                            amount_cents=wagers[seat]))
-        for seat in seats:
-            yield self._event(round_id, device, CardsDealt(seat=seat, cards=_cards(hands[seat])))
-        yield self._event(round_id, device, CardsDealt(seat=None, cards=_cards(dealer_cards)))
-        sets = {seat: player_sets(hands[seat], rng) for seat in seats}
-        for seat in seats:
-            high, low = sets[seat]
-            yield self._event(round_id, device, HandSet(seat=seat, high=_cards(high),
-                                                        low=_cards(low)))
-        d_high, d_low = house_way(dealer_cards)
-        yield self._event(round_id, dealer_id, HandSet(seat=None, high=_cards(d_high),
-                                                       low=_cards(d_low)))
-        judged = adjudicate(PaiGowRound(
-            round_id=round_id, game=GAME,
-            dealer=HandHolding(cards=dealer_cards, high=d_high, low=d_low),
-            seats=tuple(SeatHolding(seat=seat, cards=hands[seat], high=sets[seat][0],
-                                    low=sets[seat][1], wagers={"main": wagers[seat]})
-                        for seat in seats),
-        ), self.ruleset)
-        assert judged.evaluated, judged.problems
-        faulty_seat = rng.choice(seats) if rng.random() < self.fault_rate else None
-        for result in judged.seats:
-            assert result.main is not None
-            net = result.main.net_cents
-            if result.seat == faulty_seat:
-                kind = rng.choice(("overpay", "underpay"))
-                amount = rng.choice(FAULT_CENTS)
-                net += amount if kind == "overpay" else -amount
-                self.faults.append(Fault(round_id=round_id, fault=kind, seat=result.seat,
-                                         amount=amount))
-            yield self._event(round_id, dealer_id, WagerSettled(
-                seat=result.seat, wager="main", outcome=result.main.outcome.value,
-                net_cents=net, commission_cents=result.main.commission_cents))
-        yield self._event(round_id, dealer_id, RoundEnded())
+    def _move_meter(self, truth: Round) -> None:
+        """The meter after the round: less what percentage awards took from it (never below
+        where it starts), plus the share of this round's progressive wagers."""
+        if truth.plan.meter is None:
+            return
+        base = METER_BASE_CENTS[self.game]
+        self.meter = max(base, self.meter - meter_awards(truth.settled))
+        wagered = sum(s.wagers.get("progressive", 0) for s in truth.plan.seats)
+        self.meter += wagered * METER_SHARE_BPS // 10_000
+
+
+def _judge(plan: RoundPlan) -> dict[str, Any]:
+    return judge_document(document(plan))
 
 
 def simulate_shift(*, tables: int, rounds: int, seed: int, fault_rate: float,
-                   casino: str = "C01") -> tuple[list[RoundEvent], list[Fault]]:
-    """Every event of a shift (tables interleaved in time order) and the injected faults."""
-    ruleset = default_ruleset(GAME)
+                   casino: str = "C01", games: Sequence[str] | None = None,
+                   faults: Sequence[str] | None = None,
+                   rich_hands: float = DEFAULT_RICH_HANDS,
+                   ) -> tuple[list[RoundEvent], list[Label]]:
+    """Every event of a shift (tables interleaved in time order) and the injected faults.
+
+    ``games`` (default all four) are dealt one per table in turn; ``faults`` (default all
+    kinds of :data:`FAULT_KINDS`) are the kinds injected at ``fault_rate``; ``rich_hands``
+    is the share of rounds where one party is dealt a strong hand."""
+    games = tuple(games) if games is not None else GAMES
+    faults = tuple(faults) if faults is not None else tuple(FAULT_KINDS)
+    _check_names("game", games, GAMES)
+    _check_names("fault kind", faults, tuple(FAULT_KINDS))
     sims = [TableSimulator(casino=casino, table_index=t, seed=seed, fault_rate=fault_rate,
-                           ruleset=ruleset) for t in range(1, tables + 1)]
+                           game=games[(t - 1) % len(games)], faults=faults,
+                           rich_hands=rich_hands)
+            for t in range(1, tables + 1)]
     events = [e for sim in sims for n in range(1, rounds + 1) for e in sim.round(n)]
     events.sort(key=lambda e: (e.occurred_at_us, e.table_id, e.table_seq))
-    return events, [f for sim in sims for f in sim.faults]
+    return events, [label for sim in sims for label in sim.labels]
+
+
+def _check_names(what: str, names: Sequence[str], known: Sequence[str]) -> None:
+    unknown = [n for n in names if n not in known]
+    if unknown or not names:
+        raise ValueError(f"unknown {what} {', '.join(map(repr, unknown)) or '(none given)'}; "
+                         f"known: {', '.join(known)}")
+
+
+# ---------------------------------------------------------------------------------------
+# The command
+# ---------------------------------------------------------------------------------------
+
+EPILOG = """\
+examples:
+  python -m ingest.simulate --tables 4 --rounds 50 --seed 7
+      four tables, one of each game, no faults
+  python -m ingest.simulate --tables 8 --rounds 200 --fault-rate 0.05 --labels var/labels.jsonl
+      every fault kind now and then, each listed in var/labels.jsonl
+  python -m ingest.simulate --tables 2 --rounds 100 --games face_up_pai_gow \\
+      --faults envy_for_own_or_dealer_hand,jackpot_step_missing --fault-rate 0.5 --rich-hands 0.3
+
+games: {games}
+
+fault kinds (--faults, default all; a faulty round has one, of a kind that can strike it):
+{kinds}
+
+labels (--labels FILE): one JSON line per injected fault,
+  {{"round_id": "T03-000017", "kind": "overpay", "seat": 2, "wager": "main", "amount_cents": 500}}
+  seat and wager are null where none is concerned; amount_cents is what is at stake (a
+  mispay's difference, an Envy Bonus or jackpot award, a late wager's amount ...).
+
+Kafka: KAFKA_BOOTSTRAP=host:port points at an existing cluster; otherwise the local broker
+started by `make kafka-up` is used. Progress goes to standard error.
+"""
 
 
 def _parser() -> argparse.ArgumentParser:
+    kinds = "\n".join(f"  {k:<30} {line}" for k, line in FAULT_KINDS.items())
     p = argparse.ArgumentParser(
         prog="python -m ingest.simulate",
-        description="Simulate a shift of classic pai gow poker tables and produce its events "
-        "to Kafka, keyed by table. Settlements are correct except the injected mispays.",
-        epilog="example: python -m ingest.simulate --tables 4 --rounds 50 --seed 7 "
-        "--fault-rate 0.05 --labels var/labels.jsonl",
+        description="Simulate a shift of casino tables (classic and Face Up pai gow poker, pai "
+        "gow tiles, Caribbean stud) and produce its events to Kafka, keyed by table. "
+        "Settlements are what the rules engine judges, except the injected faults.",
+        epilog=EPILOG.format(games=", ".join(GAMES), kinds=kinds),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--tables", type=int, required=True, help="number of tables (T01, T02 ...)")
     p.add_argument("--rounds", type=int, required=True, help="rounds per table")
     p.add_argument("--seed", type=int, default=1, help="RNG seed; same seed, same events")
+    p.add_argument("--games", default=",".join(GAMES), metavar="GAME,...",
+                   help="games dealt, one per table in turn (default all four)")
     p.add_argument("--fault-rate", type=float, default=0.0, metavar="F",
-                   help="probability that a round has one mispaid seat (0 to 1, default 0)")
+                   help="probability that a round has one injected fault (0 to 1, default 0)")
+    p.add_argument("--faults", default="all", metavar="KIND,...",
+                   help="fault kinds to inject (default all; see below)")
+    p.add_argument("--rich-hands", type=float, default=DEFAULT_RICH_HANDS, metavar="P",
+                   help="share of rounds where one party is dealt a strong hand (four of a kind "
+                   "or better, a royal flush ...) so that Envy and jackpots happen "
+                   f"(default {DEFAULT_RICH_HANDS})")
     p.add_argument("--labels", type=Path, default=None, metavar="FILE",
                    help="write each injected fault as a JSON line to FILE")
     p.add_argument("--casino", default="C01", help="casino id (default C01)")
@@ -193,14 +236,29 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _names(text: str) -> list[str]:
+    return [n.strip() for n in text.split(",") if n.strip()]
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    games = _names(args.games)
+    faults = list(FAULT_KINDS) if args.faults.strip() == "all" else _names(args.faults)
+    problems = []
     if args.tables < 1 or args.rounds < 1:
-        print("simulate: --tables and --rounds must be at least 1", file=sys.stderr)
-        return 2
-    if not 0.0 <= args.fault_rate <= 1.0:
-        print(f"simulate: --fault-rate must be between 0 and 1, got {args.fault_rate}",
-              file=sys.stderr)
+        problems.append("--tables and --rounds must be at least 1")
+    for name, value in (("--fault-rate", args.fault_rate), ("--rich-hands", args.rich_hands)):
+        if not 0.0 <= value <= 1.0:
+            problems.append(f"{name} must be between 0 and 1, got {value}")
+    for what, names, known in (("--games: game", games, GAMES),
+                               ("--faults: fault kind", faults, tuple(FAULT_KINDS))):
+        try:
+            _check_names(what, names, known)
+        except ValueError as exc:
+            problems.append(str(exc))
+    if problems:
+        for problem in problems:
+            print(f"simulate: {problem}", file=sys.stderr)
         return 2
     from kafka.errors import KafkaError
 
@@ -214,11 +272,12 @@ def main(argv: list[str] | None = None) -> int:
     from schemas import encode
 
     topic = args.topic or DEFAULT_TOPIC
-    events, faults = simulate_shift(tables=args.tables, rounds=args.rounds, seed=args.seed,
-                                    fault_rate=args.fault_rate, casino=args.casino)
+    events, labels = simulate_shift(tables=args.tables, rounds=args.rounds, seed=args.seed,
+                                    fault_rate=args.fault_rate, casino=args.casino,
+                                    games=games, faults=faults, rich_hands=args.rich_hands)
     if args.labels is not None:
         args.labels.parent.mkdir(parents=True, exist_ok=True)
-        args.labels.write_text("".join(f.to_json() + "\n" for f in faults))
+        args.labels.write_text("".join(label.to_json() + "\n" for label in labels))
     try:
         servers = bootstrap_servers(args.bootstrap)
         ensure_topic(servers, topic)
@@ -237,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     print(f"simulate: {args.tables} tables x {args.rounds} rounds = {len(events):,} events to "
-          f"{topic}; {len(faults)} injected mispays"
+          f"{topic}; {len(labels)} injected faults"
           + (f" listed in {args.labels}" if args.labels else ""))
     return 0
 

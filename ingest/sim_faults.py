@@ -1,0 +1,380 @@
+"""The faults the simulator injects, by name, and the label each leaves (used by
+:mod:`ingest.simulate`).
+
+A faulty round has exactly one fault. Each kind says whether it applies to a round (an Envy
+fault needs an Envy-qualifying hand, a commission fault a game with commission ...) and how
+it alters the round, at one of four stages:
+
+- the facts, then judged again (``dealer_not_house_way``, ``raise_not_twice_ante``: what the
+  table did is irregular, but it settled what was on the layout correctly);
+- the facts, not judged again (``dealt_twice``: the table settled the round it thought it
+  dealt);
+- the settlements (the mispays, Envy and jackpot faults);
+- the events themselves (``past_posting`` moves a ``WagerPlaced`` after the deal;
+  ``missing_events`` drops an event, leaving a gap in ``table_seq``; ``duplicated_events``
+  sends an event twice with the same ``event_id``).
+
+``amount_cents`` of a label is what is at stake, never negative: for a mispay the difference
+between the recorded and the right net; for an Envy fault the bonus paid; for a jackpot fault
+the award; for a raise not twice the ante the difference from twice the ante; for a late
+wager its amount; for a card dealt twice or a missing deal the party's wagers (the dealer's:
+all wagers of the round); for a duplicated settlement the wager settled; for a dealer not
+setting by the house way the main wagers in play.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ingest.sim_deal import CARIBBEAN, RoundPlan, SeatPlay, other_dealer_settings
+from ingest.sim_record import Entry, envy_amount, hand_class, qualifying
+from replay.tiles import parse_tile
+from schemas import (
+    CardsDealt,
+    EnvyBonusPaid,
+    JackpotHit,
+    JackpotVerified,
+    Payload,
+    RoundEvent,
+    TilesDealt,
+    WagerPlaced,
+    WagerSettled,
+)
+
+FAULT_KINDS: dict[str, str] = {
+    "overpay": "a winning wager paid more than it won",
+    "underpay": "a winning wager paid less than it won",
+    "paid_loser": "a losing wager paid as a win",
+    "collected_winner": "a winning wager collected as a loss",
+    "commission_on_push_or_loss": "commission taken on a push or a loss",
+    "wrong_commission": "a win's commission of the wrong amount",
+    "jackpot_step_missing": "a progressive jackpot paid with a verification step missing",
+    "award_from_inventory": "a percentage-of-meter award paid from the table inventory",
+    "dealer_not_house_way": "the dealer's hand not set by the house way",
+    "foul_paid": "a fouled hand settled as a win or a push",
+    "envy_for_own_or_dealer_hand": "an Envy Bonus paid for the player's own or the dealer's hand",
+    "envy_without_qualifying_wager": "an Envy Bonus paid to a seat without a Qualifying Wager",
+    "raise_paid_not_qualified": "a Caribbean raise paid or taken when the dealer did not qualify",
+    "raise_not_twice_ante": "a Caribbean raise that is not twice the ante",
+    "past_posting": "a wager placed after the cards or tiles were dealt",
+    "dealt_twice": "a card (or a tile beyond its copies) dealt twice in a round",
+    "missing_events": "an event of the round missing (a gap in table_seq)",
+    "duplicated_events": "an event sent twice with the same event_id",
+}
+"""Every fault kind, with one line each (``--faults``, ``--help``)."""
+
+FAULT_CENTS = (125, 500, 1_000, 2_500)
+COMMISSION_ERRORS = (25, 50, 100, 125)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Label:
+    """One injected fault: its round, kind, the seat and wager concerned (None where none
+    is) and the amount at stake in cents (never negative)."""
+
+    round_id: str
+    kind: str
+    seat: int | None
+    wager: str | None
+    amount_cents: int
+
+    def __post_init__(self) -> None:
+        if self.kind not in FAULT_KINDS:
+            raise ValueError(f"unknown fault kind {self.kind!r}")
+        if type(self.amount_cents) is not int or self.amount_cents < 0:
+            raise ValueError(f"amount_cents must be non-negative cents, got {self.amount_cents!r}")
+
+    def to_json(self) -> str:
+        return json.dumps({"round_id": self.round_id, "kind": self.kind, "seat": self.seat,
+                           "wager": self.wager, "amount_cents": self.amount_cents})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Round:
+    """What a fault may look at: the facts, the judge's result, the right settlements."""
+
+    plan: RoundPlan
+    result: dict[str, Any]
+    settled: tuple[Payload, ...]
+
+
+def _label(r: Round, kind: str, seat: int | None, wager: str | None, amount: int) -> Label:
+    return Label(round_id=r.plan.round_id, kind=kind, seat=seat, wager=wager,
+                 amount_cents=amount)
+
+
+def _foul(r: Round, seat: int | None) -> bool:
+    return any(s["seat"] == seat and s["foul"] for s in r.result["seats"])
+
+
+def _wager(r: Round, p: WagerSettled) -> int:
+    if p.seat is None:
+        return r.plan.dealer_wager
+    return r.plan.seat(p.seat).wagers[p.wager]
+
+
+def _settlements(r: Round, test: Callable[[WagerSettled], bool]) -> list[int]:
+    """Indexes of the seats' settlements that pass ``test``."""
+    return [i for i, p in enumerate(r.settled)
+            if isinstance(p, WagerSettled) and p.seat is not None and test(p)]
+
+
+def _plain_win(p: WagerSettled) -> bool:
+    return p.outcome == "win" and p.wager != "progressive"
+
+
+def _commission_on(r: Round, amount: int) -> int:
+    return r.plan.ruleset.commission.on(amount)
+
+
+# --- candidates: where in the round each settlement fault can strike -------------------
+
+
+def _candidates(kind: str, r: Round) -> list[Any]:
+    game = r.plan.game
+    if kind in ("overpay", "collected_winner"):
+        return _settlements(r, _plain_win)
+    if kind == "underpay":
+        return _settlements(r, lambda p: _plain_win(p) and p.net_cents > 50)
+    if kind == "paid_loser":
+        return _settlements(r, lambda p: p.outcome == "loss" and p.wager != "progressive"
+                            and not (p.wager == "main" and _foul(r, p.seat)))
+    if kind == "commission_on_push_or_loss":
+        return _settlements(r, lambda p: p.wager == "main" and p.outcome in ("push", "loss")
+                            and _commission_on(r, _wager(r, p)) > 0)
+    if kind == "wrong_commission":
+        return _settlements(r, lambda p: p.outcome == "win" and p.commission_cents > 0)
+    if kind == "foul_paid":
+        return _settlements(r, lambda p: p.wager == "main" and _foul(r, p.seat))
+    if kind == "raise_paid_not_qualified":
+        return _settlements(r, lambda p: p.wager == "raise" and p.outcome == "void")
+    if kind == "jackpot_step_missing":
+        return [i for i, p in enumerate(r.settled) if isinstance(p, JackpotVerified)]
+    if kind == "award_from_inventory":
+        return [i for i, p in enumerate(r.settled)
+                if isinstance(p, JackpotVerified) and p.paid_from == "meter"]
+    if kind == "envy_for_own_or_dealer_hand":
+        if game == CARIBBEAN or "envy" not in r.plan.ruleset.paytables:
+            return []
+        qualified = [s for s in r.plan.seats if qualifying(r.plan, s)]
+        own = [(s.seat, s.seat, envy_amount(r.plan, s)) for s in qualified]
+        dealer = envy_amount(r.plan, None)
+        return ([x for x in own if x[2]]
+                + ([(s.seat, None, dealer) for s in qualified] if dealer else []))
+    if kind == "envy_without_qualifying_wager":
+        if game == CARIBBEAN or "envy" not in r.plan.ruleset.paytables:
+            return []
+        return [(s.seat, h.seat, envy_amount(r.plan, h)) for s in r.plan.seats
+                if not qualifying(r.plan, s) for h in r.plan.seats
+                if h is not s and envy_amount(r.plan, h)]
+    if kind == "raise_not_twice_ante":
+        return [s for s in r.plan.seats if "raise" in s.wagers]
+    if kind == "dealer_not_house_way":
+        return other_dealer_settings(r.plan) if r.plan.dealer_sets else []
+    if kind in ("past_posting",):
+        return [(s.seat, w) for s in r.plan.seats for w in s.wagers if w != "raise"]
+    if kind == "dealt_twice":
+        return [s for s in r.plan.seats if s.wagers]
+    if kind in ("missing_events", "duplicated_events"):
+        return [True]
+    raise AssertionError(kind)
+
+
+def applicable(kinds: Sequence[str], r: Round) -> list[str]:
+    """The kinds among ``kinds`` that can strike this round."""
+    return [k for k in kinds if _candidates(k, r)]
+
+
+# --- stage 1: the facts ------------------------------------------------------------------
+
+JUDGED_AGAIN = frozenset({"dealer_not_house_way", "raise_not_twice_ante"})
+FACTS = frozenset({"dealt_twice"})
+SETTLEMENTS = frozenset({"overpay", "underpay", "paid_loser", "collected_winner",
+                         "commission_on_push_or_loss", "wrong_commission", "foul_paid",
+                         "raise_paid_not_qualified", "jackpot_step_missing",
+                         "award_from_inventory", "envy_for_own_or_dealer_hand",
+                         "envy_without_qualifying_wager"})
+ENTRIES = frozenset({"past_posting"})
+EVENTS = frozenset({"missing_events", "duplicated_events"})
+assert set(FAULT_KINDS) == JUDGED_AGAIN | FACTS | SETTLEMENTS | ENTRIES | EVENTS
+
+
+def alter_facts(kind: str, r: Round, rng: random.Random,
+                judge: Callable[[RoundPlan], dict[str, Any]]) -> tuple[RoundPlan, Label] | None:
+    """A fault in what the table did: the new facts and the label (None when, after all,
+    the fault cannot strike: a dealer setting the judge still calls the house way)."""
+    plan = r.plan
+    if kind == "dealer_not_house_way":
+        options = _candidates(kind, r)
+        rng.shuffle(options)
+        at_stake = sum(s.wagers.get("main", 0) for s in plan.seats) + plan.dealer_wager
+        for setting in options:
+            new = replace(plan, dealer_sets=(setting,))
+            if judge(new)["dealer"]["house_way"] is False:
+                return new, _label(r, kind, None, None, at_stake)
+        return None
+    if kind == "raise_not_twice_ante":
+        seat = rng.choice(_candidates(kind, r))
+        ante = seat.wagers["ante"]
+        raised = rng.choice([x for x in (ante, 3 * ante, 2 * ante + 500, 2 * ante - 500)
+                             if x > 0 and x != 2 * ante])
+        new_seat = replace(seat, wagers={**seat.wagers, "raise": raised})
+        return (_with_seat(plan, new_seat),
+                _label(r, kind, seat.seat, "raise", abs(raised - 2 * ante)))
+    if kind == "dealt_twice":
+        return _dealt_twice(r, rng)
+    raise AssertionError(kind)
+
+
+def _with_seat(plan: RoundPlan, seat: SeatPlay) -> RoundPlan:
+    return replace(plan, seats=tuple(seat if s.seat == seat.seat else s for s in plan.seats))
+
+
+def _dealt_twice(r: Round, rng: random.Random) -> tuple[RoundPlan, Label] | None:
+    """The victim seat is dealt a card another party holds (tiles: a tile once more than
+    the set holds it); its settings use the card in place of the one it replaces."""
+    plan = r.plan
+    victim = rng.choice(_candidates("dealt_twice", r))
+    others = [s.dealt for s in plan.seats if s is not victim] + [plan.dealer_dealt]
+    token = rng.choice([t for hand in others for t in hand])
+    dealt_count = sum(hand.count(token) for hand in [*others, victim.dealt])
+    copies = parse_tile(token).copies if plan.uses_tiles else 1
+    places = [i for i, t in enumerate(victim.dealt) if t != token]
+    needed = copies - dealt_count + 1
+    if needed > len(places):
+        return None
+    swap = [victim.dealt[i] for i in rng.sample(places, needed)]
+    dealt = list(victim.dealt)
+    for old in swap:
+        dealt[dealt.index(old)] = "?"
+    dealt = [token if t == "?" else t for t in dealt]
+
+    def reset(setting: tuple[tuple[str, ...], tuple[str, ...]]
+              ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        high, low = setting
+        left, out = list(swap), []
+        for t in high + low:
+            if t in left:
+                left.remove(t)
+                out.append(token)
+            else:
+                out.append(t)
+        return tuple(out[:len(high)]), tuple(out[len(high):])
+
+    new = replace(victim, dealt=tuple(dealt), sets=tuple(reset(x) for x in victim.sets))
+    return _with_seat(plan, new), _label(r, "dealt_twice", victim.seat, None,
+                                         sum(victim.wagers.values()))
+
+
+# --- stage 2: the settlements --------------------------------------------------------------
+
+
+def alter_settlements(kind: str, r: Round, rng: random.Random
+                      ) -> tuple[list[Payload], Label]:
+    """A fault in how the table settled: the settlements as recorded and the label."""
+    settled = list(r.settled)
+    where = rng.choice(_candidates(kind, r))
+    if kind in ("envy_for_own_or_dealer_hand", "envy_without_qualifying_wager"):
+        receiver, holder, amount = where
+        bonus = EnvyBonusPaid(seat=receiver, for_seat=holder, amount_cents=amount)
+        at = max((i + 1 for i, p in enumerate(settled)
+                  if isinstance(p, WagerSettled | EnvyBonusPaid)), default=0)
+        settled.insert(at, bonus)
+        return settled, _label(r, kind, receiver, None, amount)
+    if kind in ("jackpot_step_missing", "award_from_inventory"):
+        step = settled[where]
+        assert isinstance(step, JackpotVerified)
+        award = next(p.award_cents for p in settled
+                     if isinstance(p, JackpotHit) and p.seat == step.seat)
+        if kind == "jackpot_step_missing":
+            del settled[where]
+        else:
+            settled[where] = replace(step, paid_from="table_inventory")
+        return settled, _label(r, kind, step.seat, "progressive", award)
+    p = settled[where]
+    assert isinstance(p, WagerSettled)
+    amount = _wager(r, p)
+    outcome, net, commission = p.outcome, p.net_cents, p.commission_cents
+    if kind == "overpay":
+        net += rng.choice(FAULT_CENTS)
+    elif kind == "underpay":
+        net -= rng.choice([c for c in FAULT_CENTS if c < net] or [net // 2])
+    elif kind == "collected_winner":
+        outcome, net, commission = "loss", -amount, 0
+    elif kind == "paid_loser" or (kind == "foul_paid" and rng.random() < 0.5):
+        commission = _commission_on(r, amount) if p.wager == "main" else 0
+        outcome, net = "win", amount - commission
+    elif kind == "foul_paid":
+        outcome, net, commission = "push", 0, 0
+    elif kind == "commission_on_push_or_loss":
+        commission = _commission_on(r, amount)
+        net -= commission
+    elif kind == "wrong_commission":
+        error = rng.choice(COMMISSION_ERRORS)
+        if commission > error and rng.random() < 0.5:
+            error = -error
+        commission += error
+        net -= error
+    elif kind == "raise_paid_not_qualified":
+        if rng.random() < 0.5:
+            outcome, net = "loss", -amount
+        else:
+            name = hand_class(r.plan, r.plan.seat(p.seat or 0))
+            line = r.plan.ruleset.paytable("raise").get(name or "")
+            outcome = "win"
+            net = line.win_cents(wager_cents=amount) if line is not None else amount
+    else:
+        raise AssertionError(kind)
+    settled[where] = replace(p, outcome=outcome, net_cents=net, commission_cents=commission)
+    return settled, _label(r, kind, p.seat, p.wager, abs(net - p.net_cents))
+
+
+# --- stage 3: the events -------------------------------------------------------------------
+
+
+def alter_entries(kind: str, r: Round, entries: list[Entry], rng: random.Random
+                  ) -> tuple[list[Entry], Label]:
+    """``past_posting``: a seat's wager (one that won, when one did) is placed after the
+    dealer's hand is dealt."""
+    assert kind == "past_posting"
+    won = {(p.seat, p.wager) for p in r.settled
+           if isinstance(p, WagerSettled) and p.outcome == "win"}
+    options = _candidates(kind, r)
+    seat, wager = rng.choice([o for o in options if o in won] or options)
+    at = next(i for i, (_, p) in enumerate(entries)
+              if isinstance(p, WagerPlaced) and p.seat == seat and p.wager == wager)
+    moved = entries.pop(at)
+    dealer_deal = next(i for i, (_, p) in enumerate(entries)
+                       if isinstance(p, CardsDealt | TilesDealt) and p.seat is None)
+    entries.insert(dealer_deal + 1, moved)
+    return entries, _label(r, kind, seat, wager, r.plan.seat(seat).wagers[wager])
+
+
+def alter_events(kind: str, r: Round, events: list[RoundEvent], rng: random.Random
+                 ) -> tuple[list[RoundEvent], Label]:
+    """``missing_events`` drops a deal (a gap in ``table_seq``; the round cannot be judged);
+    ``duplicated_events`` sends a seat's settlement (a win when there is one) twice, the same
+    event with the same id."""
+    if kind == "missing_events":
+        deals = [i for i, e in enumerate(events) if isinstance(e.payload, CardsDealt | TilesDealt)]
+        at = rng.choice(deals)
+        seat = events[at].payload.seat  # type: ignore[union-attr]
+        wagers = ([s for s in r.plan.seats if s.seat == seat] if seat is not None
+                  else list(r.plan.seats))
+        amount = sum(sum(s.wagers.values()) for s in wagers)
+        if seat is None:
+            amount += r.plan.dealer_wager
+        return events[:at] + events[at + 1:], _label(r, kind, seat, None, amount)
+    assert kind == "duplicated_events"
+    settled = [i for i, e in enumerate(events)
+               if isinstance(e.payload, WagerSettled) and e.payload.seat is not None]
+    wins = [i for i in settled if events[i].payload.net_cents > 0]  # type: ignore[union-attr]
+    at = rng.choice(wins or settled)
+    p = events[at].payload
+    assert isinstance(p, WagerSettled) and p.seat is not None
+    return ([*events[:at + 1], events[at], *events[at + 1:]],
+            _label(r, kind, p.seat, p.wager, r.plan.seat(p.seat).wagers[p.wager]))

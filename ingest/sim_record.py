@@ -1,0 +1,224 @@
+"""A simulated round's record: its settlements from the judge's result, and every event in
+the order the table devices send them (the protocol replay folds; used by
+:mod:`ingest.simulate`).
+
+The order, per round (README "Round documents" describes the document both sides build):
+
+1. ``RoundStarted``; ``ProgressiveMeterRead`` once when any seat makes a progressive wager;
+   ``WagerPlaced`` per seat and wager (the dealer's own, seat None, after the seats').
+2. ``CardsDealt`` / ``TilesDealt`` per seat, then the dealer's (seat None).
+3. Caribbean stud: per seat ``PlayerActed`` fold, or raise followed by ``WagerPlaced`` raise;
+   the dealer's ``HandsExposed``; then any ``PlayerActed`` concede.
+   Face Up: the dealer's ``HandSet`` and ``HandsExposed`` first, then the seats' ``HandSet``
+   and ``HandsExposed``.
+   Classic and tiles: the players' ``HandSet`` (re-sets after everyone's first), the player
+   banker's, the dealer's; ``PlayerActed`` withdraw; ``HandsExposed`` per player, the
+   banker's, the dealer's.
+4. ``WagerSettled`` per wager placed, ``EnvyBonusPaid`` per (receiver, holder), per winning
+   Progressive ``JackpotHit`` and its ``JackpotVerified`` steps, ``BankerSettled``,
+   ``RoundEnded``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ingest.sim_deal import CARIBBEAN, FACE_UP, RoundPlan, SeatPlay
+from replay.cards import parse_card
+from replay.games import caribbean_stud
+from replay.games.face_up_pai_gow import seven_card_class
+from replay.games.pai_gow_poker import rank_high
+from schemas import (
+    JACKPOT_STEPS,
+    BankerSettled,
+    CardsDealt,
+    EnvyBonusPaid,
+    HandSet,
+    HandsExposed,
+    JackpotHit,
+    JackpotVerified,
+    Payload,
+    PlayerActed,
+    ProgressiveMeterRead,
+    RoundEnded,
+    RoundStarted,
+    TilesDealt,
+    WagerPlaced,
+    WagerSettled,
+)
+
+FLOORPERSON = "floorperson"
+DEALER_ROLE = "dealer"
+STEP_ROLES = {"hand_verified": FLOORPERSON, "light_illuminated": DEALER_ROLE,
+              "validated": FLOORPERSON, "paid": DEALER_ROLE, "documented": FLOORPERSON}
+"""Who takes each jackpot verification step (58 Pa. Code § 688a.7(h)(3)): the floorperson
+verifies, validates and documents; the dealer lights the progressive light and pays."""
+assert tuple(STEP_ROLES) == JACKPOT_STEPS
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Staff:
+    """Who records a round's events: the dealer (decisions, settlements), the table's device
+    (wagers sensed, cards dealt), the floorperson (jackpot validation), and the meter's id."""
+
+    dealer: str
+    device: str
+    floorperson: str
+    meter_id: str
+
+
+Entry = tuple[str, Payload]
+"""An event before its envelope: who recorded it, and what."""
+
+
+def hand_class(plan: RoundPlan, seat: SeatPlay | None) -> str | None:
+    """The paytable class of a party's dealt hand: the seven-card class in the pai gow poker
+    games (REFERENCE.md 6a.10), the poker class in Caribbean stud."""
+    dealt = plan.dealer_dealt if seat is None else seat.dealt
+    cards = [parse_card(c) for c in dealt]
+    if plan.game == CARIBBEAN:
+        return caribbean_stud.hand_class(rank_high(cards, wheel=plan.ruleset.wheel))
+    found = seven_card_class(cards)
+    return None if found is None else found.value
+
+
+def qualifying(plan: RoundPlan, seat: SeatPlay) -> bool:
+    """Whether the seat holds a Qualifying Wager (a Fortune or Progressive of at least the
+    ruleset's ``qualifying_wager_cents``: § 688a.1)."""
+    least = plan.ruleset.options.get("qualifying_wager_cents")
+    if not isinstance(least, int):
+        return False
+    return max(seat.wagers.get("fortune", 0), seat.wagers.get("progressive", 0)) >= least
+
+
+def envy_amount(plan: RoundPlan, seat: SeatPlay | None) -> int:
+    """The Envy Bonus a party's hand earns the others (0 below four of a kind)."""
+    table = plan.ruleset.paytables.get("envy")
+    name = hand_class(plan, seat)
+    if table is None or name is None or name not in table:
+        return 0
+    fixed = table[name].fixed_cents
+    return fixed or 0
+
+
+def _outcome(net: int) -> str:
+    return "win" if net > 0 else "loss" if net < 0 else "push"
+
+
+def settlements(plan: RoundPlan, result: dict[str, Any], staff: Staff) -> list[Payload]:
+    """Every settlement the judge's ``result`` calls for, in the protocol's order."""
+    judged = {s["seat"]: s for s in result["seats"]}
+    out: list[Payload] = []
+    for seat in plan.seats:
+        wagers = judged[seat.seat]["wagers"]
+        assert set(wagers) == set(seat.wagers), (plan.round_id, seat, wagers)
+        for name in seat.wagers:
+            e = wagers[name]
+            out.append(WagerSettled(seat=seat.seat, wager=name, outcome=e["outcome"],
+                                    net_cents=e["net"], commission_cents=e["commission"]))
+    if plan.dealer_wager:
+        net = result["dealer"]["net"]
+        out.append(WagerSettled(seat=None, wager="main", outcome=_outcome(net), net_cents=net,
+                                commission_cents=0))
+    for receiver in plan.seats:
+        total = judged[receiver.seat]["envy"]
+        if not total:
+            continue
+        paid = [(holder.seat, envy_amount(plan, holder)) for holder in plan.seats
+                if holder is not receiver]
+        paid = [(h, a) for h, a in paid if a]
+        assert sum(a for _, a in paid) == total, (plan.round_id, receiver.seat, paid, total)
+        out += [EnvyBonusPaid(seat=receiver.seat, for_seat=h, amount_cents=a) for h, a in paid]
+    table = plan.ruleset.paytables.get("progressive", {})
+    for seat in plan.seats:
+        e = judged[seat.seat]["wagers"].get("progressive")
+        if e is None or e["outcome"] != "win":
+            continue
+        hand = hand_class(plan, seat)
+        assert hand is not None and hand in table
+        from_meter = table[hand].meter_bps is not None
+        out.append(JackpotHit(seat=seat.seat, hand=hand, award_cents=e["net"]))
+        for step, role in STEP_ROLES.items():
+            out.append(JackpotVerified(
+                seat=seat.seat, step=step, role=role,
+                employee_id=staff.floorperson if role == FLOORPERSON else staff.dealer,
+                paid_from=("meter" if from_meter else "table_inventory") if step == "paid"
+                else None))
+    banker = result.get("banker")
+    if banker is not None:
+        out.append(BankerSettled(seat=banker["seat"], net_cents=banker["net"],
+                                 commission_cents=banker["commission"]))
+    return out
+
+
+def meter_awards(settled: Sequence[Payload]) -> int:
+    """What the round's jackpots took from the progressive meter."""
+    hits = {p.seat: p.award_cents for p in settled if isinstance(p, JackpotHit)}
+    return sum(hits[p.seat] for p in settled
+               if isinstance(p, JackpotVerified) and p.step == "paid" and p.paid_from == "meter")
+
+
+def protocol(plan: RoundPlan, settled: Sequence[Payload], staff: Staff) -> list[Entry]:
+    """Every event of the round in the order the table sends them (see the module doc)."""
+    dealer, device = staff.dealer, staff.device
+    out: list[Entry] = [(dealer, RoundStarted(game=plan.game, dealer_id=dealer,
+                                              banker_seat=plan.banker_seat,
+                                              co_bank=plan.co_bank))]
+    if plan.meter is not None:
+        out.append((device, ProgressiveMeterRead(meter_cents=plan.meter,
+                                                 meter_id=staff.meter_id)))
+    for s in plan.seats:
+        out += [(device, WagerPlaced(seat=s.seat, wager=name, amount_cents=amount))
+                for name, amount in s.wagers.items() if name != "raise"]
+    if plan.dealer_wager:
+        out.append((device, WagerPlaced(seat=None, wager="main", amount_cents=plan.dealer_wager)))
+    for seat, hand in [*((s.seat, s.dealt) for s in plan.seats), (None, plan.dealer_dealt)]:
+        out.append((device, TilesDealt(seat=seat, tiles=hand) if plan.uses_tiles
+                    else CardsDealt(seat=seat, cards=hand)))
+    if plan.game == CARIBBEAN:
+        out += _caribbean(plan, dealer)
+    elif plan.game == FACE_UP:
+        out += [(dealer, HandSet(seat=None, high=h, low=lo)) for h, lo in plan.dealer_sets]
+        out.append((dealer, HandsExposed(seat=None)))
+        out += [(device, HandSet(seat=s.seat, high=h, low=lo))
+                for s in plan.seats for h, lo in s.sets]
+        out += [(dealer, HandsExposed(seat=s.seat)) for s in plan.seats]
+    else:
+        out += _banked(plan, dealer, device)
+    out += [(p.employee_id if isinstance(p, JackpotVerified) else dealer, p) for p in settled]
+    out.append((dealer, RoundEnded()))
+    return out
+
+
+def _caribbean(plan: RoundPlan, dealer: str) -> list[Entry]:
+    out: list[Entry] = []
+    for s in plan.seats:
+        if s.action == "fold":
+            out.append((dealer, PlayerActed(seat=s.seat, action="fold")))
+        else:
+            out.append((dealer, PlayerActed(seat=s.seat, action="raise")))
+            out.append((dealer, WagerPlaced(seat=s.seat, wager="raise",
+                                            amount_cents=s.wagers["raise"])))
+    out.append((dealer, HandsExposed(seat=None)))
+    out += [(dealer, PlayerActed(seat=s.seat, action="concede"))
+            for s in plan.seats if s.action == "concede"]
+    return out
+
+
+def _banked(plan: RoundPlan, dealer: str, device: str) -> list[Entry]:
+    """Classic pai gow poker and tiles: players set, then the banker, then the dealer."""
+    players = [s for s in plan.seats if s.seat != plan.banker_seat]
+    banker = [s for s in plan.seats if s.seat == plan.banker_seat]
+    out: list[Entry] = [(device, HandSet(seat=s.seat, high=s.sets[0][0], low=s.sets[0][1]))
+                        for s in players if s.sets]
+    out += [(device, HandSet(seat=s.seat, high=h, low=lo)) for s in players for h, lo in s.sets[1:]]
+    out += [(device, HandSet(seat=s.seat, high=h, low=lo)) for s in banker for h, lo in s.sets]
+    out += [(dealer, HandSet(seat=None, high=h, low=lo)) for h, lo in plan.dealer_sets]
+    out += [(dealer, PlayerActed(seat=s.seat, action="withdraw"))
+            for s in players if s.action == "withdraw"]
+    out += [(dealer, HandsExposed(seat=s.seat)) for s in players if s.action != "withdraw"]
+    out += [(dealer, HandsExposed(seat=s.seat)) for s in banker]
+    out.append((dealer, HandsExposed(seat=None)))
+    return out

@@ -1,0 +1,196 @@
+"""Every fault kind of the simulator: injected where it can strike, labelled, and exactly the
+deviation its label says (checked from the events, rebuilt and judged by the test's own fold
+in tests/test_simulate.py); every round without a label is clean."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+from ingest.simulate import FAULT_KINDS, simulate_shift
+from replay.adjudicate import judge_document
+from replay.document import DocumentError
+from replay.tiles import parse_tile
+from schemas import (
+    CardsDealt,
+    EnvyBonusPaid,
+    JackpotHit,
+    JackpotVerified,
+    RoundEvent,
+    TilesDealt,
+    WagerPlaced,
+    WagerSettled,
+)
+from tests.test_simulate import by_round, deviations, kinds, round_document
+
+SIGNED = {"overpay": 1, "underpay": -1, "paid_loser": 1, "collected_winner": -1,
+          "commission_on_push_or_loss": -1, "foul_paid": 1}
+"""Mispays whose recorded net differs from the right one in a known direction."""
+
+
+def _clean(evs: list[RoundEvent]) -> bool:
+    seqs = [e.table_seq for e in evs]
+    return (deviations(evs) == set() and len({e.event_id for e in evs}) == len(evs)
+            and seqs == list(range(seqs[0], seqs[0] + len(seqs))))
+
+
+@pytest.fixture(scope="module", params=list(FAULT_KINDS))
+def faulty(request):
+    kind = request.param
+    events, labels = simulate_shift(tables=4, rounds=30, seed=11, fault_rate=1.0,
+                                    faults=[kind], rich_hands=0.5)
+    return kind, by_round(events), labels
+
+
+def test_each_kind_is_injected_and_only_labelled_rounds_are_faulty(faulty):
+    kind, rounds, labels = faulty
+    assert labels, f"{kind} never applied"
+    assert {label.kind for label in labels} == {kind}
+    labelled = Counter(label.round_id for label in labels)
+    assert max(labelled.values()) == 1
+    assert all(label.amount_cents > 0 for label in labels)
+    for round_id, evs in rounds.items():
+        if round_id not in labelled:
+            assert _clean(evs), round_id
+
+
+def test_each_label_is_the_deviation_it_names(faulty):
+    kind, rounds, labels = faulty
+    for label in labels:
+        CHECKS.get(kind, _mispay)(kind, rounds[label.round_id], label)
+
+
+def _mispay(kind, evs, label):
+    found = deviations(evs)
+    assert found and all(d[:2] == (label.seat, label.wager) for d in found), found
+    nets = [d[2] for d in found if len(d) == 3]
+    assert len(nets) == 1 and abs(nets[0]) == label.amount_cents
+    if kind in SIGNED:
+        assert nets[0] == SIGNED[kind] * label.amount_cents
+    outcome = {d[3]: d[4] for d in found if d[2] == "outcome"}
+    commission = [d[3:] for d in found if d[2] == "commission"]
+    judged = judge_document(round_document(evs))
+    entry = next(s for s in judged["seats"] if s["seat"] == label.seat)
+    right = entry["wagers"][label.wager]["outcome"]
+    if kind in ("overpay", "underpay"):
+        assert right == "win" and not outcome
+    if kind == "paid_loser":
+        assert outcome == {"win": "loss"}
+    if kind == "collected_winner":
+        assert outcome == {"loss": "win"}
+    if kind == "commission_on_push_or_loss":
+        assert right in ("push", "loss") and commission == [(label.amount_cents, 0)]
+    if kind == "wrong_commission":
+        assert right == "win" and len(commission) == 1
+    if kind == "foul_paid":
+        assert entry["foul"] is True and label.wager == "main" and set(outcome) <= {"win", "push"}
+    if kind == "raise_paid_not_qualified":
+        assert judged["dealer"]["qualifies"] is False and label.wager == "raise"
+        assert outcome in ({"win": "void"}, {"loss": "void"})
+
+
+def _envy(kind, evs, label):
+    found = deviations(evs)
+    assert len(found) == 1
+    ((seat, what, recorded, right),) = found
+    assert (seat, what, recorded - right) == (label.seat, "envy", label.amount_cents)
+    extra = [p for p in kinds(evs, EnvyBonusPaid) if p.seat == label.seat
+             and p.amount_cents == label.amount_cents]
+    if kind == "envy_for_own_or_dealer_hand":
+        assert any(p.for_seat in (label.seat, None) for p in extra)
+    else:
+        qualifying = [p for p in kinds(evs, WagerPlaced) if p.seat == label.seat
+                      and p.wager in ("fortune", "progressive") and p.amount_cents >= 500]
+        assert not qualifying and any(p.for_seat != label.seat for p in extra)
+
+
+def _jackpot(kind, evs, label):
+    (hit,) = [p for p in kinds(evs, JackpotHit) if p.seat == label.seat]
+    assert label.amount_cents == hit.award_cents and label.wager == "progressive"
+    steps = [p for p in kinds(evs, JackpotVerified) if p.seat == label.seat]
+    (found,) = deviations(evs)
+    if kind == "jackpot_step_missing":
+        assert found[:2] == (label.seat, "steps") and len(steps) == 4
+    else:
+        assert found == (label.seat, "paid_from", "table_inventory")
+
+
+def _settled_right(kind, evs, label):
+    """The table did something irregular but settled the layout as the rules require."""
+    assert deviations(evs) == set()
+    placed = {(p.seat, p.wager): p.amount_cents for p in kinds(evs, WagerPlaced)}
+    if kind == "dealer_not_house_way":
+        assert judge_document(round_document(evs))["dealer"]["house_way"] is False
+        assert label.amount_cents == sum(a for (_, w), a in placed.items() if w == "main")
+    if kind == "raise_not_twice_ante":
+        ante, raised = placed[(label.seat, "ante")], placed[(label.seat, "raise")]
+        assert abs(raised - 2 * ante) == label.amount_cents
+    if kind == "past_posting":
+        order = [e.payload for e in evs]
+        late = next(i for i, p in enumerate(order) if isinstance(p, WagerPlaced)
+                    and (p.seat, p.wager) == (label.seat, label.wager))
+        dealer_deal = next(i for i, p in enumerate(order)
+                           if isinstance(p, CardsDealt | TilesDealt) and p.seat is None)
+        assert late > dealer_deal and label.wager != "raise"
+        assert placed[(label.seat, label.wager)] == label.amount_cents
+
+
+def _dealt_twice(kind, evs, label):
+    with pytest.raises(DocumentError):
+        judge_document(round_document(evs))
+    hands = {p.seat: p.cards for p in kinds(evs, CardsDealt)}
+    hands |= {p.seat: p.tiles for p in kinds(evs, TilesDealt)}
+    counts = Counter(t for hand in hands.values() for t in hand)
+    over = [t for t, n in counts.items()
+            if n > (parse_tile(t).copies if "-" in t else 1)]
+    assert len(over) == 1 and over[0] in hands[label.seat]
+
+
+def _missing(kind, evs, label):
+    seqs = [e.table_seq for e in evs]
+    assert len(seqs) == seqs[-1] - seqs[0]  # one gap
+    assert not [p for p in kinds(evs, CardsDealt) + kinds(evs, TilesDealt)
+                if p.seat == label.seat]
+
+
+def _duplicated(kind, evs, label):
+    twice = [e for e, n in Counter(evs).items() if n == 2]
+    assert len(twice) == 1 and len(evs) == len(set(evs)) + 1
+    p = twice[0].payload
+    assert isinstance(p, WagerSettled) and (p.seat, p.wager) == (label.seat, label.wager)
+    placed = [w for w in kinds(evs, WagerPlaced) if (w.seat, w.wager) == (p.seat, p.wager)]
+    assert [w.amount_cents for w in placed] == [label.amount_cents]
+
+
+CHECKS = {
+    "envy_for_own_or_dealer_hand": _envy, "envy_without_qualifying_wager": _envy,
+    "jackpot_step_missing": _jackpot, "award_from_inventory": _jackpot,
+    "dealer_not_house_way": _settled_right, "raise_not_twice_ante": _settled_right,
+    "past_posting": _settled_right, "dealt_twice": _dealt_twice,
+    "missing_events": _missing, "duplicated_events": _duplicated,
+}
+
+
+def test_a_shift_with_every_kind_labels_one_fault_per_faulty_round():
+    events, labels = simulate_shift(tables=8, rounds=40, seed=4, fault_rate=0.4,
+                                    rich_hands=0.3)
+    rounds = by_round(events)
+    assert 0.25 * len(rounds) < len(labels) < 0.5 * len(rounds)
+    assert len({label.round_id for label in labels}) == len(labels)
+    assert len({label.kind for label in labels}) >= 12
+    for label in labels:
+        assert json.loads(label.to_json()) == {
+            "round_id": label.round_id, "kind": label.kind, "seat": label.seat,
+            "wager": label.wager, "amount_cents": label.amount_cents}
+    labelled = {label.round_id for label in labels}
+    assert all(_clean(evs) for r, evs in rounds.items() if r not in labelled)
+
+
+def test_faults_limited_to_the_kinds_asked_for():
+    _, labels = simulate_shift(tables=4, rounds=20, seed=6, fault_rate=1.0,
+                               faults=["overpay", "missing_events"])
+    assert {label.kind for label in labels} == {"overpay", "missing_events"}
+    with pytest.raises(ValueError, match="unknown fault kind 'mispay'"):
+        simulate_shift(tables=1, rounds=1, seed=1, fault_rate=1.0, faults=["mispay"])
