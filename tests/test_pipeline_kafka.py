@@ -32,36 +32,74 @@ def _labels(path):
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-def test_flags_equal_the_injected_mispays_exactly(kafka_bootstrap, tmp_path):
+KIND_CHECKS = {
+    "overpay": {"mispay"},
+    "underpay": {"mispay"},
+    "paid_loser": {"mispay"},
+    "collected_winner": {"mispay"},
+    "commission_on_push_or_loss": {"mispay"},
+    "wrong_commission": {"mispay"},
+    "foul_paid": {"mispay"},
+    "raise_paid_not_qualified": {"mispay"},
+    "envy_for_own_or_dealer_hand": {"envy_mispay", "envy_own_or_dealer_hand"},
+    "envy_without_qualifying_wager": {"envy_mispay"},
+    "jackpot_step_missing": {"jackpot_unverified"},
+    "dealer_not_house_way": {"house_way"},
+    "past_posting": {"irregular_round"},
+    "dealt_twice": {"not_evaluated"},
+    "missing_events": {"log_findings", "not_evaluated"},
+    "duplicated_events": {"log_findings"},
+    # Not seen by a rule-based check yet (the checks catalogue issue adds them): the award's
+    # source is recorded in jackpots.parquet (paid_from) and the raise in wagers.parquet.
+    "award_from_inventory": set(),
+    "raise_not_twice_ante": set(),
+}
+SEAT_CHECKS = {"mispay", "envy_mispay", "envy_own_or_dealer_hand", "jackpot_unverified"}
+
+
+def test_a_mixed_shift_of_every_game_and_fault_gives_exactly_the_labelled_flags(
+        kafka_bootstrap, tmp_path):
+    """All four games, player-banked and co-banked rounds, side wagers, Envy, jackpots, and
+    every fault kind, through the real broker: each labelled round raises exactly the checks
+    its kind should raise (seat and amount too, where the check names a seat), and no round
+    without a label raises any flag."""
     topic = f"it-{uuid.uuid4().hex[:10]}"
     labels_file = tmp_path / "labels.jsonl"
     kafka = ["--bootstrap", kafka_bootstrap, "--topic", topic]
-    _ok(run_cli("ingest.simulate", "--tables", "4", "--rounds", "50", "--seed", "11",
-                "--fault-rate", "0.1", "--labels", str(labels_file), *kafka))
+    shift = {"tables": 8, "rounds": 40, "seed": 5, "fault_rate": 0.6, "rich_hands": 0.3}
+    _ok(run_cli("ingest.simulate", "--tables", "8", "--rounds", "40", "--seed", "5",
+                "--fault-rate", "0.6", "--rich-hands", "0.3", "--labels", str(labels_file),
+                *kafka))
     _ok(run_cli("ingest", "--data", str(tmp_path), "--until-idle", "3", "--quiet", *kafka))
     _ok(run_cli("replay", "--data", str(tmp_path)))
     checks = _ok(run_cli("checks", "--data", str(tmp_path)))
 
-    expected_events, _ = simulate_shift(tables=4, rounds=50, seed=11, fault_rate=0.1)
+    expected_events, _ = simulate_shift(**shift)
     logged = [decode(r.value) for r in read_log(tmp_path / "log")]
     assert sorted(e.event_id for e in logged) == sorted(e.event_id for e in expected_events)
     assert verify(tmp_path / "log").ok
     assert not list((tmp_path / "quarantine").glob("*.jsonl"))
 
-    labels = _labels(labels_file)
-    assert len(labels) >= 10, "the seed should inject a meaningful number of mispays"
-    expected_flags = {
-        (f["round_id"], f["seat"], f["amount"] if f["fault"] == "overpay" else -f["amount"])
-        for f in labels
-    }
+    labels = {label["round_id"]: label for label in _labels(labels_file)}
+    assert {label["kind"] for label in labels.values()} == set(KIND_CHECKS)
+    rounds = pq.read_table(tmp_path / "replay" / "rounds.parquet").to_pylist()
+    assert {r["game"] for r in rounds} == {"pai_gow_poker", "face_up_pai_gow",
+                                           "pai_gow_tiles", "caribbean_stud"}
+    assert {r["banker"].split(" ")[-1] for r in rounds} >= {"dealer", "co-bank"}
     flags = pq.read_table(tmp_path / "checks" / "flags.parquet").to_pylist()
-    assert len({f["round_id"] for f in pq.read_table(
-        tmp_path / "replay" / "rounds.parquet").to_pylist()}) == 200
-    mispays = {(f["round_id"], f["seat"], f["difference_cents"])
-               for f in flags if f["check_id"] == "mispay"}
-    assert mispays == expected_flags
-    assert [f for f in flags if f["check_id"] != "mispay"] == []
-    assert f"{len(labels)} flags" in checks.stdout
+    by_round: dict[str, list[dict]] = {}
+    for flag in flags:
+        by_round.setdefault(flag["round_id"], []).append(flag)
+    assert set(by_round) <= set(labels), "a round without a label raised a flag"
+    for round_id, label in labels.items():
+        raised = by_round.get(round_id, [])
+        assert {f["check_id"] for f in raised} == KIND_CHECKS[label["kind"]], (label, raised)
+        for flag in raised:
+            if flag["check_id"] in SEAT_CHECKS and label["seat"] is not None:
+                assert flag["seat"] == label["seat"], (label, flag)
+            if flag["check_id"] == "mispay":
+                assert abs(flag["difference_cents"]) == label["amount_cents"], (label, flag)
+    assert f"{len(flags)} flags" in checks.stdout
 
 
 def test_undecodable_message_goes_to_quarantine_and_ingest_keeps_going(kafka_bootstrap,
@@ -86,7 +124,7 @@ def test_undecodable_message_goes_to_quarantine_and_ingest_keeps_going(kafka_boo
     entries = [json.loads(line) for q in sorted((tmp_path / "quarantine").glob("*.jsonl"))
                for line in q.read_text().splitlines()]
     assert [e["coordinates"] for e in entries] == [f"{topic}[0]@1", f"{topic}[0]@3"]
-    assert "does not match schema id 1" in entries[0]["reason"]
+    assert "does not match schema id 1" in entries[0]["reason"]  # framed as schema id 1
     assert "not the magic byte" in entries[1]["reason"]
 
 
