@@ -1,6 +1,6 @@
 """Run every check in checks/sql/ with DuckDB over replay's Parquet and collect the flags.
 
-A check is one SQL file returning the offending rows, zero rows = pass (STYLE.md 9). Its
+A check is one SQL file returning the offending rows, zero rows = pass. Its
 header comments carry id, title, severity and the rule it enforces. The inputs are exposed
 as views named after the files replay writes (``rounds``, ``hands``, ``wagers``, ``envy``,
 ``bankers``, ``jackpots``, ``findings``); file paths are bound, never formatted

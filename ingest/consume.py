@@ -23,7 +23,7 @@ from schemas import DecodeError, decode
 
 
 def judge(message: Received) -> str | None:
-    """The broker-free seam (STYLE.md 11): why this message cannot enter the log, or None."""
+    """The broker-free seam: why this message cannot enter the log, or None."""
     if message.value is None:
         return "empty message (tombstone): no event"
     try:

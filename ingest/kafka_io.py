@@ -57,7 +57,7 @@ def ensure_topic(servers: str, topic: str, partitions: int = TOPIC_PARTITIONS) -
 
 
 def producer(servers: str) -> KafkaProducer:
-    """Idempotent, acks=all producer (kafka-python 3 defaults) tuned as in STACK.md 2."""
+    """Idempotent, acks=all producer (kafka-python 3 defaults)."""
     return KafkaProducer(
         bootstrap_servers=servers,
         client_id="catwalk-table",

@@ -1,7 +1,7 @@
 """The writer of the append-only event log and its quarantine (format: schemas/logformat.py).
 
 A batch is made durable in this order, so that every message ends in the log exactly once
-or in quarantine with its reason, whatever crashes (DESIGN.md principle 2 and 3):
+or in quarantine with its reason, whatever crashes (docs/design.md principles 2 and 3):
 
 1. the quarantine file of the batch (``quarantine/segment-NNNNNN.jsonl``) is written and
    fsynced, when the batch has bad messages;

@@ -75,7 +75,7 @@ Entry = tuple[str, Payload]
 
 def hand_class(plan: RoundPlan, seat: SeatPlay | None) -> str | None:
     """The paytable class of a party's dealt hand: the seven-card class in the pai gow poker
-    games (REFERENCE.md 6a.10), the poker class in Caribbean stud."""
+    games (docs/rules.md 6a.10), the poker class in Caribbean stud."""
     dealt = plan.dealer_dealt if seat is None else seat.dealt
     cards = [parse_card(c) for c in dealt]
     if plan.game == CARIBBEAN:

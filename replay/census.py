@@ -1,5 +1,5 @@
 """The census: every hand of 5, 6 or 7 cards from a game's deck, counted by the category of
-its best five cards (issue 3, interface 2; REFERENCE.md 1.1, 5, 6a.3).
+its best five cards (issue 3, interface 2; docs/rules.md 1.1, 5, 6a.3).
 
 ``python -m replay census --game pai_gow_poker --cards 7`` prints :func:`census`. Every hand
 is enumerated and ranked; nothing is counted by formula. The hands are enumerated by
@@ -50,10 +50,10 @@ CENSUS_DECKS: Mapping[str, tuple[Card, ...]] = MappingProxyType({
     "caribbean_stud": DECK_52,
 })
 """The deck each game's census counts (issue 3: pai gow poker's 53 cards with the joker,
-REFERENCE.md 1.1; Caribbean stud's 52 cards, 4.2)."""
+docs/rules.md 1.1; Caribbean stud's 52 cards, 4.2)."""
 
 CATEGORIES: tuple[HandCategory, ...] = tuple(HandCategory)
-"""Census keys in output order: five aces first, high card last (REFERENCE.md 1.1)."""
+"""Census keys in output order: five aces first, high card last (docs/rules.md 1.1)."""
 
 Progress = Callable[[int, int], None]
 """Called now and then with (hands counted so far, hands in all)."""
@@ -85,7 +85,7 @@ def census_of_deck(
 ) -> dict[HandCategory, int]:
     """The count of every hand of ``cards`` cards (5, 6 or 7) from ``deck`` (any different
     cards of the 53-card deck, e.g. a sub-deck for cross-checking) by the category of its
-    best five cards (REFERENCE.md 1.1, 6a.3). Every category is a key, zero included."""
+    best five cards (docs/rules.md 1.1, 6a.3). Every category is a key, zero included."""
     if type(cards) is not int or not MIN_HAND <= cards <= MAX_HAND:
         raise HandError(f"a census counts hands of 5 to 7 cards, not {cards!r}")
     indexes = [card.index for card in deck]

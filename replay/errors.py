@@ -1,6 +1,6 @@
 """The replay package's exceptions: one root, ``ReplayError``, and a narrow subclass per layer.
 
-STYLE.md 8: one root exception per package, and every message names the bad value (a card
+One root exception per package, and every message names the bad value (a card
 token and its position, a ruleset id, a game and a date, a round in its one-line notation).
 The subclasses that reject a malformed value also derive from ``ValueError``, and the ones
 that fail a lookup from ``LookupError``, so that callers may catch either.
@@ -14,7 +14,7 @@ class ReplayError(Exception):
 
 
 class CardError(ReplayError, ValueError):
-    """A card token, or a list of cards, that is not in the notation (STYLE.md 1)."""
+    """A card token, or a list of cards, that is not in the notation."""
 
 
 class HandError(ReplayError, ValueError):

@@ -1,10 +1,10 @@
-"""Replay as a pure fold: events, in log order, into the state of every round (STYLE.md 6).
+"""Replay as a pure fold: events, in log order, into the state of every round.
 
 ``apply(state, event)`` takes a frozen round state and returns the next one; there is no
 clock and no I/O. What happened is kept apart from whether it was allowed: an event that
 does not fit (a card dealt twice to a seat, a settlement for a round that never started, a
 hand set again after it was exposed) is kept as a :class:`Problem` on the round, never
-dropped and never a crash (DESIGN.md principle 8). The fold names no game: what a game
+dropped and never a crash (docs/design.md principle 8). The fold names no game: what a game
 makes of the facts is the rules engine's question (``replay/reconstruct.py``).
 
 Conventions of the record (docs/rules.md):
@@ -17,7 +17,7 @@ Conventions of the record (docs/rules.md):
   Caribbean stud raise, which is placed after the deal by rule (the ``raise`` wager);
 - an :class:`~schemas.EventCorrected` strikes or replaces an earlier event of its round:
   the round is folded again from its events with the correction applied, and the
-  correction is kept (corrections are new events, DESIGN.md principle 1).
+  correction is kept (corrections are new events, docs/design.md principle 1).
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ LATE_WAGERS = frozenset({"raise"})
 
 
 class ProblemKind(StrEnum):
-    """What kind of irregularity a problem is: a value a SQL check can select (STYLE.md 20)."""
+    """What kind of irregularity a problem is: a value a SQL check can select."""
 
     EVENT_BEFORE_START = "event_before_start"
     STARTED_TWICE = "started_twice"
@@ -425,7 +425,7 @@ class Replayed:
 def fold(events: Iterable[tuple[str, RoundEvent]]) -> Replayed:
     """Fold ``(where, event)`` pairs (where = the record's place, for messages) into rounds.
 
-    Log-level findings (STYLE.md 6): a repeated event id (an exact repeat is kept once; the
+    Log-level findings: a repeated event id (an exact repeat is kept once; the
     same id with a different content is a conflicting duplicate, also kept once, the first
     copy counting), and a gap or repeat in a table's sequence numbers."""
     rounds: dict[str, RoundState] = {}

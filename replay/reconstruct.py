@@ -4,7 +4,7 @@ A round folded from the log (:class:`replay.fold.RoundState`) becomes the same r
 document that ``python -m replay adjudicate`` reads (README "Round documents"), and is
 judged by the same judge, found through the game registry: this module names no game.
 
-Fail closed (DESIGN.md principle 8, docs/rules.md): a round is *evaluated* only when the
+Fail closed (docs/design.md principle 8, docs/rules.md): a round is *evaluated* only when the
 judge judged it and every recorded wager has an expected settlement. A wager the judgement
 does not cover, a round the judge cannot read (missing cards, an unknown banker, a ruleset
 that is not in force), or a fact the fold could not place makes the round not evaluated,
@@ -111,7 +111,7 @@ def _render_hand(holding: Mapping[str, Any], tiles: bool) -> str:
 
 
 def notation(doc: Mapping[str, Any]) -> str:
-    """The round's one-line notation (STYLE.md 1): ``<round_id> <game> [B=S<n>[co]]
+    """The round's one-line notation: ``<round_id> <game> [B=S<n>[co]]
     D=<hand>[(wager N)] S<seat>(<wagers>)[<action>]=<hand> ...``; cards concatenated
     (``AsKd``), tiles joined by commas (``6-6,1-3``), a set hand as ``<high>/<low>``."""
     tiles = "tiles" in doc["dealer"] or any("tiles" in s for s in doc["seats"])

@@ -1,7 +1,7 @@
 """The event vocabulary: past-tense facts about a round, one frozen dataclass each.
 
 The Avro names (``catwalk.RoundStarted`` ...) are the stable identity of an event, not the
-Python path: the codec maps names to classes in ``PAYLOAD_TYPES`` below (STYLE.md 5).
+Python path: the codec maps names to classes in ``PAYLOAD_TYPES`` below.
 These classes are the newest vocabulary (schema id 2); events written under schema id 1 are
 upcast to them by the codec. Money is integer cents; a float or a bool where cents are
 expected is refused. Whether a fact was *allowed* (a card dealt twice, a raise that is not
@@ -327,7 +327,7 @@ CORRECTABLE: tuple[type, ...] = (WagerPlaced, CardsDealt, TilesDealt, HandSet, P
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class EventCorrected:
-    """A correction (DESIGN.md principle 1): the event ``corrects`` (an event id of the same
+    """A correction (docs/design.md principle 1): the event ``corrects`` (an event id of the same
     round) is struck when ``replacement`` is None, or stands replaced by ``replacement``."""
 
     corrects: str
@@ -357,7 +357,7 @@ AVRO_NAMES: dict[type[Payload], str] = {cls: name for name, cls in PAYLOAD_TYPES
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RoundEvent:
-    """The envelope every event travels in (DESIGN.md, STYLE.md 5)."""
+    """The envelope every event travels in (docs/design.md)."""
 
     event_id: str
     casino: str

@@ -8,7 +8,7 @@ Layout of a log directory (written only by ``ingest``; read by ``replay`` and ``
 - Each segment's header metadata holds ``catwalk.next_offsets``: for every partition the
   log has seen, the next Kafka offset to consume, counting quarantined messages too. Ingest
   resumes from the last segment's value, so a restart neither skips nor repeats a message.
-- Every record carries the hash of the one before it (DESIGN.md principle 4): ``verify``
+- Every record carries the hash of the one before it (docs/design.md principle 4): ``verify``
   names the first record that does not fit, whether it was modified, removed, inserted or
   reordered.
 """

@@ -1,4 +1,4 @@
-"""Each check on a tiny hand-built table, with the exact flagged ids (STYLE.md 10)."""
+"""Each check on a tiny hand-built table, with the exact flagged ids."""
 
 from __future__ import annotations
 

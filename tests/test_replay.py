@@ -87,7 +87,7 @@ def test_replay_cli_says_what_to_run_when_there_is_no_log(tmp_path):
 
 def test_past_posting_is_judged_and_reported_not_hidden(tmp_path):
     """A wager placed after the deal is an irregularity to flag, not a reason to stop judging
-    the round (DESIGN.md 8)."""
+    the round (docs/design.md principle 8)."""
     from schemas import WagerPlaced
 
     table = Table()
