@@ -204,6 +204,20 @@ def judge_state(state: RoundState) -> Judgement:
         expected[(DEALER, "main")] = Expected(outcome=_outcome_of(net), net_cents=net,
                                               commission_cents=0)
     banker_main = (state.banker_seat, "main") if "banker" in result else None
+    limit = 1 << 63
+    absurd = [f"{'dealer' if s == DEALER else f'seat {s}'} {w}" for (s, w), e in expected.items()
+              if not -limit <= e.net_cents < limit]
+    absurd += [f"seat {s} Envy Bonus" for s, v in envy.items() if not -limit <= v < limit]
+    banker = result.get("banker")
+    if banker is not None and not all(-limit <= banker[k] < limit
+                                      for k in ("net", "commission", "house_net")):
+        absurd.append("the banker's account")
+    if absurd:
+        fail(ProblemKind.NOT_JUDGEABLE,
+             f"the expected settlement of {', '.join(absurd)} does not fit 64-bit cents: "
+             f"the recorded amounts are absurd")
+        return Judgement(document=doc, notation=line, ruleset=result.get("ruleset"),
+                         result=None, problems=tuple(problems))
     unjudged = [(s, w, a) for s, w, a in state.wagers
                 if (s, w) not in expected and (s, w) != banker_main]
     for s, w, a in unjudged:

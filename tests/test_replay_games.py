@@ -159,3 +159,17 @@ def test_an_unknown_ruleset_makes_the_round_not_evaluated_with_its_name(tmp_path
     (rnd,) = table("rounds")
     assert rnd["evaluated"] is False and "pai_gow_tiles-nowhere-v9" in rnd["problems"]
     assert "not_judgeable" in rnd["problem_kinds"]
+
+
+def test_an_absurd_wager_is_not_evaluated_instead_of_stopping_replay(tmp_path):
+    """A Fortune wager near the 64-bit limit wins 3 to 1: its expected net cannot be written
+    as 64-bit cents. The round is not evaluated with that reason; replay and checks finish."""
+    doc, result = EXAMPLES["r-17"]
+    doc = json.loads(json.dumps(doc))
+    doc["seats"][0]["wagers"]["fortune"] = 2**62
+    table, flags = _replay(tmp_path, events_of_document(Table(), doc, meter=2_500_000,
+                                                        settle=_settlements(result)))
+    (rnd,) = table("rounds")
+    assert rnd["evaluated"] is False and "does not fit 64-bit cents" in rnd["problems"]
+    assert "seat 1 fortune" in rnd["problems"]
+    assert "not_evaluated" in {f["check_id"] for f in flags}
