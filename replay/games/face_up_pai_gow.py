@@ -151,17 +151,20 @@ _SEAT_KEYS = frozenset({"seat", "cards", "high", "low", "action", "wagers"})
 _PLAY = "play"
 
 
-def _tokens(value: object, where: str, name: str, count: int) -> tuple[list[str], int]:
-    """A list of ``count`` card tokens and the cards as a 53-bit mask, the sum of their
-    bits: it has ``count`` bits exactly when no card repeats (a repeat carries into another
-    bit and loses one). The document reader names a bad token or count."""
-    if type(value) is list and len(value) == count:
+def _tokens(
+    value: object, where: str, name: str, count: int | None = None
+) -> tuple[list[str], int]:
+    """A list of card tokens (``count`` of them, or any number) and the cards as a 53-bit
+    mask, the sum of their bits: it has as many bits as tokens exactly when no card repeats
+    (a repeat carries into another bit and loses one). The document reader names a bad
+    token or count."""
+    if type(value) is list and (count is None or len(value) == count):
         try:
             return value, sum(map(_BIT.__getitem__, value))
         except (KeyError, TypeError):
             pass
-    read_cards(value, f"{where}.{name}", count=count)
-    raise AssertionError(f"{where}.{name} read {value!r}")  # read_cards raised first
+    tokens = [str(card) for card in read_cards(value, f"{where}.{name}", count=count)]
+    return tokens, sum(map(_BIT.__getitem__, tokens))
 
 
 def _render(mask: int) -> str:
@@ -174,11 +177,12 @@ def _unknown(obj: Mapping[str, Any], allowed: frozenset[str], where: str) -> Non
                             f"allowed: {sorted(allowed)}")
 
 
-_Holding = tuple[list[int], int, list[Card] | None, list[Card] | None]
-"""A party's dealt cards (indexes and mask) and its high and low hands (None: not set)."""
+_Holding = tuple[list[int], int, list[Card] | None, list[Card] | None, bool]
+"""A party's dealt cards (indexes and mask), its high and low hands (None: not set), and
+whether they were set other than 5+2 (seed § 688a.7(f)(1)(iv): not set correctly)."""
 
 
-def _holding(obj: object, where: str, *, must_be_set: bool) -> _Holding:
+def _holding(obj: object, where: str, *, must_be_set: bool, compared: bool = False) -> _Holding:
     if type(obj) is not dict and not isinstance(obj, Mapping):
         raise DocumentError(f"{where} must be an object, got {obj!r}")
     if "cards" not in obj:
@@ -188,24 +192,31 @@ def _holding(obj: object, where: str, *, must_be_set: bool) -> _Holding:
         raise DocumentError(f"{where}.cards repeats a card: {' '.join(dealt)}")
     indexes = list(map(_INDEX.__getitem__, dealt))
     if "high" not in obj and "low" not in obj and not must_be_set:
-        return indexes, mask, None, None
+        return indexes, mask, None, None, False
     for name in ("high", "low"):
         if name not in obj:
             raise DocumentError(f"{where} has no {name!r}: its hand must be set")
-    high, high_mask = _tokens(obj["high"], where, "high", HIGH_SIZE)
-    low, low_mask = _tokens(obj["low"], where, "low", LOW_SIZE)
-    if high_mask.bit_count() != HIGH_SIZE or low_mask.bit_count() != LOW_SIZE:
+    high, high_mask = _tokens(obj["high"], where, "high")
+    low, low_mask = _tokens(obj["low"], where, "low")
+    if high_mask.bit_count() != len(high) or low_mask.bit_count() != len(low):
         raise DocumentError(f"{where}: the high and low hands repeat a card: "
                             f"{' '.join(high)} / {' '.join(low)}")
-    if high_mask | low_mask != mask or high_mask & low_mask:
-        set_mask = high_mask | low_mask
+    set_mask = high_mask | low_mask
+    if set_mask & ~mask or high_mask & low_mask:
         raise DocumentError(
             f"{where}: the high and low hands must use exactly the dealt cards "
             f"{_render(mask)!r}; set but not dealt {_render(set_mask & ~mask)!r}, dealt but "
             f"not set {_render(mask & ~set_mask)!r}"
         )
+    misset = len(high) != HIGH_SIZE or len(low) != LOW_SIZE
+    if misset and compared:
+        raise DocumentError(
+            f"{where} set {len(high)}+{len(low)} cards, not {HIGH_SIZE}+{LOW_SIZE}: "
+            f"{' '.join(high)} / {' '.join(low)}; every seat's hand is compared with it, so "
+            f"it must be set {HIGH_SIZE}+{LOW_SIZE}"
+        )
     return (indexes, mask, list(map(_CARD.__getitem__, high)),
-            list(map(_CARD.__getitem__, low)))
+            list(map(_CARD.__getitem__, low)), misset)
 
 
 def _repeated(parties: Sequence[tuple[str, list[int]]]) -> str:
@@ -251,7 +262,9 @@ def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> dict[str, Any]:
     """The result of one Face Up round document (issue 3 "Round document" and "Result").
 
     The Face Up wager (seed § 688a.7(f); REFERENCE.md 6): a fouled player hand loses
-    ((f)(1)(iii)), even when the dealer has an Ace High Pai Gow (6, 6a.6); otherwise a
+    ((f)(1)(iii)), even when the dealer has an Ace High Pai Gow (6, 6a.6), and so does a
+    hand set other than 5+2 from the cards dealt (six high and one low, say: "not otherwise
+    set correctly", (f)(1)(iv)), which is reported as a foul; otherwise a
     dealer Ace High Pai Gow ties it ((f)(2)(iii)); otherwise both hands higher wins 1:1
     ((f)(3)), less the ruleset's commission (none in the shipped ruleset), one hand higher
     ties ((f)(2)(i)-(ii)), and neither higher loses ((f)(1)(i)-(ii): copies go to the
@@ -267,9 +280,10 @@ def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> dict[str, Any]:
     zero or absent are left out (6a.18); ``envy`` is the seat's total Envy Bonus.
 
     :class:`DocumentError` names what is wrong and where: a malformed document, unknown
-    fields, cards or wagers, a repeated card, a wrong number of cards, a set hand that does
-    not use the dealt cards, a player banker (Face Up is dealer-banked only: 6a.18), a
-    dealer wager, a missing progressive_meter when a Progressive wager is present.
+    fields, cards or wagers, a repeated card, other than seven dealt cards, a set hand
+    holding a card not dealt, a dealer hand set other than 5+2 (every seat is compared with
+    it), a player banker (Face Up is dealer-banked only: 6a.18), a dealer wager, a missing
+    progressive_meter when a Progressive wager is present.
     """
     if not isinstance(doc, Mapping):
         raise DocumentError(f"a round document must be an object, got {doc!r}")
@@ -295,8 +309,8 @@ def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> dict[str, Any]:
                 f"dealer.wager {dealer_doc['wager']!r} refused: the dealer wagers only against "
                 f"a player banker, and Face Up is dealer-banked only (REFERENCE.md 6a.18)"
             )
-    dealer_cards, round_mask, dealer_high, dealer_low = _holding(dealer_doc, "dealer",
-                                                                 must_be_set=True)
+    dealer_cards, round_mask, dealer_high, dealer_low, _ = _holding(
+        dealer_doc, "dealer", must_be_set=True, compared=True)
     assert dealer_high is not None and dealer_low is not None
     seats_doc = doc.get("seats")
     if not isinstance(seats_doc, list):
@@ -354,12 +368,19 @@ def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> dict[str, Any]:
 
     codes: list[int] = []
     seats_out: list[dict[str, Any]] = []
-    for number, (dealt, _, high, low), amounts in zip(numbers, holdings, wagered, strict=True):
+    for number, (dealt, _, high, low, misset), amounts in zip(numbers, holdings, wagered,
+                                                             strict=True):
         flags = classify_indexes(dealt)
         codes.append(flags & _CODE_MASK)
         wagers_out: dict[str, Any] = {}
         foul: bool | None = None
-        if high is not None and low is not None:
+        if misset:
+            # (f)(1)(iv): "not otherwise set correctly" loses, reported as a foul
+            foul = True
+            amount = amounts.get(MAIN)
+            if amount:
+                wagers_out[MAIN] = _main_result(amount, Outcome.LOSS, ruleset)
+        elif high is not None and low is not None:
             p_high = rank_high(high, wheel=wheel)
             p_low = rank_low(low)
             foul = is_foul(p_high, p_low)

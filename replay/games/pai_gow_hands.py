@@ -5,7 +5,8 @@ banker's, and the main wager's settlement (REFERENCE.md 1.1, 1.2, 6, 6a.1, 6a.5;
 What this module decides, each with the rule it implements:
 
 - the 21 ways to set seven cards (:func:`splits`; glossary "set");
-- whether a set hand is a foul (:func:`is_foul`; 6a.5);
+- whether a set hand is a foul (:func:`is_foul`; 6a.5), and whether it was set 5+2 at all
+  (:func:`set_correctly`; seed § 688a.7(f)(1)(iv));
 - the outcome of a seat's hands against the banker's (:func:`compare`; seed 688a.7(f),
   seed excerpt 002 clauses (1)-(9), REFERENCE.md 1.1: copies go to the banker);
 - the settlement of the main wager (:func:`settle_main`; 1.2, 6a.1: 1:1 less commission,
@@ -65,6 +66,15 @@ def is_foul(high: HighRank | Sequence[Card], low: LowRank | Sequence[Card]) -> b
     if type(low) is not LowRank:
         low = _as_low(low)
     return not high_holds_low(high, low)
+
+
+def set_correctly(high: Sequence[Card], low: Sequence[Card]) -> bool:
+    """Whether a hand set from the cards it was dealt was set 5+2 (seed 001 clause (1): "a
+    2-card hand and a 5 card hand"). A hand set otherwise (six high and one low, say, or 4+3)
+    was "not otherwise set correctly" (seed § 688a.7(f)(1)(iv)): a player's main wager
+    loses, its optional wagers are still settled on its seven cards (§ 688a.7(h)), and the
+    result reports it as a foul. That the cards are the ones dealt is the reader's check."""
+    return len(high) == HIGH_SIZE and len(low) == LOW_SIZE
 
 
 def _seven(cards: Sequence[Card]) -> tuple[Card, ...]:

@@ -33,7 +33,7 @@ Nothing here does I/O.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -59,6 +59,7 @@ from replay.games.pai_gow_hands import LOW_SIZE as LOW_SIZE
 from replay.games.pai_gow_hands import Settlement as Settlement
 from replay.games.pai_gow_hands import compare as compare
 from replay.games.pai_gow_hands import is_foul as is_foul
+from replay.games.pai_gow_hands import set_correctly as set_correctly
 from replay.games.pai_gow_hands import settle_main as settle_main
 from replay.games.pai_gow_hands import splits as splits
 from replay.games.pai_gow_house_way import HOUSE_WAY_REFERENCE_1_3 as HOUSE_WAY_REFERENCE_1_3
@@ -125,14 +126,16 @@ class DealerResult:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SeatResult:
     """A seat's judgement: ``foul`` (None when its hand was not set and it had no main
-    wager) and the main wager's :class:`Settlement` (None when there was no main wager or it
-    was zero: REFERENCE.md 6a.18); in a round document, also its Fortune and Progressive
-    wagers' settlements (None when not wagered) and the Envy Bonus it receives in cents
-    (6a.11, 6a.18)."""
+    wager; True too when it was not set 5+2, ``misset``: seed § 688a.7(f)(1)(iv)) and the
+    main wager's :class:`Settlement` (None when there was no main wager or it was zero:
+    REFERENCE.md 6a.18); in a round document, also its Fortune and Progressive wagers'
+    settlements (None when not wagered) and the Envy Bonus it receives in cents (6a.11,
+    6a.18). The ranks are None when the hand was not set 5+2."""
 
     seat: int
     foul: bool | None
     main: Settlement | None
+    misset: bool = False
     high_rank: HighRank | None = None
     low_rank: LowRank | None = None
     fortune: Settlement | None = None
@@ -162,7 +165,7 @@ class RoundResult:
 def _dealer_result(round: PaiGowRound, wheel: Wheel, way: HouseWay | None) -> DealerResult:
     dealer = round.dealer
     if dealer.high is None or dealer.low is None or holding_problems(
-        "dealer", dealer.cards, dealer.high, dealer.low, must_be_set=True
+        "dealer", dealer.cards, dealer.high, dealer.low, must_be_set=True, compared=True
     ) or len(set(dealer.cards)) != HAND_SIZE:
         return DealerResult()
     high = rank_high(dealer.high, wheel=wheel)
@@ -180,18 +183,31 @@ def _dealer_result(round: PaiGowRound, wheel: Wheel, way: HouseWay | None) -> De
     )
 
 
+def _misset(seat: int, amount: int, ruleset: Ruleset) -> SeatResult:
+    """A seat whose hand was set other than 5+2 with the cards it was dealt: "not otherwise
+    set correctly" (seed § 688a.7(f)(1)(iv)), so its main wager loses; it is reported as a
+    foul (the result's one word for a hand set against the rules)."""
+    main = None
+    if amount > 0:
+        main = settle_main(amount_cents=amount, outcome=Outcome.LOSS, ruleset=ruleset)
+    return SeatResult(seat=seat, foul=True, main=main, misset=True)
+
+
 def adjudicate(round: PaiGowRound, ruleset: Ruleset) -> RoundResult:
     """Judge a dealer-banked round's main wagers under ``ruleset``.
 
     Problems that make a round impossible to judge are all reported at once and the round
     is NOT_EVALUATED, with no seat results (STYLE.md 7): a game or ruleset for another game,
-    an unknown house way, a holding of other than 7 dealt cards, a set hand of other than
-    5+2 cards or not using exactly the dealt cards, a dealer hand (or a hand with a main
-    wager) not set, a seat number used twice, a card dealt twice in the round.
+    an unknown house way, a holding of other than 7 dealt cards, a set hand holding cards
+    not dealt, a dealer hand (or a hand with a main wager) not set, a dealer hand set other
+    than 5+2 (it cannot be compared), a seat number used twice, a card dealt twice in the
+    round.
 
-    Otherwise: a fouled player hand loses the main wager (seed 688a.7(f)(1)(iii), 6a.6); a
-    fouled dealer hand is reported and compared as it was set (6a.7); every other hand is
-    compared with :func:`compare` and settled with :func:`settle_main`. The dealer result
+    Otherwise: a fouled player hand loses the main wager (seed 688a.7(f)(1)(iii), 6a.6), and
+    so does a player hand set other than 5+2 (six high and one low, say), which was "not
+    otherwise set correctly" ((f)(1)(iv)) and is reported as a foul; a fouled dealer hand
+    is reported and compared as it was set (6a.7); every other hand is compared with
+    :func:`compare` and settled with :func:`settle_main`. The dealer result
     says whether the dealer's set hand follows the house way named by the ruleset: the same
     cards in each hand, or hands of the same ranks (the house way's choice between cards of
     equal rank is arbitrary, so a dealer who chose the other suit still followed it).
@@ -223,6 +239,9 @@ def adjudicate(round: PaiGowRound, ruleset: Ruleset) -> RoundResult:
         if seat.high is None or seat.low is None:
             seats.append(SeatResult(seat=seat.seat, foul=None, main=None))
             continue
+        if not set_correctly(seat.high, seat.low):
+            seats.append(_misset(seat.seat, seat.wagers.get(MAIN, 0), ruleset))
+            continue
         high, low = rank_high(seat.high, wheel=wheel), rank_low(seat.low)
         foul = not high_holds_low(high, low)
         amount = seat.wagers.get(MAIN, 0)
@@ -239,7 +258,6 @@ def adjudicate(round: PaiGowRound, ruleset: Ruleset) -> RoundResult:
         round_id=round.round_id, notation=notation, ruleset_id=ruleset.id,
         evaluation=Evaluation.EVALUATED, problems=(), dealer=dealer_result, seats=tuple(seats),
     )
-
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -310,7 +328,9 @@ def judge_round(classic: ClassicRound, ruleset: Ruleset) -> ClassicJudgement:
 
     The banker's hands are the dealer's (dealer-banked) or the banker seat's (player-banked,
     REFERENCE.md 6a.14). Each other seat's main wager: a fouled hand loses (seed 001 clause
-    (2); 688a.7(f)(1)(iii); 6a.6); otherwise :func:`compare` against the banker's hands
+    (2); 688a.7(f)(1)(iii); 6a.6), and so does a hand set other than 5+2, "not otherwise set
+    correctly" ((f)(1)(iv)), reported as a foul, its side wagers settled all the same
+    (§ 688a.7(h)); otherwise :func:`compare` against the banker's hands
     (seed 002 clauses (1), (2), (5), (6), (9): win both to win, copies to the banker, one
     of two is a push) and :func:`settle_main` (clauses (15), (16): 1:1 less the ruleset's
     commission, none on a push or loss), each winning player paying their own commission.
@@ -344,7 +364,7 @@ def judge_round(classic: ClassicRound, ruleset: Ruleset) -> ClassicJudgement:
     banker_seat = classic.banker.seat if classic.banker is not None else None
     ranks: dict[int, tuple[HighRank, LowRank]] = {}
     for seat in round.seats:
-        if seat.high is not None and seat.low is not None:
+        if seat.high is not None and seat.low is not None and set_correctly(seat.high, seat.low):
             ranks[seat.seat] = (rank_high(seat.high, wheel=wheel), rank_low(seat.low))
     banker_high, banker_low = (
         (dealer.high_rank, dealer.low_rank) if banker_seat is None else ranks[banker_seat]
@@ -364,8 +384,12 @@ def judge_round(classic: ClassicRound, ruleset: Ruleset) -> ClassicJudgement:
             "fortune": bonus.fortune, "progressive": bonus.progressive,
             "envy_cents": bonus.envy_cents,
         }
-        if seat.seat not in ranks:
+        if seat.high is None or seat.low is None:
             results.append(SeatResult(seat=seat.seat, foul=None, main=None, **side_results))
+            continue
+        if seat.seat not in ranks:  # set other than 5+2; never the banker's (read_document)
+            misset = _misset(seat.seat, seat.wagers.get(MAIN, 0), ruleset)
+            results.append(replace(misset, **side_results))
             continue
         high, low = ranks[seat.seat]
         foul = not high_holds_low(high, low)

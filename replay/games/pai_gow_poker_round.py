@@ -29,7 +29,7 @@ from replay.document import wagers as read_wagers
 from replay.errors import RoundError
 from replay.games.pai_gow_banking import DEALER, PlayerBanker, read_banker
 from replay.games.pai_gow_bonus import FORTUNE, PROGRESSIVE, QUALIFYING_WAGER_CENTS
-from replay.games.pai_gow_hands import HAND_SIZE, HIGH_SIZE, LOW_SIZE
+from replay.games.pai_gow_hands import HAND_SIZE, HIGH_SIZE, LOW_SIZE, set_correctly
 from replay.notation import MAIN, HandHolding, PaiGowRound, SeatHolding
 
 GAME = "pai_gow_poker"
@@ -69,10 +69,18 @@ def holding_problems(
     low: tuple[Card, ...] | None,
     *,
     must_be_set: bool,
+    compared: bool = False,
 ) -> list[str]:
     """The problems of one holding (``who``: the dealer or a seat), all at once: other than
-    7 dealt cards, not set when ``must_be_set``, a set hand of other than 5+2 cards or not
-    using exactly the dealt cards."""
+    7 dealt cards, not set when ``must_be_set``, a set hand holding a card not dealt (or one
+    card twice).
+
+    A set hand of other than 5+2 cards, all of them dealt, is a fact of play and no problem:
+    the hand was "not otherwise set correctly" (seed § 688a.7(f)(1)(iv)) and its main wager
+    loses (:func:`~replay.games.pai_gow_hands.set_correctly`). It is a problem only for a
+    hand every seat is ``compared`` with (the dealer's, a player banker's), which cannot be
+    compared, and beside another problem of the same holding, where it describes the record.
+    """
     problems = []
     if len(cards) != HAND_SIZE:
         problems.append(
@@ -82,34 +90,42 @@ def holding_problems(
         if must_be_set:
             problems.append(f"{who}'s hand was not set")
         return problems
-    if len(high) != HIGH_SIZE or len(low) != LOW_SIZE:
+    set_cards, dealt = Counter(high + low), Counter(cards)
+    not_dealt = set_cards - dealt
+    if not set_correctly(high, low) and (compared or problems or not_dealt):
+        why = ": every seat's hand is compared with it, so it must be set 5+2" if compared else ""
         problems.append(
             f"{who} set {len(high)}+{len(low)} cards, not {HIGH_SIZE}+{LOW_SIZE}: "
-            f"{render_cards(high)!r} / {render_cards(low)!r}"
+            f"{render_cards(high)!r} / {render_cards(low)!r}{why}"
         )
-    set_cards, dealt = Counter(high + low), Counter(cards)
-    if set_cards != dealt:
+    if not_dealt:
         problems.append(
             f"{who}'s set hand does not use exactly the dealt cards: set but not dealt "
-            f"{render_cards((set_cards - dealt).elements())!r}, dealt but not set "
+            f"{render_cards(not_dealt.elements())!r}, dealt but not set "
             f"{render_cards((dealt - set_cards).elements())!r}"
         )
     return problems
 
 
-def deal_problems(round: PaiGowRound, must_be_set: Callable[[SeatHolding], bool]) -> list[str]:
+def deal_problems(
+    round: PaiGowRound,
+    must_be_set: Callable[[SeatHolding], bool],
+    compared: Callable[[SeatHolding], bool] = lambda seat: False,
+) -> list[str]:
     """Every problem with the cards of a round, all at once (STYLE.md 7): a holding of other
-    than 7 dealt cards, a set hand of other than 5+2 cards or not using exactly the dealt
-    cards (glossary "set"), the dealer's hand (or a seat's for which ``must_be_set``) not set,
-    a seat number used twice, a card dealt twice in the round (one 53-card deck, 1.1)."""
+    than 7 dealt cards, a set hand holding a card not dealt (glossary "set"), the dealer's
+    hand (or a seat's for which ``must_be_set``) not set, the dealer's hand (or a seat's for
+    which ``compared``: a player banker's) set other than 5+2, a seat number used twice, a
+    card dealt twice in the round (one 53-card deck, 1.1). A player's hand set other than
+    5+2 is judged, not refused (:func:`holding_problems`)."""
     dealer = round.dealer
     problems = holding_problems("dealer", dealer.cards, dealer.high, dealer.low,
-                                must_be_set=True)
+                                must_be_set=True, compared=True)
     seat_numbers = Counter(seat.seat for seat in round.seats)
     problems += [f"seat {n} appears {k} times" for n, k in seat_numbers.items() if k > 1]
     for seat in round.seats:
         problems += holding_problems(f"seat {seat.seat}", seat.cards, seat.high, seat.low,
-                                     must_be_set=must_be_set(seat))
+                                     must_be_set=must_be_set(seat), compared=compared(seat))
     where: dict[Card, list[str]] = {}
     for who, cards in (("dealer", dealer.cards),
                        *((f"seat {s.seat}", s.cards) for s in round.seats)):
@@ -207,10 +223,15 @@ def read_document(doc: Mapping[str, Any]) -> ClassicRound:
     missing or unknown key, a value of the wrong type), an unknown card, a banker that is
     neither ``"dealer"`` nor a seat object, a seat action other than ``play``, a wager not of
     this game (Ace High: 6a.18), a Progressive wager without a ``progressive_meter`` (6a.13),
-    and then, all at once (STYLE.md 7): a holding of other than
-    7 cards, a set hand of other than 5+2 cards or with cards the seat was not dealt, a card
-    dealt twice in the round, a seat number used twice, the dealer's or the banker seat's
-    hand (or a hand with a main wager) not set, a banker seat that is not at the table.
+    and then, all at once (STYLE.md 7): a holding of other than 7 cards, a set hand with
+    cards the seat was not dealt, a card dealt twice in the round, a seat number used twice,
+    the dealer's or the banker seat's hand (or a hand with a main wager) not set, the
+    dealer's or the banker seat's hand set other than 5+2 (every seat is compared with it),
+    a banker seat that is not at the table.
+
+    A player's hand set other than 5+2 with the cards it was dealt (six high and one low,
+    say) is a fact of play, not bad input: it is read, and the judge has its main wager lose
+    (seed § 688a.7(f)(1)(iv)).
     """
     top, round_id = round_header(doc, GAME, _DOCUMENT_KEYS)
     meter = None
@@ -230,7 +251,8 @@ def read_document(doc: Mapping[str, Any]) -> ClassicRound:
         raise DocumentError(str(exc)) from None
     banker_seat = banker.seat if banker is not None else None
     problems = deal_problems(
-        round, lambda seat: seat.seat == banker_seat or seat.wagers.get(MAIN, 0) > 0
+        round, lambda seat: seat.seat == banker_seat or seat.wagers.get(MAIN, 0) > 0,
+        compared=lambda seat: seat.seat == banker_seat,
     )
     numbers = [seat.seat for seat in seats]
     if banker_seat is not None and banker_seat not in numbers:

@@ -658,9 +658,19 @@ class TilesHolding:
     low: tuple[Tile, ...] | None = None
 
     @property
+    def set_correctly(self) -> bool:
+        """True when the hands were set 2+2 (seed 003 A: a high hand and a low hand, "una
+        mano mayor y una mano menor", of two tiles each). Hands set otherwise from the tiles
+        dealt (three and one, say) were not set correctly: a player's wager loses
+        (REFERENCE.md 6a.16 "a fouled tiles hand loses"; as 58 Pa. Code § 688a.7(f)(1)(iv)
+        for the pai gow poker games), and the result reports a foul."""
+        return (self.high is not None and self.low is not None
+                and len(self.high) == HAND_TILES and len(self.low) == HAND_TILES)
+
+    @property
     def setting(self) -> Setting | None:
-        """The hands as set, or None."""
-        if self.high is None or self.low is None:
+        """The hands as set, or None when they were not set, or not set 2+2."""
+        if self.high is None or self.low is None or not self.set_correctly:
             return None
         return set_hands(self.high, self.low)
 
@@ -691,9 +701,9 @@ class TilesRound:
     dealer_wager_cents: int = 0
 
 
-def read_tiles(value: object, where: str, *, count: int) -> tuple[Tile, ...]:
-    """A list of tile tokens (``["6-6", "2-4"]``) of ``count`` tiles; DocumentError names
-    ``where``, the bad token and its place."""
+def read_tiles(value: object, where: str, *, count: int | None) -> tuple[Tile, ...]:
+    """A list of tile tokens (``["6-6", "2-4"]``) of ``count`` tiles (None: any number);
+    DocumentError names ``where``, the bad token and its place."""
     if isinstance(value, str | bytes) or not isinstance(value, Sequence):
         raise DocumentError(f"{where} must be a list of tiles like ['6-6', '2-4'], got {value!r}")
     out = []
@@ -702,7 +712,7 @@ def read_tiles(value: object, where: str, *, count: int) -> tuple[Tile, ...]:
             out.append(parse_tile(token))
         except TileError as exc:
             raise DocumentError(f"{where}[{i}]: {exc}") from None
-    if len(out) != count:
+    if count is not None and len(out) != count:
         raise DocumentError(f"{where} must hold {count} tiles, got {len(out)}: "
                             f"{render_tiles(out)!r}")
     return tuple(out)
@@ -719,8 +729,8 @@ def _holding(obj: Mapping[str, Any], who: str, *, tiles_required: bool) -> Tiles
         raise DocumentError(f"{who} sets a hand without its {missing!r} hand")
     return TilesHolding(
         who=who, tiles=tiles,
-        high=read_tiles(obj["high"], f"{who} high", count=HAND_TILES),
-        low=read_tiles(obj["low"], f"{who} low", count=HAND_TILES),
+        high=read_tiles(obj["high"], f"{who} high", count=None),
+        low=read_tiles(obj["low"], f"{who} low", count=None),
     )
 
 
@@ -742,7 +752,12 @@ def _seat(value: object, index: int) -> TilesSeat:
     )
 
 
-def _set_problems(h: TilesHolding) -> list[str]:
+def _set_problems(h: TilesHolding, *, compared: bool = False) -> list[str]:
+    """The problems of a holding's set hands: a tile set but not dealt, or set more times
+    than dealt (then also the tiles dealt but not set, and the count of the hands). Hands
+    set other than 2+2 from the tiles dealt are a fact of play, judged as not set correctly
+    (:attr:`TilesHolding.set_correctly`), unless every seat is ``compared`` with them (the
+    dealer's, a player banker's): those cannot be compared."""
     if h.tiles is None or h.high is None or h.low is None:
         return []
     dealt, used = Counter(h.tiles), Counter(h.high + h.low)
@@ -755,11 +770,18 @@ def _set_problems(h: TilesHolding) -> list[str]:
             times = "time" if dealt[tile] == 1 else "times"
             problems.append(f"{h.who} set tile {tile} {used[tile]} times but was dealt it "
                             f"{dealt[tile]} {times} (dealt {render_tiles(h.tiles)})")
-    problems += [
-        f"{h.who} was dealt tile {tile} but did not set it (set "
-        f"{render_tiles(h.high)} / {render_tiles(h.low)})"
-        for tile in canonical(dealt - used)
-    ]
+    if problems:
+        problems += [
+            f"{h.who} was dealt tile {tile} but did not set it (set "
+            f"{render_tiles(h.high)} / {render_tiles(h.low)})"
+            for tile in canonical(dealt - used)
+        ]
+    if not h.set_correctly and (compared or problems):
+        why = (f": every seat's hands are compared with them, so they must be set "
+               f"{HAND_TILES}+{HAND_TILES}" if compared else "")
+        problems.append(f"{h.who} set {len(h.high)}+{len(h.low)} tiles, not "
+                        f"{HAND_TILES}+{HAND_TILES} ({render_tiles(h.high)} / "
+                        f"{render_tiles(h.low)}){why}")
     return problems
 
 
@@ -767,13 +789,19 @@ def read_document(doc: Mapping[str, Any]) -> TilesRound:
     """A pai gow tiles round document (issue 3, "Round document") as a :class:`TilesRound`.
 
     DocumentError names the field and the bad value: a malformed document (not an object, a
-    missing or unknown key, a value of the wrong type), an unknown tile token, a hand of the
-    wrong number of tiles, a seat action other than ``play`` or ``withdraw``, a wager other
-    than ``main``; and then, all at once (STYLE.md 7): a set hand that does not use exactly
-    the tiles dealt (naming the seat and the tile), a tile dealt more times than the 32-tile
-    set holds (two of each of 11 faces, one of 10: naming the tile and the seats), a seat
-    number used twice, a hand with a main wager not set, a banker seat that is not at the
-    table, withdraws or has not set its hand, a dealer wager in a dealer-banked round.
+    missing or unknown key, a value of the wrong type), an unknown tile token, other than
+    four tiles dealt, a seat action other than ``play`` or ``withdraw``, a wager other than
+    ``main``; and then, all at once (STYLE.md 7): a set hand holding a tile not dealt (or
+    more often than dealt: naming the seat and the tile), the dealer's or the banker seat's
+    hands set other than 2+2 (every seat is compared with them), a tile dealt more times
+    than the 32-tile set holds (two of each of 11 faces, one of 10: naming the tile and the
+    seats), a seat number used twice, a hand with a main wager not set, a banker seat that
+    is not at the table, withdraws or has not set its hand, a dealer wager in a
+    dealer-banked round.
+
+    A player's hands set other than 2+2 from the tiles dealt (three and one, say) are a fact
+    of play, not bad input: they are read, and the judge has the wager lose
+    (:attr:`TilesHolding.set_correctly`).
     """
     top, round_id = round_header(doc, GAME, _DOCUMENT_KEYS)
     if "progressive_meter" in top:
@@ -808,8 +836,9 @@ def read_document(doc: Mapping[str, Any]) -> TilesRound:
             problems.append(f"{who} plays " + ("as the banker" if seat.seat == banker_seat
                                                else f"a main wager of {seat.wagers[MAIN]}")
                             + " but its hand was not set (no 'high' and 'low')")
-    for holding in (dealer, *(seat.holding for seat in seats)):
-        problems += _set_problems(holding)
+    problems += _set_problems(dealer, compared=True)
+    for seat in seats:
+        problems += _set_problems(seat.holding, compared=seat.seat == banker_seat)
     dealt_by: dict[Tile, list[str]] = {}
     for holding in (dealer, *(seat.holding for seat in seats)):
         for tile in holding.tiles or ():
@@ -840,7 +869,8 @@ class DealerResult:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SeatResult:
     """A seat's judgement: ``foul`` (None when its hands were not set or not shown: a
-    withdrawn seat's tiles are collected unseen, seed 003 F.2) and the main wager's
+    withdrawn seat's tiles are collected unseen, seed 003 F.2; True too when they were not
+    set 2+2, ``setting`` then None) and the main wager's
     :class:`Settlement` (None when there is none or it is zero, 6a.18, or when the seat
     banks, 6a.14)."""
 
@@ -881,7 +911,8 @@ def judge_round(round: TilesRound, ruleset: Ruleset) -> TilesJudgement:
 
     The banker's hands are the dealer's, or the banker seat's in a player-banked round
     (REFERENCE.md 6a.14 by analogy). Each other seat's main wager: a withdrawn seat loses it
-    (seed 003 F.1: the dealer collects it at once; 6a.16); a fouled hand loses (6a.16);
+    (seed 003 F.1: the dealer collects it at once; 6a.16); a fouled hand loses (6a.16), and
+    so do hands not set 2+2 (:attr:`TilesHolding.set_correctly`), reported as a foul;
     otherwise :func:`compare` (seed 003 H, I, J) and :func:`settle_main` (K: 1:1 less the
     ruleset's vigorish, paid by each winner). The dealer's hand is reported as a foul or not
     and compared as set (6a.7), and checked against the ruleset's house way (seed 003 D).
@@ -927,6 +958,12 @@ def judge_round(round: TilesRound, ruleset: Ruleset) -> TilesJudgement:
             main = None if amount == 0 else settle_main(
                 amount_cents=amount, outcome=Outcome.LOSS, ruleset=ruleset)
             results.append(SeatResult(seat=seat.seat, foul=None, main=main))
+            continue
+        if seat.holding.high is not None and not seat.holding.set_correctly:
+            # not set 2+2 (never the banker's: read_document): the wager loses, as a foul
+            main = None if amount == 0 or seat.seat == banker_seat else settle_main(
+                amount_cents=amount, outcome=Outcome.LOSS, ruleset=ruleset)
+            results.append(SeatResult(seat=seat.seat, foul=True, main=main))
             continue
         setting = seat.holding.setting
         if setting is None:

@@ -1,0 +1,293 @@
+"""Rule corrections, each test named after the clause it tests (STYLE.md 12).
+
+- 58 Pa. Code § 688a.7(f)(1)(iv): a hand set with the wrong number of cards (six high and one
+  low, 4 + 3, or a card left out) was "not otherwise set correctly". It is a fact of play,
+  judged, not bad input: that seat's main wager loses, its optional wagers are settled on its
+  seven cards (§ 688a.7(h)), the seat is reported as a foul, and the rest of the round is
+  judged as usual. The dealer's (or a player banker's) hand, which every seat is compared
+  with, cannot be compared when not set 5 + 2: that round stays not judgeable. A set hand
+  holding a card the seat was not dealt stays bad input (the record is inconsistent). The
+  same for pai gow tiles, 2 + 2 (seed 003 A).
+- Facts of play (fouls, a dealer who did not qualify, a fold, a concession, a withdrawn seat)
+  are judged, never raised.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from replay.document import DocumentError
+from replay.games import find_game
+from replay.games.pai_gow_poker import Evaluation, adjudicate
+from replay.notation import parse_round
+from replay.rulesets import load_ruleset
+
+FACE_UP = load_ruleset("face_up_pai_gow-pa688a-v1")
+CLASSIC = load_ruleset("pai_gow_poker-classic-v1")
+TILES = load_ruleset("pai_gow_tiles-pr-v1")
+STUD = load_ruleset("caribbean_stud-standard-v1")
+
+
+def judge(doc: dict[str, Any], ruleset: Any) -> dict[str, Any]:
+    """Through the registry, as every caller does."""
+    return find_game(doc["game"]).judge_document(doc, ruleset)
+
+
+def cards_hand(high: str, low: str, **extra: Any) -> dict[str, Any]:
+    return {"cards": f"{high} {low}".split(), "high": high.split(), "low": low.split(),
+            **extra}
+
+
+def seat_of(result: dict[str, Any], number: int) -> dict[str, Any]:
+    (found,) = [s for s in result["seats"] if s["seat"] == number]
+    return found
+
+
+def loss(amount: int) -> dict[str, Any]:
+    return {"outcome": "loss", "net": -amount, "commission": 0}
+
+
+# ---------------------------------------------------------------------------------------
+# § 688a.7(f)(1)(iv) in Face Up pai gow poker
+# ---------------------------------------------------------------------------------------
+
+# The dealer: a pair of 8s behind, K-9 in front (the house way). Not Ace High Pai Gow.
+FU_DEALER = cards_hand("8c 8d 4c 3d 2h", "Ks 9s")
+# Seat 1: a heart flush A-K-Q-T-5 among its seven cards (Fortune pays on it, 4 to 1).
+FU_SEAT_1 = ("Ah Kh Qh Th 5h", "7c 2d")
+FU_WAGERS_1 = {"main": 2500, "fortune": 500, "ace_high": 500}
+# Seat 2: a pair of aces over the 8s and K-Q over K-9: wins whatever seat 1 does.
+FU_SEAT_2 = cards_hand("As Ad Js Tc 6c", "Kd Qs", wagers={"main": 1000})
+
+
+def face_up(high: str, low: str, dealer: dict[str, Any] = FU_DEALER) -> dict[str, Any]:
+    seat_1 = {"seat": 1, "cards": f"{FU_SEAT_1[0]} {FU_SEAT_1[1]}".split(),
+              "high": high.split(), "low": low.split(), "wagers": dict(FU_WAGERS_1)}
+    return {"round_id": "r-iv", "game": "face_up_pai_gow", "dealer": dealer,
+            "seats": [seat_1, {"seat": 2, **FU_SEAT_2}]}
+
+
+@pytest.mark.parametrize(("high", "low"), [
+    ("Ah Kh Qh Th 5h 7c", "2d"),      # six high, one low
+    ("Ah Kh Qh Th", "5h 7c 2d"),      # 4 + 3
+    ("Ah Kh Qh Th 5h", "7c"),         # a card left out of both hands
+], ids=["6+1", "4+3", "5+1"])
+def test_688a_7_f_1_iv_face_up_hand_not_set_5_2_loses_the_face_up_wager(
+    high: str, low: str
+) -> None:
+    result = judge(face_up(high, low), FACE_UP)
+    proper = judge(face_up(*FU_SEAT_1), FACE_UP)
+    seat_1 = seat_of(result, 1)
+    assert seat_1["foul"] is True
+    assert seat_1["wagers"]["main"] == loss(2500)
+    # § 688a.7(h): the optional wagers are settled on the seven cards however they were set
+    for name in ("fortune", "ace_high"):
+        assert seat_1["wagers"][name] == seat_of(proper, 1)["wagers"][name]
+    assert seat_1["wagers"]["fortune"] == {"outcome": "win", "net": 2000, "commission": 0}
+    assert seat_1["envy"] == seat_of(proper, 1)["envy"]
+    # the rest of the round is judged as usual
+    assert seat_of(result, 2) == seat_of(proper, 2)
+    assert seat_of(result, 2)["wagers"]["main"]["outcome"] == "win"
+    assert result["dealer"] == proper["dealer"]
+
+
+def test_688a_7_f_1_iv_face_up_hand_not_set_5_2_loses_even_against_ace_high_pai_gow() -> None:
+    """(f)(2)(iii) ties every Face Up wager when the dealer has an Ace High Pai Gow; a hand
+    not set correctly loses before that, as a foul does (REFERENCE.md 6)."""
+    dealer = cards_hand("As 7h 5s 3d 2c", "Kd 9c")
+    doc = face_up("Ah Kh Qh Th 5h 7c", "2d", dealer=dealer)
+    doc["seats"][1] = {"seat": 2, **cards_hand("Ad Jd Js Tc 6c", "Ks Qs",
+                                                wagers={"main": 1000})}
+    result = judge(doc, FACE_UP)
+    assert result["dealer"]["ace_high_pai_gow"] is True
+    assert seat_of(result, 1)["wagers"]["main"] == loss(2500)
+    assert seat_of(result, 2)["wagers"]["main"]["outcome"] == "push"
+
+
+def test_688a_7_f_1_iv_face_up_dealer_hand_not_set_5_2_cannot_be_compared() -> None:
+    dealer = cards_hand("8c 8d 4c 3d 2h Ks", "9s")
+    with pytest.raises(DocumentError, match=r"dealer set 6\+1 cards, not 5\+2"):
+        judge(face_up(*FU_SEAT_1, dealer=dealer), FACE_UP)
+
+
+def test_688a_7_f_1_iv_face_up_hand_set_with_a_card_not_dealt_stays_bad_input() -> None:
+    with pytest.raises(DocumentError, match=r"seat 1: .*set but not dealt 'Qd'"):
+        judge(face_up("Ah Kh Qd Th 5h", "7c 2d"), FACE_UP)
+
+
+# ---------------------------------------------------------------------------------------
+# § 688a.7(f)(1)(iv) in classic pai gow poker (seed 001 clause (1): a 2-card hand and a 5)
+# ---------------------------------------------------------------------------------------
+
+# The dealer: 9-high, 8-7 in front; seat 2 holds FU_SEAT_1's cards; seat 5 a pair of aces that wins.
+PG_DEALER = cards_hand("9s 6c 4h 3d 2s", "8d 7s")
+PG_SEAT_5 = cards_hand("As Ad Kc Qc Jd", "Ts 9c", wagers={"main": 1000})
+
+
+def classic(high: str, low: str, *, banker: Any = None,
+            dealer: dict[str, Any] = PG_DEALER) -> dict[str, Any]:
+    seat_2 = {"seat": 2, "cards": f"{FU_SEAT_1[0]} {FU_SEAT_1[1]}".split(),
+              "high": high.split(), "low": low.split(),
+              "wagers": {"main": 2500, "fortune": 500}}
+    doc: dict[str, Any] = {"round_id": "r-iv", "game": "pai_gow_poker", "dealer": dealer,
+                           "seats": [seat_2, {"seat": 5, **PG_SEAT_5}]}
+    if banker is not None:
+        doc["banker"] = banker
+    return doc
+
+
+@pytest.mark.parametrize(("high", "low"), [
+    ("Ah Kh Qh Th 5h 7c", "2d"), ("Ah Kh Qh Th", "5h 7c 2d"), ("Ah Kh Qh 5h", "7c 2d"),
+], ids=["6+1", "4+3", "4+2"])
+def test_688a_7_f_1_iv_classic_hand_not_set_5_2_loses_the_main_wager(
+    high: str, low: str
+) -> None:
+    result = judge(classic(high, low), CLASSIC)
+    proper = judge(classic(*FU_SEAT_1), CLASSIC)
+    seat_2 = seat_of(result, 2)
+    assert seat_2["foul"] is True
+    assert seat_2["wagers"]["main"] == loss(2500)
+    assert seat_2["wagers"]["fortune"] == seat_of(proper, 2)["wagers"]["fortune"]
+    assert seat_2["wagers"]["fortune"] == {"outcome": "win", "net": 2000, "commission": 0}
+    assert seat_of(result, 5) == seat_of(proper, 5)
+    assert seat_of(result, 5)["wagers"]["main"] == {"outcome": "win", "net": 950,
+                                                    "commission": 50}
+
+
+def test_688a_7_f_1_iv_classic_hand_not_set_5_2_loses_to_a_player_banker() -> None:
+    """The loss counts in the player banker's account like any other (6a.14)."""
+    banker = {"seat": 5}
+    result = judge(classic("Ah Kh Qh Th 5h 7c", "2d", banker=banker), CLASSIC)
+    assert seat_of(result, 2)["wagers"]["main"] == loss(2500)
+    # the banker wins 2500 gross, pays 5% of it (125)
+    assert result["banker"] == {"seat": 5, "net": 2375, "commission": 125,
+                                "house_net": 125 - seat_of(result, 2)["wagers"]["fortune"]["net"]}
+
+
+def test_688a_7_f_1_iv_classic_banker_hand_not_set_5_2_cannot_be_compared() -> None:
+    doc = classic(*FU_SEAT_1, banker={"seat": 5})
+    doc["seats"][1] = {"seat": 5, **cards_hand("As Ad Kc Qc", "Jd Ts 9c",
+                                                wagers={"main": 1000})}
+    with pytest.raises(DocumentError, match=r"seat 5 set 4\+3 cards, not 5\+2"):
+        judge(doc, CLASSIC)
+
+
+def test_688a_7_f_1_iv_classic_dealer_hand_not_set_5_2_cannot_be_compared() -> None:
+    dealer = cards_hand("9s 6c 4h 3d 2s 8d", "7s")
+    with pytest.raises(DocumentError, match=r"dealer set 6\+1 cards, not 5\+2"):
+        judge(classic(*FU_SEAT_1, dealer=dealer), CLASSIC)
+
+
+def test_688a_7_f_1_iv_classic_hand_set_with_a_card_not_dealt_stays_bad_input() -> None:
+    with pytest.raises(DocumentError, match=r"seat 2's set hand .*set but not dealt 'Qd'"):
+        judge(classic("Ah Kh Qd Th 5h", "7c 2d"), CLASSIC)
+
+
+def test_688a_7_f_1_iv_classic_round_from_the_log_is_judged_with_the_hand_not_set_5_2() -> None:
+    """The log's front door (:func:`adjudicate`, one-line notation) judges the same way."""
+    line = ("r-iv pai_gow_poker D=9s6c4h3d2s/8d7s S2(main 2500)=AhKhQhTh5h7c/2d "
+            "S5(main 1000)=AsAdKcQcJd/Ts9c")
+    result = adjudicate(parse_round(line), CLASSIC)
+    assert result.evaluation is Evaluation.EVALUATED, result.problems
+    (seat_2, seat_5) = result.seats
+    assert (seat_2.foul, seat_2.misset, seat_2.main and seat_2.main.net_cents) == (True, True,
+                                                                                 -2500)
+    assert seat_5.main is not None and seat_5.main.net_cents == 950
+    dealer_line = line.replace("D=9s6c4h3d2s/8d7s", "D=9s6c4h3d2s8d/7s")
+    broken = adjudicate(parse_round(dealer_line), CLASSIC)
+    assert broken.evaluation is Evaluation.NOT_EVALUATED
+    assert any("dealer set 6+1 cards, not 5+2" in p for p in broken.problems)
+
+
+# ---------------------------------------------------------------------------------------
+# Seed 003 A (pai gow tiles: two hands of two tiles)
+# ---------------------------------------------------------------------------------------
+
+TILES_DEALER = {"tiles": ["6-6", "5-5", "1-6", "2-3"], "high": ["6-6", "1-6"],
+                "low": ["5-5", "2-3"]}  # 9 Teen / 5 Mooy, the house way
+TILES_SEAT_2 = {"seat": 2, "tiles": ["1-1", "1-5", "5-6", "3-4"], "high": ["1-1", "1-5"],
+                "low": ["5-6", "3-4"], "wagers": {"main": 1000}}  # 8 Day / 8 Foo: push
+
+
+def tiles_round(high: str, low: str, **extra: Any) -> dict[str, Any]:
+    seat_1 = {"seat": 1, "tiles": ["4-4", "4-4", "1-3", "2-2"], "high": high.split(),
+              "low": low.split(), "wagers": {"main": 700}}
+    return {"round_id": "r-a", "game": "pai_gow_tiles", "dealer": TILES_DEALER,
+            "seats": [seat_1, TILES_SEAT_2], **extra}
+
+
+@pytest.mark.parametrize(("high", "low"), [
+    ("4-4 4-4 1-3", "2-2"), ("4-4", "4-4 1-3 2-2"), ("4-4 4-4", "1-3"),
+], ids=["3+1", "1+3", "2+1"])
+def test_003_A_tiles_hands_not_set_2_2_lose_the_wager(high: str, low: str) -> None:
+    result = judge(tiles_round(high, low), TILES)
+    proper = judge(tiles_round("4-4 4-4", "1-3 2-2"), TILES)
+    assert seat_of(proper, 1)["wagers"]["main"]["outcome"] == "win"
+    assert seat_of(result, 1) == {"seat": 1, "foul": True, "wagers": {"main": loss(700)},
+                                  "envy": 0}
+    assert seat_of(result, 2) == seat_of(proper, 2)
+    assert result["dealer"] == proper["dealer"]
+
+
+def test_003_A_tiles_dealer_hands_not_set_2_2_cannot_be_compared() -> None:
+    doc = tiles_round("4-4 4-4", "1-3 2-2")
+    doc["dealer"] = dict(TILES_DEALER, high=["6-6", "1-6", "5-5"], low=["2-3"])
+    with pytest.raises(DocumentError, match=r"dealer set 3\+1 tiles, not 2\+2"):
+        judge(doc, TILES)
+
+
+def test_003_A_tiles_banker_hands_not_set_2_2_cannot_be_compared() -> None:
+    doc = tiles_round("4-4 4-4 1-3", "2-2", banker={"seat": 1})
+    with pytest.raises(DocumentError, match=r"seat 1 set 3\+1 tiles, not 2\+2"):
+        judge(doc, TILES)
+
+
+def test_003_A_tiles_hand_set_with_a_tile_not_dealt_stays_bad_input() -> None:
+    with pytest.raises(DocumentError, match="seat 1 set tile 2-6 in a hand but was not dealt"):
+        judge(tiles_round("4-4 4-4", "1-3 2-6"), TILES)
+
+
+# ---------------------------------------------------------------------------------------
+# Facts of play are judged, never raised
+# ---------------------------------------------------------------------------------------
+
+
+def _stud(action: str | None, dealer: str) -> dict[str, Any]:
+    seat: dict[str, Any] = {"seat": 1, "cards": ["Ah", "Ad", "7c", "5s", "2d"],
+                            "wagers": {"ante": 1000, "raise": 2000}}
+    if action is not None:
+        seat["action"] = action
+        if action == "fold":
+            seat["wagers"] = {"ante": 1000}
+    return {"round_id": "r-s", "game": "caribbean_stud", "dealer": {"cards": dealer.split()},
+            "seats": [seat]}
+
+
+FACTS_OF_PLAY = [
+    ("classic foul", classic("Qh Th 5h 7c 2d", "Ah Kh"), CLASSIC, 2, "main", "loss"),
+    ("classic not set 5+2", classic("Ah Kh Qh Th 5h 7c", "2d"), CLASSIC, 2, "main", "loss"),
+    ("face up foul", face_up("Qh Th 5h 7c 2d", "Ah Kh"), FACE_UP, 1, "main", "loss"),
+    ("face up not set 5+2", face_up("Ah Kh Qh Th", "5h 7c 2d"), FACE_UP, 1, "main", "loss"),
+    ("tiles foul", tiles_round("1-3 2-2", "4-4 4-4"), TILES, 1, "main", "loss"),
+    ("tiles not set 2+2", tiles_round("4-4 4-4 1-3", "2-2"), TILES, 1, "main", "loss"),
+    ("tiles withdrawn seat",
+     {**tiles_round("4-4 4-4", "1-3 2-2"),
+      "seats": [{"seat": 1, "action": "withdraw", "wagers": {"main": 700}}, TILES_SEAT_2]},
+     TILES, 1, "main", "loss"),
+    ("stud dealer does not qualify", _stud(None, "Kc Qs 9h 6d 3c"), STUD, 1, "raise", "void"),
+    ("stud fold", _stud("fold", "Ac Ks 9h 6d 3c"), STUD, 1, "ante", "loss"),
+    ("stud concede", _stud("concede", "Ac Ks 9h 6d 3c"), STUD, 1, "raise", "loss"),
+]
+
+
+@pytest.mark.parametrize(("what", "doc", "ruleset", "number", "name", "outcome"),
+                         FACTS_OF_PLAY, ids=[case[0] for case in FACTS_OF_PLAY])
+def test_facts_of_play_are_judged_never_raised(
+    what: str, doc: dict[str, Any], ruleset: Any, number: int, name: str, outcome: str
+) -> None:
+    result = judge(copy.deepcopy(doc), ruleset)
+    assert result["evaluated"] is True, what
+    assert seat_of(result, number)["wagers"][name]["outcome"] == outcome, what
