@@ -470,8 +470,11 @@ def test_003_C_D_dealer_following_the_house_way() -> None:
     assert follows_house_way(tiles, h("6-6 3-6"), h("1-1 4-5"))
     # the other nine with Teen: the same ranks in both hands (C6)
     assert follows_house_way(tiles, h("6-6 4-5"), h("1-1 3-6"))
-    # the mixed nines pair over Teen + Day: not the house way
-    assert not follows_house_way(tiles, h("3-6 4-5"), h("6-6 1-1"))
+    # the mixed nines pair over Teen + Day: D.2 plays "a pair, wong or gong" and leaves
+    # which to the dealer, so this conforms too (two wongs is the house way's preference, C3)
+    assert follows_house_way(tiles, h("3-6 4-5"), h("6-6 1-1"))
+    # Teen + Day over the mixed nines: a foul, not the house way
+    assert not follows_house_way(tiles, h("6-6 1-1"), h("3-6 4-5"))
     # two wongs set the wrong way round: a foul, not the house way
     assert not follows_house_way(tiles, h("1-1 4-5"), h("6-6 3-6"))
 
@@ -555,11 +558,12 @@ def test_6a_18_zero_wager_is_left_out() -> None:
 
 
 def test_dealer_against_the_house_way_is_reported_and_compared_as_set() -> None:
-    # 6-6 2-3 (17 -> 7 Teen) / 5-5 1-6 (17 -> 7 Mooy) instead of 9 / 5.
-    dealer = hand("6-6 5-5 1-6 2-3", "6-6 2-3 / 5-5 1-6")
+    # 6-6 5-5 (22 -> 2 Teen) / 1-6 2-3 (12 -> 2 Tit) where D.3 plays a 9, 8 or 7 together
+    # (9 / 5 or 7 / 7: either conforms, tests/test_rules_corrections.py).
+    dealer = hand("6-6 5-5 1-6 2-3", "6-6 5-5 / 1-6 2-3")
     result = judge_document(doc(SEAT_PUSHES, dealer=dealer), RULESET)
     assert result["dealer"]["house_way"] is False and result["dealer"]["foul"] is False
-    # 8 Day over 7 Teen, 8 Foo over 7 Mooy: now a win, 1000 less 50
+    # 8 Day over 2 Teen, 8 Foo over 2 Tit: now a win, 1000 less 50
     assert result["seats"][0]["wagers"]["main"] == {"outcome": "win", "net": 950,
                                                     "commission": 50}
 

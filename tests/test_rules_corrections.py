@@ -8,6 +8,11 @@
   with, cannot be compared when not set 5 + 2: that round stays not judgeable. A set hand
   holding a card the seat was not dealt stays bad input (the record is inconsistent). The
   same for pai gow tiles, 2 + 2 (seed 003 A).
+- Seed 003 D (Puerto Rico pai gow tiles, the dealer's house way): a dealer's setting conforms
+  when the written rules allow it; where they leave a choice (D.3: "any" two tiles worth 9, 8
+  or 7 together; D.2: a pair, wong or gong), every allowed setting conforms, and the preferred
+  one is information beside the answer. The classic pai gow poker house way leaves no choice
+  but between interchangeable cards, so only its setting (or one of the same ranks) conforms.
 - Facts of play (fouls, a dealer who did not qualify, a fold, a concession, a withdrawn seat)
   are judged, never raised.
 """
@@ -15,15 +20,26 @@
 from __future__ import annotations
 
 import copy
+from collections import Counter
 from typing import Any
 
 import pytest
 
+from replay.cards import parse_cards
 from replay.document import DocumentError
 from replay.games import find_game
+from replay.games.pai_gow_house_way import follows_house_way, house_way_setting
 from replay.games.pai_gow_poker import Evaluation, adjudicate
+from replay.games.pai_gow_tiles import (
+    allowed_settings,
+    four_tile_hands,
+    settings,
+)
+from replay.games.pai_gow_tiles import follows_house_way as tiles_follow
+from replay.games.pai_gow_tiles import house_way_setting as tiles_house_way
 from replay.notation import parse_round
 from replay.rulesets import load_ruleset
+from replay.tiles import parse_tiles
 
 FACE_UP = load_ruleset("face_up_pai_gow-pa688a-v1")
 CLASSIC = load_ruleset("pai_gow_poker-classic-v1")
@@ -248,6 +264,116 @@ def test_003_A_tiles_banker_hands_not_set_2_2_cannot_be_compared() -> None:
 def test_003_A_tiles_hand_set_with_a_tile_not_dealt_stays_bad_input() -> None:
     with pytest.raises(DocumentError, match="seat 1 set tile 2-6 in a hand but was not dealt"):
         judge(tiles_round("4-4 4-4", "1-3 2-6"), TILES)
+
+
+# ---------------------------------------------------------------------------------------
+# Seed 003 D: every setting the written house way allows conforms
+# ---------------------------------------------------------------------------------------
+
+
+def test_003_D_3_any_two_tiles_worth_nine_eight_or_seven_together_conform() -> None:
+    """Teen, Mooy, Tit, a 5 make no pair, wong or gong; D.3 plays "any" two tiles worth 9,
+    8 or 7 together: 9 Teen / 5 (6-6 1-6 / 5-5 2-3), the house way's preference (C4), and
+    7 Teen / 7 Mooy (6-6 2-3 / 5-5 1-6) both conform; 2 / 2 does not."""
+    tiles = parse_tiles("6-6 5-5 1-6 2-3")
+    preferred = tiles_house_way(tiles)
+    assert (preferred.rule.clause.split(";")[0], str(preferred.setting)) == (
+        "D.3", "6-6 1-6 / 5-5 2-3")
+    assert tiles_follow(tiles, parse_tiles("6-6 1-6"), parse_tiles("5-5 2-3"))
+    assert tiles_follow(tiles, parse_tiles("6-6 2-3"), parse_tiles("5-5 1-6"))
+    assert not tiles_follow(tiles, parse_tiles("6-6 5-5"), parse_tiles("1-6 2-3"))
+    assert [str(s) for s in allowed_settings(tiles)] == ["6-6 1-6 / 5-5 2-3",
+                                                         "6-6 2-3 / 5-5 1-6"]
+    # in a round document: house_way true, and the seat is judged against the 7 / 7 as set
+    doc = tiles_round("4-4 4-4", "1-3 2-2")
+    doc["dealer"] = dict(TILES_DEALER, high=["6-6", "2-3"], low=["5-5", "1-6"])
+    result = judge(doc, TILES)
+    assert result["dealer"]["house_way"] is True and result["dealer"]["foul"] is False
+    # 8 Day over 7 Teen and 8 Foo over 7 Mooy: a win
+    assert seat_of(result, 2)["wagers"]["main"]["outcome"] == "win"
+
+
+def test_003_D_3_a_nine_eight_or_seven_set_as_a_foul_does_not_conform() -> None:
+    tiles = parse_tiles("6-6 5-5 1-6 2-3")
+    assert not tiles_follow(tiles, parse_tiles("5-5 2-3"), parse_tiles("6-6 1-6"))
+
+
+def test_003_D_2_any_pair_wong_or_gong_conforms() -> None:
+    """Teen, Day and the two mixed nines: two wongs (the house way's preference, C3) or the
+    mixed nines pair over Teen-Day; both play "a pair, wong or gong"."""
+    tiles = parse_tiles("6-6 1-1 3-6 4-5")
+    assert tiles_follow(tiles, parse_tiles("6-6 3-6"), parse_tiles("1-1 4-5"))
+    assert tiles_follow(tiles, parse_tiles("3-6 4-5"), parse_tiles("6-6 1-1"))
+
+
+def test_003_D_1_and_D_4_leave_no_choice() -> None:
+    # D.1: Gee Joon with Teen and Day: only Gee Joon / Teen-Day
+    tiles = parse_tiles("6-6 1-1 2-4 1-2")
+    assert len(allowed_settings(tiles)) == 1
+    assert not tiles_follow(tiles, parse_tiles("6-6 2-4"), parse_tiles("1-1 1-2"))
+    # D.4: Mooy, Chong, Ping, Look: only the highest (Mooy) with the lowest (Look)
+    tiles = parse_tiles("1-5 4-6 3-3 5-5")
+    assert [str(s) for s in allowed_settings(tiles)] == ["5-5 1-5 / 3-3 4-6"]
+    assert not tiles_follow(tiles, parse_tiles("5-5 3-3"), parse_tiles("4-6 1-5"))
+
+
+def test_003_D_the_preferred_setting_is_always_allowed_and_never_a_foul() -> None:
+    """Over every distinct four-tile hand: the house way's setting conforms, every allowed
+    setting is one of the three ways to set the hand and does not foul, and the rule that
+    allows them is the one that chose the preferred setting."""
+    choices = Counter()
+    for tiles, _ in four_tile_hands():
+        preferred = tiles_house_way(tiles)
+        allowed = allowed_settings(tiles)
+        assert preferred.setting in allowed
+        assert all(s in settings(tiles) and not s.foul for s in allowed)
+        assert all(preferred.rule.plays(s) for s in allowed)
+        assert tiles_follow(tiles, preferred.setting.high, preferred.setting.low)
+        distinct = {(s.high_rank, s.low_rank) for s in allowed}
+        choices[preferred.rule.clause.split(";")[0], len(distinct) > 1] += 1
+    # D.1 and D.4 never leave a choice; D.2 and D.3 sometimes do
+    assert not choices["D.1", True] and not choices["D.4", True]
+    assert choices["D.2", True] and choices["D.3", True]
+
+
+# ---------------------------------------------------------------------------------------
+# REFERENCE.md 1.3 (classic house way): no choice but between interchangeable cards
+# ---------------------------------------------------------------------------------------
+
+
+def test_1_3_where_the_written_way_leaves_no_choice_only_its_setting_conforms() -> None:
+    cards = parse_cards("Ks Qd 9h 7c 5s 3d 2c")
+    # no pair: the highest card behind, the next two (Q-9) in front
+    setting = house_way_setting(cards)
+    assert [str(c) for c in setting.low] == ["Qd", "9h"]
+    assert follows_house_way(cards, setting.high, setting.low)
+    # K-Q-9-7-5 behind, 3-2 in front: a legal setting, but not the house way's
+    assert not follows_house_way(cards, parse_cards("Ks Qd 9h 7c 5s"), parse_cards("3d 2c"))
+    # Q-7 in front: still not
+    assert not follows_house_way(cards, parse_cards("Ks 9h 5s 3d 2c"), parse_cards("Qd 7c"))
+
+
+def test_1_3_interchangeable_cards_conform() -> None:
+    """C7: the house way's choice between cards of equal rank is arbitrary, so the other
+    king behind (or the joker for an ace where it completes nothing) conforms too."""
+    cards = parse_cards("Ks Kd 9h 7c 5s Qd Qc")
+    setting = house_way_setting(cards)  # kings and queens: split, queens in front (1.3 (b))
+    assert setting.low == tuple(parse_cards("Qd Qc"))
+    assert follows_house_way(cards, parse_cards("Kd Ks 9h 7c 5s"), parse_cards("Qc Qd"))
+    # not splitting (kings and queens behind, 9-7 in front) does not conform
+    assert not follows_house_way(cards, parse_cards("Ks Kd Qd Qc 5s"), parse_cards("9h 7c"))
+    # three aces, the joker one of them: a pair of aces behind, an ace and the king in front
+    aces = parse_cards("Jk As Ad Kc 9h 7c 4d")
+    assert house_way_setting(aces).low == tuple(parse_cards("Ad Kc"))
+    assert follows_house_way(aces, parse_cards("As Ad 9h 7c 4d"), parse_cards("Jk Kc"))
+    assert not follows_house_way(aces, parse_cards("Jk As Ad 7c 4d"), parse_cards("Kc 9h"))
+
+
+def test_1_3_face_up_dealer_off_the_house_way_is_reported_in_the_result() -> None:
+    dealer = cards_hand("8c 8d Ks 3d 2h", "9s 4c")  # pair of 8s, K behind, 9-4 in front
+    result = judge(face_up(*FU_SEAT_1, dealer=dealer), FACE_UP)
+    assert result["dealer"]["house_way"] is False
+    assert judge(face_up(*FU_SEAT_1), FACE_UP)["dealer"]["house_way"] is True
 
 
 # ---------------------------------------------------------------------------------------

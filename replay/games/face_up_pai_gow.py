@@ -47,6 +47,7 @@ from replay.games.pai_gow_hands import LOW_SIZE as LOW_SIZE
 from replay.games.pai_gow_hands import Settlement as Settlement
 from replay.games.pai_gow_hands import is_foul as is_foul
 from replay.games.pai_gow_house_way import HOUSE_WAYS as HOUSE_WAYS
+from replay.games.pai_gow_house_way import follows_house_way
 from replay.games.pai_gow_house_way import house_way_setting as house_way_setting
 from replay.games.poker_ranks import HighRank as HighRank
 from replay.games.poker_ranks import LowRank as LowRank
@@ -358,10 +359,8 @@ def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> dict[str, Any]:
     wheel = ruleset.wheel
     d_high = rank_high(dealer_high, wheel=wheel)
     d_low = rank_low(dealer_low)
-    setting = house_way_setting([DECK_53[i] for i in dealer_cards], wheel=wheel, way=way)
-    follows = {c.index for c in setting.high} == {c.index for c in dealer_high} or (
-        rank_high(setting.high, wheel=wheel) == d_high and rank_low(setting.low) == d_low
-    )
+    follows = follows_house_way([DECK_53[i] for i in dealer_cards], dealer_high, dealer_low,
+                                wheel=wheel, way=way)
     dealer_flags = classify_indexes(dealer_cards)
     dealer_ace_high = bool(dealer_flags & _AHPG)
     dealer_joker = _JOKER_INDEX in dealer_cards

@@ -7,6 +7,7 @@ What this module decides:
 - the house way's setting of seven cards and the rule that chose it
   (:func:`house_way_setting`, :func:`house_way`; :data:`HOUSE_WAY_REFERENCE_1_3` with its
   completions C1-C8);
+- whether a set hand conforms to the house way (:func:`follows_house_way`);
 - the house ways a ruleset may name (:data:`HOUSE_WAYS`).
 
 Speed: the house way works on card indexes: the seven cards are sorted by a precomputed
@@ -509,3 +510,27 @@ def house_way(
     the same cards."""
     setting = house_way_setting(cards7, wheel=wheel)
     return setting.high, setting.low
+
+
+def follows_house_way(
+    cards7: Sequence[Card],
+    high: Sequence[Card],
+    low: Sequence[Card],
+    *,
+    wheel: Wheel = Wheel.SECOND_HIGHEST,
+    way: HouseWay = HOUSE_WAY_REFERENCE_1_3,
+    preferred: HouseWaySetting | None = None,
+) -> bool:
+    """Whether a hand set from ``cards7`` into ``high`` (5 cards) and ``low`` (2) conforms
+    to the house way (seed 001 clause (4): the dealer's hand is "properly set"): it is a
+    setting the written way allows. Each rule of the shipped way sets one hand and leaves
+    no choice but between interchangeable cards (equal ranks, different suits: completion
+    C7), so a setting conforms when it puts the same cards in each hand as
+    :func:`house_way_setting` (``preferred``, when the caller has it already), or hands of
+    the same ranks (the other suit, or the joker for an ace where it completes nothing).
+    Any other setting does not conform, however close."""
+    setting = preferred or house_way_setting(cards7, wheel=wheel, way=way)
+    if {c.index for c in setting.high} == {c.index for c in high}:
+        return True
+    return (rank_high(setting.high, wheel=wheel) == rank_high(high, wheel=wheel)
+            and rank_low(setting.low) == rank_low(low))

@@ -67,6 +67,7 @@ from replay.games.pai_gow_house_way import HOUSE_WAYS as HOUSE_WAYS
 from replay.games.pai_gow_house_way import HouseWay as HouseWay
 from replay.games.pai_gow_house_way import HouseWayRule as HouseWayRule
 from replay.games.pai_gow_house_way import HouseWaySetting as HouseWaySetting
+from replay.games.pai_gow_house_way import follows_house_way as follows_house_way
 from replay.games.pai_gow_house_way import house_way as house_way
 from replay.games.pai_gow_house_way import house_way_setting as house_way_setting
 from replay.games.pai_gow_poker_round import ACE_HIGH as ACE_HIGH
@@ -173,9 +174,8 @@ def _dealer_result(round: PaiGowRound, wheel: Wheel, way: HouseWay | None) -> De
     if way is None:
         return DealerResult(foul=not high_holds_low(high, low), high_rank=high, low_rank=low)
     setting = house_way_setting(dealer.cards, wheel=wheel, way=way)
-    follows = (set(setting.high) == set(dealer.high) and set(setting.low) == set(dealer.low)) or (
-        rank_high(setting.high, wheel=wheel) == high and rank_low(setting.low) == low
-    )
+    follows = follows_house_way(dealer.cards, dealer.high, dealer.low, wheel=wheel,
+                                preferred=setting)
     return DealerResult(
         foul=not high_holds_low(high, low), house_way=follows, house_way_high=setting.high,
         house_way_low=setting.low, house_way_rule=setting.rule.name, high_rank=high,

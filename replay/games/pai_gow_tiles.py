@@ -16,7 +16,9 @@ What this module decides, each with the rule it implements:
   the ruleset's vigorish; seed 003 F: a withdrawn seat loses its wager);
 - the dealer's house way (:data:`HOUSE_WAY_PR_11_2_D`, :func:`house_way_setting`; seed 003
   D.1-D.4, completed where the text is silent: the completions C1-C6 are data of the house
-  way);
+  way), and whether a dealer's setting conforms to it (:func:`follows_house_way`: every
+  setting the written rules allow conforms, :func:`allowed_settings`; the completions only
+  say which one the house way prefers);
 - the judgement of a round document (:func:`read_document`, :func:`judge_round`,
   :func:`judge_document`; issue 3 "Round document" and "Result"), dealer-banked or
   player-banked: who banks, the co-bank share, the dealer's wager against a player banker
@@ -613,19 +615,43 @@ def house_way_setting(
     raise HandError(f"house way {way.name} has no rule for {render_tiles(canonical(tiles4))}")
 
 
+def allowed_settings(
+    tiles4: Sequence[Tile], *, way: HouseWay = HOUSE_WAY_PR_11_2_D
+) -> tuple[Setting, ...]:
+    """Every setting of four tiles that the written house way allows (seed 003 C, D): those
+    the first rule that applies plays (:attr:`HouseWayRule.plays`), the way round that does
+    not foul. Where the text leaves a choice, every choice is allowed: D.3 plays "any" two
+    tiles worth nine, eight or seven together ("cualesquiera dos tiles"), and D.2 "a pair,
+    wong or gong" (which one, when several settings play one, the text does not say).
+    :func:`house_way_setting` is the one of them the house way prefers (completions C3,
+    C4); D.1 and D.4 allow only one setting (up to settings of identical ranks, C6)."""
+    options = settings(tiles4)
+    for rule in way.rules:
+        playable = tuple(s for s in options if rule.plays(s))
+        if playable:
+            return playable
+    raise HandError(f"house way {way.name} has no rule for {render_tiles(canonical(tiles4))}")
+
+
 def follows_house_way(
     tiles4: Sequence[Tile], high: Sequence[Tile], low: Sequence[Tile],
     *, way: HouseWay = HOUSE_WAY_PR_11_2_D,
 ) -> bool:
     """Whether a dealer who held ``tiles4`` and set ``high`` and ``low`` followed the house
-    way (seed 003 C, D): the same tiles in each hand as the house way sets, or hands of the
-    same ranks (a copy of the house way's hands in both, which plays identically against
-    every seat: completion C6)."""
-    hw = house_way_setting(tiles4, way=way).setting
+    way (seed 003 C, D): a setting conforms when the written house way allows it
+    (:func:`allowed_settings`: where the text leaves a choice, as D.3's "any" two tiles
+    worth 9, 8 or 7, every choice conforms), set the way round that does not foul, or when
+    its hands have the ranks of an allowed setting (a copy in both, which plays identically
+    against every seat: completion C6). The preferred setting, :func:`house_way_setting`,
+    is information beside the answer, not the only conforming one."""
     mine = set_hands(high, low)
-    if (mine.high, mine.low) == (hw.high, hw.low):
-        return True
-    return mine.high_rank == hw.high_rank and mine.low_rank == hw.low_rank
+    if mine.foul:
+        return False
+    return any(
+        (mine.high, mine.low) == (s.high, s.low)
+        or (mine.high_rank == s.high_rank and mine.low_rank == s.low_rank)
+        for s in allowed_settings(tiles4, way=way)
+    )
 
 
 # ---------------------------------------------------------------------------------------
