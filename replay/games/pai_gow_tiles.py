@@ -1,30 +1,22 @@
-"""Pai gow tiles: hand ranks, setting, the dealer's house way, and the judgement of a round
-(REFERENCE.md 3, 6, 6a.2, 6a.14-6a.16; seed excerpt 003, PR Seccion 11.2 paragraphs A-K).
+"""Pai gow tiles: the judgement of a round (REFERENCE.md 3, 6, 6a.2, 6a.14-6a.16; seed
+excerpt 003, PR Seccion 11.2 paragraphs A-K).
 
 What this module decides, each with the rule it implements:
 
-- the rank of a two-tile hand (:func:`rank_hand`; REFERENCE.md 3.2, 3.3, 6a.15, 6a.16): the
-  Gee Joon pair, then the pairs in the order of 3.2, then wong (Teen wong above Day wong),
-  gong, then points; a lone Gee Joon tile counts 3 or 6, whichever is better; equal points
-  go to the hand with the higher single tile; equal again is a copy; every zero is a copy.
-  Ranks are totally ordered by an integer key and equal keys are copies;
-- the three ways to set four tiles, and the foul (:func:`settings`, :func:`is_foul`;
-  glossary "set", "foul": the high hand must rank equal to or higher than the low hand);
-- a set hand against the banker's (:func:`compare`; seed 003 H, I, J: win both to win,
-  copies to the banker, a player's low hand of value zero never wins);
-- the main wager's settlement (:func:`settle_main`; seed 003 K, REFERENCE.md 6a.2: 1:1 less
-  the ruleset's vigorish; seed 003 F: a withdrawn seat loses its wager);
-- the dealer's house way (:data:`HOUSE_WAY_PR_11_2_D`, :func:`house_way_setting`; seed 003
-  D.1-D.4, completed where the text is silent: the completions C1-C6 are data of the house
-  way), and whether a dealer's setting conforms to it (:func:`follows_house_way`: every
-  setting the written rules allow conforms, :func:`allowed_settings`; the completions only
-  say which one the house way prefers);
 - the judgement of a round document (:func:`read_document`, :func:`judge_round`,
   :func:`judge_document`; issue 3 "Round document" and "Result"), dealer-banked or
-  player-banked: who banks, the co-bank share, the dealer's wager against a player banker
-  and the banker's account (:class:`BankerResult`) follow the rules classic pai gow poker
-  shares (REFERENCE.md 6a.14 by analogy; 58 Pa. Code 621a.1), in
-  :mod:`replay.games.pai_gow_banking`, with this game's :func:`vigorish`.
+  player-banked: a withdrawn seat loses its wager (seed 003 F), a fouled hand or hands not
+  set 2+2 lose it, the others are compared with the banker's and settled; who banks, the
+  co-bank share, the dealer's wager against a player banker and the banker's account
+  (:class:`BankerResult`) follow the rules classic pai gow poker shares (REFERENCE.md 6a.14
+  by analogy; 58 Pa. Code 621a.1), in :mod:`replay.games.pai_gow_banking`, with this game's
+  :func:`vigorish`.
+
+The rules it applies have their own modules, whose public names are re-exported here: the
+rank of a two-tile hand and the foul (:mod:`replay.games.tile_ranks`; 3.2, 3.3, 6a.15,
+6a.16), the ways to set four tiles, the comparison with the banker and the settlement
+(:mod:`replay.games.pai_gow_tiles_hands`; seed 003 H-K, 6a.2), the dealer's house way and
+whether a setting conforms to it (:mod:`replay.games.pai_gow_tiles_house_way`; seed 003 D).
 
 No rate, rounding, share or amount is a literal here: the vigorish, whether it may exceed
 the win, and the co-bank share come from the ``Ruleset``. Nothing here does I/O.
@@ -33,11 +25,8 @@ the win, and the co-bank share come from the ``Ruleset``. Nothing here does I/O.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from enum import StrEnum
-from itertools import combinations_with_replacement
-from types import MappingProxyType
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from replay.document import (
@@ -50,7 +39,6 @@ from replay.document import (
     wagers,
 )
 from replay.document import field as read_field
-from replay.errors import HandError, MoneyError, RulesetError
 from replay.games.base import GameRules
 from replay.games.pai_gow_banking import DEALER as DEALER
 from replay.games.pai_gow_banking import OPTION_CO_BANK_ROUNDING as OPTION_CO_BANK_ROUNDING
@@ -60,598 +48,51 @@ from replay.games.pai_gow_banking import BankerResult as BankerResult
 from replay.games.pai_gow_banking import PlayerBanker as PlayerBanker
 from replay.games.pai_gow_banking import banker_account, dealer_wager_net, read_banker
 from replay.games.pai_gow_banking import co_bank_share as co_bank_share
+from replay.games.pai_gow_tiles_hands import HAND_SIZE as HAND_SIZE
+from replay.games.pai_gow_tiles_hands import (
+    OPTION_VIGORISH_AT_MOST_WIN as OPTION_VIGORISH_AT_MOST_WIN,
+)
+from replay.games.pai_gow_tiles_hands import Setting as Setting
+from replay.games.pai_gow_tiles_hands import Settlement as Settlement
+from replay.games.pai_gow_tiles_hands import canonical as canonical
+from replay.games.pai_gow_tiles_hands import compare as compare
+from replay.games.pai_gow_tiles_hands import four_tile_hands as four_tile_hands
+from replay.games.pai_gow_tiles_hands import set_hands as set_hands
+from replay.games.pai_gow_tiles_hands import settings as settings
+from replay.games.pai_gow_tiles_hands import settle_main as settle_main
+from replay.games.pai_gow_tiles_hands import vigorish as vigorish
+from replay.games.pai_gow_tiles_house_way import HOUSE_WAY_PR_11_2_D as HOUSE_WAY_PR_11_2_D
+from replay.games.pai_gow_tiles_house_way import HOUSE_WAYS as HOUSE_WAYS
+from replay.games.pai_gow_tiles_house_way import NINE_EIGHT_SEVEN as NINE_EIGHT_SEVEN
+from replay.games.pai_gow_tiles_house_way import HouseWay as HouseWay
+from replay.games.pai_gow_tiles_house_way import HouseWayRule as HouseWayRule
+from replay.games.pai_gow_tiles_house_way import HouseWaySetting as HouseWaySetting
+from replay.games.pai_gow_tiles_house_way import allowed_settings as allowed_settings
+from replay.games.pai_gow_tiles_house_way import follows_house_way as follows_house_way
+from replay.games.pai_gow_tiles_house_way import house_way_setting as house_way_setting
 from replay.games.results import Outcome as Outcome
 from replay.games.results import dealer_entry, result_object, seat_entry, settled_entry
-from replay.tiles import FACES, TILES_32, Tile, TileError, parse_tile, render_tiles
+from replay.games.tile_ranks import GEE_JOON_VALUES as GEE_JOON_VALUES
+from replay.games.tile_ranks import GONG_PIPS as GONG_PIPS
+from replay.games.tile_ranks import HAND_TILES as HAND_TILES
+from replay.games.tile_ranks import PAIR_ORDER as PAIR_ORDER
+from replay.games.tile_ranks import POINTS_BASE as POINTS_BASE
+from replay.games.tile_ranks import SINGLE_TILE_ORDER as SINGLE_TILE_ORDER
+from replay.games.tile_ranks import SUPREME_PAIR as SUPREME_PAIR
+from replay.games.tile_ranks import WONG_GONG_TILES as WONG_GONG_TILES
+from replay.games.tile_ranks import WONG_PIPS as WONG_PIPS
+from replay.games.tile_ranks import HandClass as HandClass
+from replay.games.tile_ranks import HandRank as HandRank
+from replay.games.tile_ranks import is_foul as is_foul
+from replay.games.tile_ranks import rank_hand as rank_hand
+from replay.games.tile_ranks import single_rank as single_rank
+from replay.tiles import TILES_32, Tile, TileError, parse_tile, render_tiles
 
 if TYPE_CHECKING:
     from replay.rulesets import Ruleset
 
 GAME = "pai_gow_tiles"
 """This module's game name, as in rounds, rulesets and events."""
-
-HAND_SIZE = 4
-"""Tiles dealt to each seat and to the dealer (seed 003 A: "una mano mayor y una mano menor"
-of two tiles each)."""
-HAND_TILES = 2
-"""Tiles in a high or a low hand."""
-
-
-# ---------------------------------------------------------------------------------------
-# The ranking of REFERENCE.md 3.2, 3.3, 6a.15, 6a.16, as data
-# ---------------------------------------------------------------------------------------
-
-SINGLE_TILE_ORDER: tuple[tuple[Tile, ...], ...] = tuple(
-    tuple(parse_tile(t) for t in group.split())
-    for group in (
-        "6-6", "1-1", "4-4", "1-3", "5-5", "3-3", "2-2", "5-6", "4-6", "1-6", "1-5",
-        "3-6 4-5", "2-6 3-5", "3-4 2-5", "1-4 2-3", "2-4 1-2",
-    )
-)
-"""REFERENCE.md 6a.15, highest first: Teen, Day, Yun, Gor, Mooy, Chong, Bon, Foo, Ping, Tit,
-Look, the 9s, the 8s, the 7s, the 5s, and the Gee Joon tiles lowest. Tiles in one group rank
-equally ("tiles of equal pips in the mixed groups rank equally"; the two Gee Joon tiles are
-listed together as the lowest, so they rank equally too: completion C1)."""
-
-SUPREME_PAIR: tuple[Tile, Tile] = (parse_tile("2-4"), parse_tile("1-2"))
-"""Gee Joon, the Supreme Pair: the 2-4 and 1-2 tiles (REFERENCE.md 3.2; seed 003 D.1)."""
-
-PAIR_ORDER: tuple[tuple[Tile, Tile], ...] = tuple(
-    (parse_tile(a), parse_tile(b))
-    for a, b in (
-        ("6-6", "6-6"), ("1-1", "1-1"), ("4-4", "4-4"), ("1-3", "1-3"), ("5-5", "5-5"),
-        ("3-3", "3-3"), ("2-2", "2-2"), ("5-6", "5-6"), ("4-6", "4-6"), ("1-6", "1-6"),
-        ("1-5", "1-5"), ("3-6", "4-5"), ("2-6", "3-5"), ("3-4", "2-5"), ("1-4", "2-3"),
-    )
-)
-"""The 15 pairs below Gee Joon, highest first (REFERENCE.md 3.2): Teen, Day, Yun, Gor, Mooy,
-Chong, Bon, Foo, Ping, Tit, Look, then the mixed 9s (6-3/5-4), 8s (6-2/5-3), 7s (4-3/5-2)
-and 5s (4-1/3-2). Two tiles that are not one of these (or Gee Joon) are not a pair, even of
-equal pips (Mooy 5-5 and Ping 4-6 are both ten)."""
-
-WONG_GONG_TILES: tuple[Tile, ...] = (parse_tile("6-6"), parse_tile("1-1"))
-"""Teen and Day: with a 9 they make a wong, with an 8 a gong (REFERENCE.md 3.2; glossary)."""
-WONG_PIPS = 9
-"""A wong is Teen or Day with a tile of nine pips (the mixed 9s)."""
-GONG_PIPS = 8
-"""A gong is Teen or Day with a tile of eight pips (Yun 4-4 or a mixed 8)."""
-GEE_JOON_VALUES: tuple[int, ...] = (3, 6)
-"""What a lone Gee Joon tile may count (REFERENCE.md 3.2, NZ rule 4.2; 6a.16: "whichever is
-better")."""
-POINTS_BASE = 10
-"""A hand's value is the units digit of its pips (REFERENCE.md 3.3: sum mod 10)."""
-
-
-class HandClass(StrEnum):
-    """The classes of a two-tile hand, best first (REFERENCE.md 6a.16). The value is the
-    stable name; compare hands by :class:`HandRank`, never by this value."""
-
-    GEE_JOON = "gee_joon"
-    PAIR = "pair"
-    WONG = "wong"
-    GONG = "gong"
-    POINTS = "points"
-
-
-_SPECIAL = frozenset({HandClass.GEE_JOON, HandClass.PAIR, HandClass.WONG, HandClass.GONG})
-
-
-def _face_pair(a: Tile, b: Tile) -> tuple[int, int]:
-    return (a.index, b.index) if a.index <= b.index else (b.index, a.index)
-
-
-_SINGLE_RANK: Mapping[Tile, int] = MappingProxyType(
-    {tile: len(SINGLE_TILE_ORDER) - 1 - i for i, group in enumerate(SINGLE_TILE_ORDER)
-     for tile in group}
-)
-_PAIR_STRENGTH: Mapping[tuple[int, int], int] = MappingProxyType(
-    {_face_pair(a, b): len(PAIR_ORDER) - i for i, (a, b) in enumerate(PAIR_ORDER)}
-)
-
-
-def single_rank(tile: Tile) -> int:
-    """A tile's place in the single-tile order (REFERENCE.md 6a.15): 15 for Teen down to 0
-    for the Gee Joon tiles; tiles of one group have the same number."""
-    return _SINGLE_RANK[tile]
-
-
-# The key: class in the thousands, then the pair's strength, or the wong's or gong's tile, or
-# sixteen times the points plus the higher single tile; every zero is 0 (6a.16: a copy).
-_CLASS_STEP = 1000
-_CLASS_BASE: Mapping[HandClass, int] = MappingProxyType(
-    {hand_class: _CLASS_STEP * i for i, hand_class in enumerate(reversed(HandClass))}
-)
-_TILE_SLOT = 16
-
-
-@dataclass(frozen=True, slots=True, kw_only=True, order=True)
-class HandRank:
-    """The rank of a two-tile hand, totally ordered by ``key`` alone: equal keys are copies
-    (REFERENCE.md 3.3, 6a.16).
-
-    ``hand_class`` is the class; ``points`` the hand's value (REFERENCE.md 3.3: pips mod 10,
-    a lone Gee Joon tile counted 3 or 6, whichever is better); ``high_tile`` the hand's higher
-    single tile (6a.15; the first in :data:`replay.tiles.FACES` order when both rank equally).
-    """
-
-    key: int
-    hand_class: HandClass = field(compare=False)
-    points: int = field(compare=False)
-    high_tile: Tile = field(compare=False)
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.hand_class, HandClass):
-            raise HandError(f"hand_class must be a HandClass, got {self.hand_class!r}")
-        if type(self.key) is not int or not (
-            _CLASS_BASE[self.hand_class] <= self.key < _CLASS_BASE[self.hand_class] + _CLASS_STEP
-        ):
-            raise HandError(f"key {self.key!r} does not encode class {self.hand_class}")
-        if type(self.points) is not int or not 0 <= self.points < POINTS_BASE:
-            raise HandError(f"points must be 0 to 9, got {self.points!r}")
-        if not isinstance(self.high_tile, Tile):
-            raise HandError(f"high_tile must be a Tile, got {self.high_tile!r}")
-
-    @property
-    def is_zero(self) -> bool:
-        """True for a point hand of value zero (seed 003 H, I: "tiene un valor de cero").
-        A pair, wong or gong whose pips end in 0 (Mooy pair, a gong) is not a zero hand: it
-        ranks as what it is (REFERENCE.md 3.2)."""
-        return self.hand_class is HandClass.POINTS and self.points == 0
-
-    def describe(self) -> str:
-        """The hand in words: ``Gee Joon``, ``pair of Teen``, ``pair of mixed nines``,
-        ``Teen wong``, ``Day gong``, ``9 points, Teen high``, ``1 point, Day high``,
-        ``0 points``. Two hands have the same description exactly when they have the same
-        rank."""
-        name = self.high_tile.name
-        if self.hand_class is HandClass.GEE_JOON:
-            return "Gee Joon"
-        if self.hand_class is HandClass.PAIR:
-            return f"pair of {name}s" if name.startswith("mixed") else f"pair of {name}"
-        if self.hand_class in (HandClass.WONG, HandClass.GONG):
-            return f"{name} {self.hand_class.value}"
-        if self.points == 0:
-            return "0 points"
-        unit = "point" if self.points == 1 else "points"
-        return f"{self.points} {unit}, {name} high"
-
-    def __str__(self) -> str:
-        return self.describe()
-
-
-def _points(a: Tile, b: Tile) -> int:
-    """REFERENCE.md 3.3 and 6a.16: pips mod 10; a lone Gee Joon tile counts 3 or 6,
-    whichever gives the better (higher) value."""
-    if a.is_gee_joon != b.is_gee_joon:
-        other = b if a.is_gee_joon else a
-        return max((value + other.pips) % POINTS_BASE for value in GEE_JOON_VALUES)
-    return (a.pips + b.pips) % POINTS_BASE
-
-
-def _rank_of(a: Tile, b: Tile) -> HandRank:
-    high, low = (a, b) if _SINGLE_RANK[a] >= _SINGLE_RANK[b] else (b, a)
-    if _SINGLE_RANK[high] == _SINGLE_RANK[low] and low.index < high.index:
-        high, low = low, high
-    points = _points(a, b)
-    pair = _face_pair(a, b)
-    if {a, b} == set(SUPREME_PAIR):
-        return HandRank(key=_CLASS_BASE[HandClass.GEE_JOON], hand_class=HandClass.GEE_JOON,
-                        points=points, high_tile=high)
-    if pair in _PAIR_STRENGTH:
-        return HandRank(key=_CLASS_BASE[HandClass.PAIR] + _PAIR_STRENGTH[pair],
-                        hand_class=HandClass.PAIR, points=points, high_tile=high)
-    if high in WONG_GONG_TILES and low.pips in (WONG_PIPS, GONG_PIPS):
-        hand_class = HandClass.WONG if low.pips == WONG_PIPS else HandClass.GONG
-        return HandRank(key=_CLASS_BASE[hand_class] + _SINGLE_RANK[high],
-                        hand_class=hand_class, points=points, high_tile=high)
-    key = points * _TILE_SLOT + _SINGLE_RANK[high] if points else 0
-    return HandRank(key=key, hand_class=HandClass.POINTS, points=points, high_tile=high)
-
-
-_RANKS: tuple[tuple[HandRank, ...], ...] = tuple(
-    tuple(_rank_of(a, b) for b in FACES) for a in FACES
-)
-
-
-def rank_hand(tiles: Sequence[Tile]) -> HandRank:
-    """The rank of a two-tile hand (REFERENCE.md 3.2, 3.3, 6a.15, 6a.16); a table lookup.
-
-    :class:`HandError` when ``tiles`` are not two tiles. Whether the set could hold them
-    (a third Gee Joon, say) is not asked here; the round reader checks it.
-    """
-    try:
-        a, b = tiles
-        return _RANKS[a.index][b.index]
-    except (TypeError, ValueError, AttributeError):
-        raise HandError(f"a hand is two tiles, got {tiles!r}") from None
-
-
-def _as_rank(hand: HandRank | Sequence[Tile]) -> HandRank:
-    return hand if isinstance(hand, HandRank) else rank_hand(hand)
-
-
-def is_foul(high: HandRank | Sequence[Tile], low: HandRank | Sequence[Tile]) -> bool:
-    """True when the high hand ranks below the low hand (glossary "foul"; REFERENCE.md 6a.16:
-    a fouled tiles hand loses). Equal ranks are not a foul."""
-    return _as_rank(high) < _as_rank(low)
-
-
-# ---------------------------------------------------------------------------------------
-# Setting four tiles
-# ---------------------------------------------------------------------------------------
-
-
-def canonical(tiles: Iterable[Tile]) -> tuple[Tile, ...]:
-    """``tiles`` in the fixed order of :data:`replay.tiles.FACES` (highest single tile
-    first), the order every hand is written in by this module."""
-    return tuple(sorted(tiles, key=lambda t: t.index))
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Setting:
-    """Four tiles set into a ``high`` and a ``low`` hand (each in :func:`canonical` order),
-    with their ranks. :func:`settings` gives them the way round that does not foul."""
-
-    high: tuple[Tile, Tile]
-    low: tuple[Tile, Tile]
-    high_rank: HandRank
-    low_rank: HandRank
-
-    def __post_init__(self) -> None:
-        for name in ("high", "low"):
-            hand = getattr(self, name)
-            if len(hand) != HAND_TILES or not all(isinstance(t, Tile) for t in hand):
-                raise HandError(f"a {name} hand is two tiles, got {hand!r}")
-        if rank_hand(self.high) != self.high_rank or rank_hand(self.low) != self.low_rank:
-            raise HandError(f"ranks do not match the hands of {self}")
-
-    @property
-    def foul(self) -> bool:
-        """True when the high hand ranks below the low hand."""
-        return self.high_rank < self.low_rank
-
-    def __str__(self) -> str:
-        return f"{render_tiles(self.high)} / {render_tiles(self.low)}"
-
-
-def _two(tiles: Iterable[Tile]) -> tuple[Tile, Tile]:
-    hand = canonical(tiles)
-    if len(hand) != HAND_TILES:
-        raise HandError(f"a hand is two tiles, got {render_tiles(hand)!r}")
-    return hand[0], hand[1]
-
-
-def set_hands(high: Sequence[Tile], low: Sequence[Tile]) -> Setting:
-    """The :class:`Setting` with ``high`` and ``low`` as given (a foul stays a foul)."""
-    h, lo = _two(high), _two(low)
-    return Setting(high=h, low=lo, high_rank=rank_hand(h), low_rank=rank_hand(lo))
-
-
-def _four(tiles4: Sequence[Tile]) -> tuple[Tile, ...]:
-    if isinstance(tiles4, str) or len(tiles4) != HAND_SIZE or not all(
-        isinstance(t, Tile) for t in tiles4
-    ):
-        raise HandError(f"a pai gow tiles hand is {HAND_SIZE} tiles, got {tiles4!r}")
-    return canonical(tiles4)
-
-
-def settings(tiles4: Sequence[Tile]) -> tuple[Setting, Setting, Setting]:
-    """The three ways to set four tiles (REFERENCE.md 3.6: "3 ways to split each"), each the
-    way round that does not foul: the higher ranking hand high (the first of the four
-    tiles' hand high when they rank equally). With the tiles in :func:`canonical` order
-    ``t0 t1 t2 t3``, the splits are t0 with t1, with t2, then with t3."""
-    t = _four(tiles4)
-    out = []
-    for j in (1, 2, 3):
-        a = (t[0], t[j])
-        b = _two(t[i] for i in (1, 2, 3) if i != j)
-        ra, rb = rank_hand(a), rank_hand(b)
-        if ra >= rb:
-            out.append(Setting(high=a, low=b, high_rank=ra, low_rank=rb))
-        else:
-            out.append(Setting(high=b, low=a, high_rank=rb, low_rank=ra))
-    return out[0], out[1], out[2]
-
-
-# ---------------------------------------------------------------------------------------
-# Comparison and settlement
-# ---------------------------------------------------------------------------------------
-
-
-def compare(
-    *,
-    player_high: HandRank | Sequence[Tile],
-    player_low: HandRank | Sequence[Tile],
-    banker_high: HandRank | Sequence[Tile],
-    banker_low: HandRank | Sequence[Tile],
-) -> Outcome:
-    """A set hand against the banker's (hands as tiles or as ranks), fouls aside.
-
-    Seed 003: J, a win when the high hand ranks higher than the banker's high hand and the
-    low hand higher than the banker's low hand; H, a loss when the high hand is identical in
-    rank (a copy) or lower and the low hand is identical, lower, or of value zero; I, a push
-    otherwise (one hand higher, the other a copy, lower, or a low hand of value zero).
-    REFERENCE.md 3.3, 6a.16: copies go to the banker, zero against zero is a copy, a player's
-    zero low hand never wins.
-    """
-    p_low = _as_rank(player_low)
-    high_won = _as_rank(player_high) > _as_rank(banker_high)
-    low_won = p_low > _as_rank(banker_low) and not p_low.is_zero
-    if high_won and low_won:
-        return Outcome.WIN
-    if not high_won and not low_won:
-        return Outcome.LOSS
-    return Outcome.PUSH
-
-
-OPTION_VIGORISH_AT_MOST_WIN = "vigorish_at_most_win"
-"""Ruleset option (true/false): whether the vigorish is capped at the win. Seed 003 K allows
-rounding 5% up to 25 cents, which on a win under 25 cents would take more than was won; the
-shipped ruleset caps it at the win (a 1-cent win pays vigorish 1, net 0), which stays within
-the lawful range of 6a.2 (from the exact 5% to the rounded-up amount)."""
-
-def _int(name: str, value: object) -> int:
-    if type(value) is not int:
-        raise MoneyError(f"{name} must be integer cents, got {value!r}")
-    return value
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Settlement:
-    """What a wager's outcome is worth to its holder: ``net_cents`` (after vigorish) and the
-    ``commission_cents`` (vigorish) the house collected."""
-
-    outcome: Outcome
-    net_cents: int
-    commission_cents: int
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.outcome, Outcome) or self.outcome is Outcome.VOID:
-            raise MoneyError(f"pai gow tiles voids no wager: outcome must be a win, loss or "
-                             f"push, got {self.outcome!r}")
-        net = _int("net_cents", self.net_cents)
-        commission = _int("commission_cents", self.commission_cents)
-        if commission < 0:
-            raise MoneyError(f"commission_cents must not be negative, got {commission}")
-        if self.outcome is not Outcome.WIN and commission:
-            raise MoneyError(f"no vigorish on a {self.outcome} (seed 003 K), got {commission}")
-        if self.outcome is Outcome.LOSS and net > 0:
-            raise MoneyError(f"a loss cannot have a positive net, got {net}")
-        if self.outcome is Outcome.PUSH and net:
-            raise MoneyError(f"a push has a net of 0, got {net}")
-
-
-def vigorish(win_cents: int, ruleset: Ruleset) -> int:
-    """The vigorish on a win (seed 003 K; REFERENCE.md 6, 6a.2): the ruleset's commission
-    (5% rounded up to the next 25 cents in the shipped ruleset: a $7 win pays 50 cents), at
-    most the win when the ruleset's ``vigorish_at_most_win`` option says so."""
-    vig = ruleset.commission.on(win_cents)
-    capped = ruleset.option(OPTION_VIGORISH_AT_MOST_WIN)
-    if type(capped) is not bool:
-        raise RulesetError(
-            f"ruleset {ruleset.id}: option {OPTION_VIGORISH_AT_MOST_WIN} must be true or "
-            f"false, got {capped!r}"
-        )
-    return min(vig, win_cents) if capped else vig
-
-
-def settle_main(*, amount_cents: int, outcome: Outcome, ruleset: Ruleset) -> Settlement:
-    """The main wager's settlement (seed 003 K): a win pays 1:1 less :func:`vigorish` (a
-    2500 win: net 2375, vigorish 125); a loss loses the amount (H); a push returns it (I,
-    net 0). No vigorish on pushes or losses."""
-    amount = _int("amount_cents", amount_cents)
-    if amount < 0:
-        raise MoneyError(f"amount_cents must not be negative, got {amount}")
-    if outcome is Outcome.WIN:
-        vig = vigorish(amount, ruleset)
-        return Settlement(outcome=outcome, net_cents=amount - vig, commission_cents=vig)
-    if outcome is Outcome.LOSS:
-        return Settlement(outcome=outcome, net_cents=-amount, commission_cents=0)
-    if outcome is Outcome.PUSH:
-        return Settlement(outcome=outcome, net_cents=0, commission_cents=0)
-    raise MoneyError(f"pai gow tiles voids no wager: outcome must be a win, loss or push, "
-                     f"got {outcome!r}")
-
-
-# ---------------------------------------------------------------------------------------
-# House way (seed 003 D, completed)
-# ---------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HouseWayRule:
-    """One rule of a tiles house way. ``plays`` says which of the three settings the rule
-    may play; when some may, the one with the highest ``prefer`` is played (the first of
-    :func:`settings` on equal preference: those are settings of identical ranks). ``clause``
-    cites seed 003 D or names the completion (C1-C6, see :data:`HOUSE_WAY_PR_11_2_D`)."""
-
-    name: str
-    clause: str
-    text: str
-    plays: Callable[[Setting], bool] = field(repr=False, compare=False)
-    prefer: Callable[[Setting], tuple[int, ...]] = field(repr=False, compare=False)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HouseWay:
-    """A house way: rules tried in order; the first that may play some setting sets the
-    hand (seed 003 D; E: each casino submits its own and its exceptions). ``completions``
-    are the decisions, (id, text), taken where the written rules are silent."""
-
-    name: str
-    title: str
-    rules: tuple[HouseWayRule, ...]
-    completions: tuple[tuple[str, str], ...] = ()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HouseWaySetting:
-    """The house way's setting of four tiles and the rule that chose it."""
-
-    rule: HouseWayRule
-    setting: Setting
-
-
-def _best_high_then_low(s: Setting) -> tuple[int, ...]:
-    return (s.high_rank.key, s.low_rank.key)
-
-
-def _special_hands_then_best(s: Setting) -> tuple[int, ...]:
-    specials = (s.high_rank.hand_class in _SPECIAL) + (s.low_rank.hand_class in _SPECIAL)
-    return (specials, s.high_rank.key, s.low_rank.key)
-
-
-def _plays_supreme_pair(s: Setting) -> bool:
-    return s.high_rank.hand_class is HandClass.GEE_JOON
-
-
-def _plays_pair_wong_gong(s: Setting) -> bool:
-    return s.high_rank.hand_class in _SPECIAL
-
-
-NINE_EIGHT_SEVEN: tuple[int, ...] = (9, 8, 7)
-"""Seed 003 D.3: the values of a two-tile hand the dealer plays together."""
-
-
-def _plays_nine_eight_seven(s: Setting) -> bool:
-    return s.high_rank.hand_class is HandClass.POINTS and s.high_rank.points in NINE_EIGHT_SEVEN
-
-
-def _tile_order(t: Tile) -> tuple[int, int]:
-    """Highest-ranked first (6a.15); among equals, the first in FACES order (C6)."""
-    return (-_SINGLE_RANK[t], t.index)
-
-
-def _plays_highest_with_lowest(s: Setting) -> bool:
-    four = s.high + s.low
-    pair = canonical((min(four, key=_tile_order), max(four, key=_tile_order)))
-    return pair in (s.high, s.low)
-
-
-HOUSE_WAY_PR_11_2_D = HouseWay(
-    name="pr-11.2-d",
-    title="Seed 003 (PR Seccion 11.2) paragraph D, the dealer's four rules, completed where "
-          "the text is silent",
-    rules=(
-        HouseWayRule(
-            name="supreme_pair", clause="D.1",
-            text="With the Supreme Pair (Gee Joon), play it as such: Gee Joon in the high "
-                 "hand, the other two tiles in the low hand.",
-            plays=_plays_supreme_pair, prefer=_best_high_then_low,
-        ),
-        HouseWayRule(
-            name="pair_wong_gong", clause="D.2; C2, C3",
-            text="If possible, always play a pair, wong or gong, in the high hand (C2). When "
-                 "several settings play one, play the one with a pair, wong or gong in both "
-                 "hands; then the highest high hand; then the highest low hand (C3).",
-            plays=_plays_pair_wong_gong, prefer=_special_hands_then_best,
-        ),
-        HouseWayRule(
-            name="nine_eight_seven", clause="D.3; C4",
-            text="Otherwise play two tiles together whose value is nine, eight or seven, as "
-                 "the high hand. When several settings do, play the highest such hand (nine "
-                 "before eight before seven, then the higher single tile); then the highest "
-                 "low hand (C4).",
-            plays=_plays_nine_eight_seven, prefer=_best_high_then_low,
-        ),
-        HouseWayRule(
-            name="highest_with_lowest", clause="D.4; C5",
-            text="Otherwise play the highest-ranked tile with the lowest-ranked tile; the "
-                 "higher ranking of the two hands is the high hand (C5).",
-            plays=_plays_highest_with_lowest, prefer=_best_high_then_low,
-        ),
-    ),
-    completions=(
-        ("C1", "Single tiles rank in the order of REFERENCE.md 6a.15; the two Gee Joon tiles "
-               "rank equally, as the lowest single tiles. The higher single tile of a hand "
-               "decides equal points (6a.16)."),
-        ("C2", "A pair, wong or gong (and Gee Joon, D.1) outranks every point hand, so it is "
-               "played as the high hand (anything else fouls unless both hands are one); the "
-               "other two tiles are the low hand."),
-        ("C3", "When more than one setting plays a pair, wong or gong (two pairs; a pair "
-               "beside Teen or Day and a 9 or 8; Teen and Day with two 9s or 8s): first the "
-               "setting with one in both hands (Teen-Day-9-9 is played as two wongs, not as "
-               "the mixed nines over Teen-Day; two pairs as two pairs); then the highest high "
-               "hand; then the highest low hand. So a pair is kept together unless splitting "
-               "it makes a pair, wong or gong of both hands."),
-        ("C4", "Which 9, 8 or 7 (D.3 says 'any'): the highest such hand (nine before eight "
-               "before seven, the order the text gives, then the higher single tile), then "
-               "the highest other hand. A lone Gee Joon tile counts 3 or 6, whichever is "
-               "better (6a.16)."),
-        ("C5", "D.4 does not say which hand holds the highest and the lowest tile: the higher "
-               "ranking of the two hands is the high hand, as in every rule, so the house way "
-               "never fouls."),
-        ("C6", "Ties: a setting is chosen by its ranks alone; settings of identical ranks "
-               "play identically against every hand, and the first in settings() order is "
-               "written. At D.4 the four tiles all rank differently (equal-ranking tiles "
-               "always make a pair or Gee Joon, which D.1 or D.2 plays), so 'highest' and "
-               "'lowest' are never tied. A dealer whose hands have the house way's ranks "
-               "follows it."),
-    ),
-)
-"""The shipped tiles house way: seed 003 paragraph D (the same four rules as 58 Pa. Code
-621a.8(d), REFERENCE.md 3.4), tried in order, with the completions C1-C6 where the text is
-silent (``HOUSE_WAY_PR_11_2_D.completions``, printed in the golden file's header too)."""
-
-
-HOUSE_WAYS: Mapping[str, HouseWay] = MappingProxyType(
-    {HOUSE_WAY_PR_11_2_D.name: HOUSE_WAY_PR_11_2_D}
-)
-"""Tiles house ways by name, as a ruleset's ``house_way`` option names them."""
-
-
-def house_way_setting(
-    tiles4: Sequence[Tile], *, way: HouseWay = HOUSE_WAY_PR_11_2_D
-) -> HouseWaySetting:
-    """The house way's setting of four tiles, with the rule that chose it (seed 003 D,
-    completed: see :data:`HOUSE_WAY_PR_11_2_D`). Never a foul; the same for any order of the
-    same tiles."""
-    options = settings(tiles4)
-    for rule in way.rules:
-        playable = [s for s in options if rule.plays(s)]
-        if playable:
-            best = max(playable, key=rule.prefer)
-            return HouseWaySetting(rule=rule, setting=best)
-    raise HandError(f"house way {way.name} has no rule for {render_tiles(canonical(tiles4))}")
-
-
-def allowed_settings(
-    tiles4: Sequence[Tile], *, way: HouseWay = HOUSE_WAY_PR_11_2_D
-) -> tuple[Setting, ...]:
-    """Every setting of four tiles that the written house way allows (seed 003 C, D): those
-    the first rule that applies plays (:attr:`HouseWayRule.plays`), the way round that does
-    not foul. Where the text leaves a choice, every choice is allowed: D.3 plays "any" two
-    tiles worth nine, eight or seven together ("cualesquiera dos tiles"), and D.2 "a pair,
-    wong or gong" (which one, when several settings play one, the text does not say).
-    :func:`house_way_setting` is the one of them the house way prefers (completions C3,
-    C4); D.1 and D.4 allow only one setting (up to settings of identical ranks, C6)."""
-    options = settings(tiles4)
-    for rule in way.rules:
-        playable = tuple(s for s in options if rule.plays(s))
-        if playable:
-            return playable
-    raise HandError(f"house way {way.name} has no rule for {render_tiles(canonical(tiles4))}")
-
-
-def follows_house_way(
-    tiles4: Sequence[Tile], high: Sequence[Tile], low: Sequence[Tile],
-    *, way: HouseWay = HOUSE_WAY_PR_11_2_D,
-) -> bool:
-    """Whether a dealer who held ``tiles4`` and set ``high`` and ``low`` followed the house
-    way (seed 003 C, D): a setting conforms when the written house way allows it
-    (:func:`allowed_settings`: where the text leaves a choice, as D.3's "any" two tiles
-    worth 9, 8 or 7, every choice conforms), set the way round that does not foul, or when
-    its hands have the ranks of an allowed setting (a copy in both, which plays identically
-    against every seat: completion C6). The preferred setting, :func:`house_way_setting`,
-    is information beside the answer, not the only conforming one."""
-    mine = set_hands(high, low)
-    if mine.foul:
-        return False
-    return any(
-        (mine.high, mine.low) == (s.high, s.low)
-        or (mine.high_rank == s.high_rank and mine.low_rank == s.low_rank)
-        for s in allowed_settings(tiles4, way=way)
-    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -1026,29 +467,6 @@ def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> dict[str, Any]:
     then :func:`judge_round`, as :meth:`TilesJudgement.as_dict`."""
     return judge_round(read_document(doc), ruleset).as_dict()
 
-
-def four_tile_hands() -> tuple[tuple[tuple[Tile, ...], int], ...]:
-    """Every distinct four-tile hand of the 32-tile set, as (tiles in :func:`canonical`
-    order, how many of the C(32, 4) = 35,960 physical combinations have those faces), in
-    the order of ``combinations_with_replacement`` over :data:`replay.tiles.FACES`. The
-    multiplicities sum to 35,960 (REFERENCE.md 5, figure 5)."""
-    out = []
-    for faces in combinations_with_replacement(FACES, HAND_SIZE):
-        counts = Counter(faces)
-        if any(n > tile.copies for tile, n in counts.items()):
-            continue
-        ways = 1
-        for tile, n in counts.items():
-            ways *= _choose(tile.copies, n)
-        out.append((faces, ways))
-    return tuple(out)
-
-
-def _choose(n: int, k: int) -> int:
-    result = 1
-    for i in range(k):
-        result = result * (n - i) // (i + 1)
-    return result
 
 
 RULES = GameRules(
