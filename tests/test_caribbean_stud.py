@@ -38,7 +38,7 @@ from replay.games.caribbean_stud import (
     rank_hand,
     round_from_document,
 )
-from replay.games.pai_gow_poker import rank_high
+from replay.games.poker_ranks import rank_high
 from replay.rulesets import Ruleset, Wheel, load_ruleset, ruleset_from_dict
 
 RULESET = load_ruleset("caribbean_stud-standard-v1")
@@ -701,3 +701,13 @@ def test_a_missing_raise_line_is_a_ruleset_error_naming_it():
                                                         **{"ante": 1000, "raise": 2000})))
     with pytest.raises(RulesetError, match="paytable raise has no line for 'ace_king'"):
         adjudicate(played, thin)
+
+
+def test_the_game_names_its_hands_from_their_tokens() -> None:
+    """GameRules.describe_hand: a five-card hand of the 52-card deck in words; None for
+    anything else (the joker included)."""
+    describe = find_game("caribbean_stud").describe_hand
+    assert describe is not None
+    assert describe(["As", "2d", "3h", "4c", "5s"]) == "straight, A-2-3-4-5 (wheel)"
+    assert describe(["Jk", "2d", "3h", "4c", "5s"]) is None
+    assert describe(["As", "Ks"]) is None

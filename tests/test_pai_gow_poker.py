@@ -1038,3 +1038,19 @@ def test_cli_judges_a_batch_and_names_the_rejected_round(tmp_path: Path) -> None
     lines = done.stdout.splitlines()
     assert [json.loads(line) for line in lines] == [judge(GOOD), judge(GOOD)]
     assert "r-bad" in done.stderr and "card Ah was dealt 2 times" in done.stderr
+
+
+@pytest.mark.parametrize("game", ["pai_gow_poker", "face_up_pai_gow"])
+def test_the_game_names_its_hands_from_their_tokens(game: str) -> None:
+    """GameRules.describe_hand: a 5-card high hand or a 2-card low hand in words, from
+    tokens in notation; None for anything else, never an exception."""
+    from replay.games import find_game
+
+    describe = find_game(game).describe_hand
+    assert describe is not None
+    assert describe(["Kh", "Kd", "Ac", "Qs", "9d"]) == "pair of kings, A-Q-9 kickers"
+    assert describe(["Jk", "4d"]) == "A-4"
+    assert describe(["As", "Jk"]) == "pair of aces"
+    assert describe(["As", "As"]) is None
+    assert describe(["As", "Ks", "Qs"]) is None
+    assert describe(["6-6", "3-6"]) is None

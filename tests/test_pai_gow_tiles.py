@@ -816,3 +816,13 @@ def test_swapping_player_and_banker_turns_a_win_into_a_loss_except_copies(
     if forward is Outcome.PUSH and not copies:
         assert backward is Outcome.PUSH
     assert render_tiles(p.high + p.low + b.high + b.low)  # eight tiles, all dealt
+
+
+def test_the_game_names_its_hands_from_their_tokens() -> None:
+    """GameRules.describe_hand: a two-tile hand in words; None for anything else."""
+    describe = game.RULES.describe_hand
+    assert describe is not None
+    assert describe(["6-6", "3-6"]) == "Teen wong"
+    assert describe(["2-4", "1-2"]) == "Gee Joon"
+    assert describe(["6-6", "3-6", "1-1"]) is None
+    assert describe(["As", "Ks"]) is None

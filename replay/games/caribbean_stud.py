@@ -34,9 +34,9 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from replay import document
-from replay.cards import DECK_52, Card, Rank, Suit, render_cards
+from replay.cards import DECK_52, Card, Rank, Suit, parse_card, render_cards
 from replay.document import DocumentError
-from replay.errors import HandError, MoneyError, RoundError, RulesetError
+from replay.errors import HandError, MoneyError, ReplayError, RoundError, RulesetError
 from replay.games.base import GameRules
 from replay.games.poker_ranks import HandCategory, HighRank, rank_high
 from replay.games.results import Outcome as Outcome
@@ -117,6 +117,15 @@ def rank_hand(cards: Sequence[Card], *, wheel: Wheel = Wheel.LOWEST) -> HighRank
     ``wheel`` option is passed by :func:`adjudicate`.
     """
     return rank_high(_check_hand(cards, "a Caribbean stud hand"), wheel=wheel)
+
+
+def describe_hand(tokens: Sequence[str]) -> str | None:
+    """A Caribbean stud hand in words from its five card tokens (``pair of kings, A-Q-9
+    kickers``); None when the tokens are no such hand (``GameRules.describe_hand``)."""
+    try:
+        return rank_hand([parse_card(token) for token in tokens]).describe()
+    except (ReplayError, TypeError):
+        return None
 
 
 def hand_class(rank: HighRank) -> str:
@@ -637,4 +646,5 @@ RULES = GameRules(
     option_names=frozenset({DEALER_QUALIFYING_HAND, RAISE_ANTE_MULTIPLE,
                             PROGRESSIVE_WAGER_CENTS}),
     paytable_names=frozenset({RAISE_PAYTABLE, PROGRESSIVE_PAYTABLE}),
+    describe_hand=describe_hand,
 )

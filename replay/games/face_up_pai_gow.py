@@ -45,6 +45,7 @@ from replay.games.pai_gow_hands import HAND_SIZE as HAND_SIZE
 from replay.games.pai_gow_hands import HIGH_SIZE as HIGH_SIZE
 from replay.games.pai_gow_hands import LOW_SIZE as LOW_SIZE
 from replay.games.pai_gow_hands import Settlement as Settlement
+from replay.games.pai_gow_hands import describe_hand
 from replay.games.pai_gow_hands import is_foul as is_foul
 from replay.games.pai_gow_house_way import HOUSE_WAYS as HOUSE_WAYS
 from replay.games.pai_gow_house_way import follows_house_way
@@ -458,5 +459,6 @@ RULES = GameRules(
     judge_document=judge_document,
     option_names=frozenset({QUALIFYING_WAGER_CENTS}),
     paytable_names=frozenset({ACE_HIGH, FORTUNE, PROGRESSIVE, ENVY}),
+    describe_hand=describe_hand,
 )
 

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import TYPE_CHECKING
 
-from replay.cards import Card
-from replay.errors import MoneyError
+from replay.cards import Card, parse_card
+from replay.errors import MoneyError, ReplayError
 from replay.games.poker_ranks import HIGH_SIZE as HIGH_SIZE
 from replay.games.poker_ranks import LOW_SIZE as LOW_SIZE
 from replay.games.poker_ranks import (
@@ -75,6 +75,21 @@ def set_correctly(high: Sequence[Card], low: Sequence[Card]) -> bool:
     loses, its optional wagers are still settled on its seven cards (§ 688a.7(h)), and the
     result reports it as a foul. That the cards are the ones dealt is the reader's check."""
     return len(high) == HIGH_SIZE and len(low) == LOW_SIZE
+
+
+def describe_hand(tokens: Sequence[str]) -> str | None:
+    """A pai gow poker hand in words from its card tokens: a 5-card high hand
+    (``pair of kings, A-Q-9 kickers``) or a 2-card low hand (``A-4``, ``pair of aces``); None
+    when the tokens are no such hand (``GameRules.describe_hand``)."""
+    try:
+        cards = [parse_card(token) for token in tokens]
+        if len(cards) == HIGH_SIZE:
+            return rank_high(cards).describe()
+        if len(cards) == LOW_SIZE:
+            return rank_low(cards).describe()
+    except (ReplayError, TypeError):
+        return None
+    return None
 
 
 def _seven(cards: Sequence[Card]) -> tuple[Card, ...]:

@@ -58,6 +58,7 @@ from replay.games.pai_gow_hands import HIGH_SIZE as HIGH_SIZE
 from replay.games.pai_gow_hands import LOW_SIZE as LOW_SIZE
 from replay.games.pai_gow_hands import Settlement as Settlement
 from replay.games.pai_gow_hands import compare as compare
+from replay.games.pai_gow_hands import describe_hand as describe_hand
 from replay.games.pai_gow_hands import is_foul as is_foul
 from replay.games.pai_gow_hands import set_correctly as set_correctly
 from replay.games.pai_gow_hands import settle_main as settle_main
@@ -439,5 +440,6 @@ RULES = GameRules(
     judge_document=judge_document,
     option_names=BANKING_OPTION_NAMES | {OPTION_QUALIFYING_WAGER_CENTS},
     paytable_names=frozenset({FORTUNE, PROGRESSIVE, ENVY}),
+    describe_hand=describe_hand,
 )
 

@@ -83,6 +83,7 @@ from replay.games.tile_ranks import WONG_GONG_TILES as WONG_GONG_TILES
 from replay.games.tile_ranks import WONG_PIPS as WONG_PIPS
 from replay.games.tile_ranks import HandClass as HandClass
 from replay.games.tile_ranks import HandRank as HandRank
+from replay.games.tile_ranks import describe_hand as describe_hand
 from replay.games.tile_ranks import is_foul as is_foul
 from replay.games.tile_ranks import rank_hand as rank_hand
 from replay.games.tile_ranks import single_rank as single_rank
@@ -476,4 +477,5 @@ RULES = GameRules(
     citation="REFERENCE.md 3, 6, 6a.2, 6a.14-6a.16; seed 003 (PR Seccion 11.2)",
     judge_document=judge_document,
     option_names=BANKING_OPTION_NAMES | {OPTION_VIGORISH_AT_MOST_WIN},
+    describe_hand=describe_hand,
 )

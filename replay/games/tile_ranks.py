@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
 
-from replay.errors import HandError
+from replay.errors import HandError, ReplayError
 from replay.tiles import FACES, Tile, parse_tile
 
 HAND_TILES = 2
@@ -224,3 +224,14 @@ def is_foul(high: HandRank | Sequence[Tile], low: HandRank | Sequence[Tile]) -> 
     """True when the high hand ranks below the low hand (glossary "foul"; REFERENCE.md 6a.16:
     a fouled tiles hand loses). Equal ranks are not a foul."""
     return _as_rank(high) < _as_rank(low)
+
+
+def describe_hand(tokens: Sequence[str]) -> str | None:
+    """A two-tile hand in words from its tile tokens (``Gee Joon``, ``Teen wong``,
+    ``9 points, Teen high``); None when the tokens are no such hand
+    (``GameRules.describe_hand``)."""
+    try:
+        tiles = [parse_tile(token) for token in tokens]
+    except (ReplayError, TypeError):
+        return None
+    return rank_hand(tiles).describe() if len(tiles) == HAND_TILES else None
