@@ -49,10 +49,10 @@ KIND_CHECKS = {
     "dealt_twice": {"not_evaluated"},
     "missing_events": {"log_findings", "not_evaluated"},
     "duplicated_events": {"log_findings"},
-    # Not seen by a rule-based check yet (the checks catalogue issue adds them): the award's
-    # source is recorded in jackpots.parquet (paid_from) and the raise in wagers.parquet.
+    "raise_not_twice_ante": {"irregular_round"},
+    # Not seen by a rule-based check yet (the checks catalogue issue adds it): the award's
+    # source is recorded in jackpots.parquet (paid_from).
     "award_from_inventory": set(),
-    "raise_not_twice_ante": set(),
 }
 SEAT_CHECKS = {"mispay", "envy_mispay", "envy_own_or_dealer_hand", "jackpot_unverified"}
 

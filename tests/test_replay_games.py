@@ -173,3 +173,19 @@ def test_an_absurd_wager_is_not_evaluated_instead_of_stopping_replay(tmp_path):
     assert rnd["evaluated"] is False and "does not fit 64-bit cents" in rnd["problems"]
     assert "seat 1 fortune" in rnd["problems"]
     assert "not_evaluated" in {f["check_id"] for f in flags}
+
+
+def test_a_raise_not_twice_the_ante_is_settled_as_recorded_and_reported(tmp_path):
+    """docs/rules.md 6a.17: the raise is settled on the amount recorded and flagged apart.
+    Seat 1's two pair beats the qualifying dealer: the 1500 raise wins 2 to 1 = 3000."""
+    doc, result = EXAMPLES["r-19"]
+    doc = json.loads(json.dumps(doc))
+    doc["seats"][0]["wagers"]["raise"] = 1500
+    settle = _settlements(result)
+    settle[(1, "raise")] = ("win", 3000, 0)
+    table, flags = _replay(tmp_path, events_of_document(Table(), doc, settle=settle))
+    (rnd,) = table("rounds")
+    assert rnd["evaluated"] is True
+    assert "rule_irregularity" in rnd["problem_kinds"]
+    assert "seat 1 raised 1500 on an ante of 1000" in rnd["problems"]
+    assert [f["check_id"] for f in flags] == ["irregular_round"]

@@ -627,6 +627,7 @@ def result_document(result: RoundResult) -> dict[str, Any]:
         seats=[seat_entry(seat.seat, False,
                           {name: settled_entry(w) for name, w in seat.wagers.items()})
                for seat in result.seats],
+        problems=result.irregularities,
     )
 
 

@@ -94,11 +94,16 @@ def result_object(
     dealer: dict[str, Any],
     seats: list[dict[str, Any]],
     banker: dict[str, Any] | None = None,
+    problems: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """The result object of an evaluated round: its id, the ruleset used, the dealer's and
-    the seats' entries, and the banker's when a player banks."""
+    the seats' entries, the banker's when a player banks, and ``problems`` when the judge
+    settled the round as recorded but found something an analyst should see (a Caribbean
+    stud raise that is not twice the ante, say); absent when there is none."""
     result: dict[str, Any] = {"round_id": round_id, "ruleset": ruleset_id, "evaluated": True,
                               "dealer": dealer, "seats": seats}
     if banker is not None:
         result["banker"] = banker
+    if problems:
+        result["problems"] = list(problems)
     return result
