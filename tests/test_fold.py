@@ -115,7 +115,7 @@ def test_gap_in_a_tables_sequence_is_a_finding():
     assert replayed.findings[0].kind == "sequence_gap"
 
 
-def test_a_reset_before_exposure_counts_and_is_no_irregularity():
+def test_procedure_9_a_reset_before_exposure_counts_and_is_no_irregularity():
     """Pai gow poker procedure (9): a hand may be changed until it is exposed; the last
     setting before exposure counts."""
     table = Table()
@@ -129,7 +129,7 @@ def test_a_reset_before_exposure_counts_and_is_no_irregularity():
     assert s.resets == (DEALER,)
 
 
-def test_a_set_after_exposure_is_an_irregularity_and_the_exposed_setting_stands():
+def test_688a_7_b_3_a_set_after_exposure_is_an_irregularity_and_the_exposed_setting_stands():
     table = Table()
     s = apply(None, table.event("R", RoundStarted(game="pai_gow_poker", dealer_id="E1")))
     s = apply(s, table.event("R", HandSet(seat=2, high=_cards("As Ks Qh 9d 5c"),
