@@ -23,7 +23,10 @@ from typing import Any
 from replay.adjudicate import judge_document
 from replay.errors import ReplayError
 from replay.fold import DEALER, Problem, ProblemKind, RoundState
-from replay.rulesets import ruleset_in_force
+from replay.rulesets import load_ruleset, ruleset_in_force
+
+PROGRESSIVE_PAYTABLE = "progressive"
+"""The posted progressive paytable's name in every ruleset that has one (docs/rules.md 6)."""
 
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
@@ -224,6 +227,11 @@ def judge_state(state: RoundState) -> Judgement:
         who = "dealer" if s == DEALER else f"seat {s}"
         fail(ProblemKind.NOT_JUDGED,
              f"{who} {w} wager of {a} cents has no expected settlement: not judged")
+    if state.banker_settled is not None and state.banker_seat is None:
+        unjudged.append((state.banker_settled[0], "bank", state.banker_settled[1]))
+        fail(ProblemKind.NOT_JUDGED,
+             f"a player banker's account was recorded for seat {state.banker_settled[0]} in "
+             f"a round the dealer banked: not judged")
     if state.banker_seat is not None and "banker" not in result:
         fail(ProblemKind.NOT_JUDGED,
              f"the judgement has no account for the player banker at seat {state.banker_seat}")
@@ -232,3 +240,16 @@ def judge_state(state: RoundState) -> Judgement:
                      evaluated=not unjudged and not (state.banker_seat is not None
                                                      and "banker" not in result),
                      problems=tuple(problems))
+
+
+def award_from_meter(ruleset: str | None, hand: str | None) -> bool | None:
+    """Whether the posted progressive award for the declared ``hand`` class is a share of the
+    meter (58 Pa. Code § 688a.7(h)(3)(i)(B)(4): such an award is never paid from the table
+    inventory); None when the ruleset, its progressive paytable or the hand is unknown."""
+    if ruleset is None or hand is None:
+        return None
+    try:
+        line = load_ruleset(ruleset).paytables.get(PROGRESSIVE_PAYTABLE, {}).get(hand)
+    except (ReplayError, LookupError):
+        return None
+    return None if line is None else line.meter_bps is not None

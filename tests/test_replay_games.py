@@ -13,7 +13,7 @@ import pytest
 from checks.runner import run_all
 from ingest.log import LogWriter, Received
 from replay.run import replay
-from schemas import RoundStarted, WagerPlaced, encode
+from schemas import BankerSettled, RoundStarted, WagerPlaced, encode
 from tests.events_factory import Table, events_of_document
 
 REPO = Path(__file__).resolve().parent.parent
@@ -189,3 +189,16 @@ def test_a_raise_not_twice_the_ante_is_settled_as_recorded_and_reported(tmp_path
     assert "rule_irregularity" in rnd["problem_kinds"]
     assert "seat 1 raised 1500 on an ante of 1000" in rnd["problems"]
     assert [f["check_id"] for f in flags] == ["irregular_round"]
+
+
+def test_a_banker_account_recorded_in_a_dealer_banked_round_fails_closed(tmp_path):
+    """Money recorded for a player banker the round does not have: nothing judges it, so the
+    round is not evaluated rather than passed."""
+    doc, result = EXAMPLES["r-17"]
+    t = Table()
+    events = events_of_document(t, doc, settle=_settlements(result))
+    events.append(t.event("r-17", BankerSettled(seat=3, net_cents=500, commission_cents=0)))
+    table, _ = _replay(tmp_path, events)
+    (rnd,) = table("rounds")
+    assert rnd["evaluated"] is False
+    assert "a player banker's account was recorded for seat 3" in rnd["problems"]
