@@ -202,3 +202,20 @@ def test_a_banker_account_recorded_in_a_dealer_banked_round_fails_closed(tmp_pat
     (rnd,) = table("rounds")
     assert rnd["evaluated"] is False
     assert "a player banker's account was recorded for seat 3" in rnd["problems"]
+
+
+def test_a_log_written_under_schema_id_1_still_replays(tmp_path):
+    """A log from before schema id 2 (classic rounds, the banker as text) is upcast and
+    judged like the same round written today."""
+    doc, result = EXAMPLES["r-17"]
+    events = events_of_document(Table(), doc, settle=_settlements(result))
+    events = [e for e in events if e.kind != "HandsExposed"]   # no such event in schema id 1
+    log = LogWriter(tmp_path / "log", tmp_path / "quarantine")
+    log.append([Received(topic="round-events", partition=0, offset=i, timestamp_ms=i,
+                         key=e.table_id.encode(), value=encode(e, schema_id=1))
+                for i, e in enumerate(events)], [])
+    replay(tmp_path / "log", tmp_path / "replay")
+    (rnd,) = pq.read_table(tmp_path / "replay" / "rounds.parquet").to_pylist()
+    assert rnd["evaluated"] is True and rnd["problems"] is None
+    wagers = pq.read_table(tmp_path / "replay" / "wagers.parquet").to_pylist()
+    assert {(w["seat"], w["expected_net_cents"]) for w in wagers} == {(1, 2375), (3, 0)}
