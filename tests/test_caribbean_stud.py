@@ -1,8 +1,8 @@
-"""Caribbean stud poker rules (REFERENCE.md 4.2, 4.3, 6, 6a.4, 6a.12, 6a.13, 6a.17, 6a.18;
-seed excerpt 004, rule 9). Rule tests are named after the clause they test.
+"""Caribbean stud poker rules (docs/rules.md 4.2, 4.3, 6, 6a.4, 6a.12, 6a.13, 6a.17, 6a.18;
+Caribbean stud rules 9.1 to 9.9). Rule tests are named after the clause they test.
 
-Every expected amount is worked out by hand from the REFERENCE.md paytables (the arithmetic
-is in the comments); the oracles for ranking are REFERENCE.md 4.3's count of qualifying
+Every expected amount is worked out by hand from the docs/rules.md paytables (the arithmetic
+is in the comments); the oracles for ranking are docs/rules.md 4.3's count of qualifying
 hands and a deliberately simple evaluator written here.
 """
 
@@ -43,9 +43,9 @@ from replay.rulesets import Ruleset, Wheel, load_ruleset, ruleset_from_dict
 
 RULESET = load_ruleset("caribbean_stud-standard-v1")
 DEALER_AK432 = "Ah Kd 4c 3s 2s"
-"""The lowest qualifying dealer hand (REFERENCE.md 4.2)."""
+"""The lowest qualifying dealer hand (docs/rules.md 4.2)."""
 DEALER_AQJT9 = "Ah Qd Jc Ts 9s"
-"""The highest hand that does not qualify (REFERENCE.md 4.2)."""
+"""The highest hand that does not qualify (docs/rules.md 4.2)."""
 
 
 def rank(text: str) -> Any:
@@ -81,7 +81,7 @@ def w(outcome: str, net: int) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------------------
-# Ranking: 52 cards, wheel lowest, kickers (REFERENCE.md 4.2, 6a.4)
+# Ranking: 52 cards, wheel lowest, kickers (docs/rules.md 4.2, 6a.4)
 # ---------------------------------------------------------------------------------------
 
 
@@ -144,7 +144,7 @@ def test_the_joker_is_not_in_the_caribbean_stud_deck():
 
 
 # ---------------------------------------------------------------------------------------
-# Seed 9.1: the dealer qualifies with ace and king or better
+# Caribbean stud rule 9.1: the dealer qualifies with ace and king or better
 # ---------------------------------------------------------------------------------------
 
 
@@ -162,7 +162,7 @@ def test_9_1_ace_queen_jack_ten_nine_does_not_qualify():
 
 
 def test_4_3_exactly_1_463_700_of_the_2_598_960_hands_qualify():
-    """REFERENCE.md 4.3: 2,598,960 - 1,302,540 high-card hands + 167,280 A-K-high hands
+    """docs/rules.md 4.3: 2,598,960 - 1,302,540 high-card hands + 167,280 A-K-high hands
     = 1,463,700 qualify; 1,135,260 do not. Exhaustive, about 3 s: ranked as
     :func:`adjudicate` ranks the dealer's (validated) cards, with the ruleset's wheel."""
     wheel = RULESET.wheel
@@ -173,7 +173,7 @@ def test_4_3_exactly_1_463_700_of_the_2_598_960_hands_qualify():
 
 
 # ---------------------------------------------------------------------------------------
-# Seed 9.2-9.4: settlement of the ante and the raise
+# Caribbean stud rules 9.2 to 9.4: settlement of the ante and the raise
 # ---------------------------------------------------------------------------------------
 
 
@@ -255,7 +255,7 @@ def test_6a_17_raise_not_twice_the_ante_is_settled_on_the_amount_recorded():
 
 
 # ---------------------------------------------------------------------------------------
-# Fold and concede (REFERENCE.md 4.2, 6a.17; seed 9.3.1, 9.7)
+# Fold and concede (docs/rules.md 4.2, 6a.17; Caribbean stud rules 9.3.1, 9.7)
 # ---------------------------------------------------------------------------------------
 
 
@@ -300,7 +300,7 @@ def test_9_7_a_conceded_royal_does_not_share_the_meter():
 
 
 # ---------------------------------------------------------------------------------------
-# Progressive (REFERENCE.md 4.2, 6, 6a.12, 6a.13)
+# Progressive (docs/rules.md 4.2, 6, 6a.12, 6a.13)
 # ---------------------------------------------------------------------------------------
 
 
@@ -348,7 +348,7 @@ def test_6a_12_progressive_award_does_not_scale_with_the_wager():
     assert result.seats[0].wagers["progressive"].net_cents == 10_000  # $100, not 5 x $100
     assert result.irregularities == (
         "seat 1 progressive wager 500 is not the posted 100; its award does not scale "
-        "(REFERENCE.md 6a.12)",
+        "(docs/rules.md 6a.12)",
     )
 
 
@@ -648,7 +648,7 @@ def variant(**changes: Any) -> Ruleset:
     return ruleset_from_dict(data)
 
 
-def test_the_shipped_ruleset_posts_reference_6_defaults():
+def test_the_shipped_ruleset_posts_the_rules_6_defaults():
     raise_table = {k: v.odds for k, v in RULESET.paytable("raise").items()}
     assert raise_table == {"royal_flush": (100, 1), "straight_flush": (50, 1),
                            "four_of_a_kind": (20, 1), "full_house": (7, 1), "flush": (5, 1),

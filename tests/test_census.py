@@ -1,7 +1,7 @@
-"""The census (issue 3 interface 2; REFERENCE.md 1.1, 5, 6a.3): every hand of a deck counted
+"""The census (issue 3 interface 2; docs/rules.md 1.1, 5, 6a.3): every hand of a deck counted
 by the category of its best five cards.
 
-Oracles, none of them the code under test: the REFERENCE.md 5 standard counts; counts worked
+Oracles, none of them the code under test: the docs/rules.md 5 standard counts; counts worked
 out by hand; a deliberately simple evaluator written here (textbook categories, the joker
 tried as an ace and as every absent card, per 6a.3); and, on sub-decks, brute force with
 ``rank_high`` over every five-card hand in each hand. The 7-card censuses of the full decks
@@ -25,16 +25,16 @@ from replay.census import CATEGORIES, census, census_of_deck
 from replay.errors import HandError, UnknownGameError
 from replay.games.pai_gow_poker import HandCategory, rank_high
 
-REFERENCE_5 = {
+RULES_5 = {
     "royal_flush": 4, "straight_flush": 36, "four_of_a_kind": 624, "full_house": 3_744,
     "flush": 5_108, "straight": 10_200, "three_of_a_kind": 54_912, "two_pair": 123_552,
     "one_pair": 1_098_240, "high_card": 1_302_540, "total": 2_598_960,
 }
-"""REFERENCE.md 5, rows 1-4 (standard combinatorics)."""
+"""docs/rules.md 5, rows 1-4 (standard combinatorics)."""
 
 ORDER = ["high_card", "one_pair", "two_pair", "three_of_a_kind", "straight", "flush",
          "full_house", "four_of_a_kind", "straight_flush", "royal_flush", "five_aces"]
-"""REFERENCE.md 1.1, lowest first, so that a bigger index is a better category."""
+"""docs/rules.md 1.1, lowest first, so that a bigger index is a better category."""
 
 
 # ---------------------------------------------------------------------------------------
@@ -44,7 +44,7 @@ ORDER = ["high_card", "one_pair", "two_pair", "three_of_a_kind", "straight", "fl
 
 def simple_category(ranks: Sequence[int], suits: Sequence[str | None]) -> int:
     """Index in ORDER of five cards given as rank values (2..14) and suits (None: no suit),
-    by the textbook definitions of REFERENCE.md 1.1."""
+    by the textbook definitions of docs/rules.md 1.1."""
     counts = sorted(Counter(ranks).values(), reverse=True)
     distinct = sorted(set(ranks))
     flush = None not in suits and len(set(suits)) == 1 and len(distinct) == 5
@@ -76,7 +76,7 @@ STRAIGHT_FAMILY = {ORDER.index(name) for name in
 
 
 def simple_five(cards: Sequence[Card]) -> int:
-    """Category of five cards, the joker brute-forced (REFERENCE.md 6a.3): as an ace of no
+    """Category of five cards, the joker brute-forced (docs/rules.md 6a.3): as an ace of no
     suit (pairs, trips, quads, five aces), or as each card not already held, which counts
     only when it completes a straight, flush, straight flush or royal flush."""
     natural = [card for card in cards if not card.is_joker]
@@ -157,10 +157,10 @@ def _unsuited_hand(by_rank: dict[object, list[Card]], multiset: dict[object, int
 # ---------------------------------------------------------------------------------------
 
 
-def test_reference_5_caribbean_stud_census_of_all_2598960_hands() -> None:
+def test_rules_5_caribbean_stud_census_of_all_2598960_hands() -> None:
     got = census("caribbean_stud", 5)
-    assert got == REFERENCE_5
-    # Keys in the order of REFERENCE.md 1.1, total last; no five aces without the joker.
+    assert got == RULES_5
+    # Keys in the order of docs/rules.md 1.1, total last; no five aces without the joker.
     assert list(got) == [*(name for name in reversed(ORDER) if name != "five_aces"), "total"]
 
 
@@ -181,7 +181,7 @@ def test_1_1_and_6a_3_five_card_joker_counts_worked_by_hand() -> None:
     # replaces (6a.3: A-K-Q-J-T of one suit made with the joker is a royal flush) = 24.
     assert got["royal_flush"] == 4 + 4 * 5
     # Hands without the joker are the 52-card census: the joker adds C(52, 4) = 270,725.
-    assert got["total"] - REFERENCE_5["total"] == 270_725
+    assert got["total"] - RULES_5["total"] == 270_725
 
 
 def test_census_cli_prints_one_json_object() -> None:
@@ -190,7 +190,7 @@ def test_census_cli_prints_one_json_object() -> None:
         capture_output=True, text=True, timeout=300, check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == REFERENCE_5
+    assert json.loads(done.stdout) == RULES_5
 
 
 def test_census_refuses_unknown_games_and_sizes() -> None:

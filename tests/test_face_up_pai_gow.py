@@ -1,8 +1,8 @@
-"""Face Up pai gow poker rounds, judged to the cent (seed 58 Pa. Code § 688a.1, § 688a.7(f),
-(h); REFERENCE.md 2, 6 "Face Up", 6a.6-6a.13, 6a.18).
+"""Face Up pai gow poker rounds, judged to the cent (58 Pa. Code § 688a.1, § 688a.7(f),
+(h); docs/rules.md 2, 6 "Face Up", 6a.6-6a.13, 6a.18).
 
 Every round here is built by hand and every expected amount is worked out from the shipped
-ruleset's posted tables (REFERENCE.md 6) in the comment beside it; none comes from the code
+ruleset's posted tables (docs/rules.md 6) in the comment beside it; none comes from the code
 under test. Tests are named after the clause they test.
 """
 
@@ -90,7 +90,7 @@ def loss(amount: int) -> dict[str, Any]:
 
 PUSH = {"outcome": "push", "net": 0, "commission": 0}
 
-# The dealer's hands, set by the house way of REFERENCE.md 1.3.
+# The dealer's hands, set by the house way of docs/rules.md 1.3.
 # One pair: the pair of 8s behind, the next two highest (K, 9) in front. Not Ace High Pai Gow.
 DEALER_EIGHTS = ("8c 8d 4c 3d 2h", "Kh 9s")
 # No pair, ace high (A K 9 7 5 3 2: no straight, 4 missing; no flush): the highest card behind,
@@ -137,7 +137,7 @@ def test_face_up_is_registered_with_its_ruleset_and_the_names_it_reads() -> None
     assert find_game(GAME) is RULES
     assert set(RULESET.options) == RULES.option_names == {"qualifying_wager_cents"}
     assert set(RULESET.paytables) == RULES.paytable_names
-    assert RULESET.commission.rate_bps == 0  # REFERENCE.md 6: no commission on Face Up
+    assert RULESET.commission.rate_bps == 0  # docs/rules.md 6: no commission on Face Up
 
 
 # ---------------------------------------------------------------------------------------
@@ -173,7 +173,7 @@ def test_688a_7_f_1_iii_a_fouled_hand_loses() -> None:
 
 
 def test_688a_7_f_1_iii_a_fouled_hand_loses_even_against_a_dealer_ace_high_pai_gow() -> None:
-    """REFERENCE.md 6: the dealer's Ace High Pai Gow ties every Face Up wager, but a fouled
+    """docs/rules.md 6: the dealer's Ace High Pai Gow ties every Face Up wager, but a fouled
     player hand still loses."""
     result = judge(doc(DEALER_ACE_HIGH, seat(1, high="9h 7d 5h 4s 2s", low="Ah Ad", main=2500)))
     assert result["dealer"]["ace_high_pai_gow"] is True
@@ -227,7 +227,7 @@ def test_688a_7_f_2_iii_dealer_ace_high_pai_gow_ties_every_face_up_wager() -> No
 
 
 def test_688a_7_f_3_both_hands_higher_wins_1_to_1_with_no_commission() -> None:
-    # pair of tens over pair of 8s, A-Q over K-9: 2500 at 1:1, commission 0 (REFERENCE.md 6)
+    # pair of tens over pair of 8s, A-Q over K-9: 2500 at 1:1, commission 0 (docs/rules.md 6)
     assert main_result(DEALER_EIGHTS, "Tc Td 7s 6h 5c", "Ah Qc") == win(2500)
     assert main_result(DEALER_EIGHTS, "Tc Td 7s 6h 5c", "Ah Qc", amount=2510) == win(2510)
 
@@ -242,7 +242,7 @@ def test_6a_7_a_fouled_dealer_hand_is_reported_and_compared_as_set() -> None:
 
 
 def test_dealer_hand_not_set_by_the_house_way_is_reported() -> None:
-    """REFERENCE.md 1.3 "One pair": the pair behind, the next two highest in front; the
+    """docs/rules.md 1.3 "One pair": the pair behind, the next two highest in front; the
     dealer put 9-4 in front instead of K-9 (not a foul)."""
     result = judge(doc(("8c 8d Kh 3d 2h", "9s 4c"),
                        seat(1, high="Tc Td 7s 6h 5c", low="Ah Qc", main=2500)))
@@ -253,7 +253,7 @@ def test_dealer_hand_not_set_by_the_house_way_is_reported() -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# Ace High Bonus: § 688a.7(h)(1), REFERENCE.md 6a.9
+# Ace High Bonus: § 688a.7(h)(1), docs/rules.md 6a.9
 # ---------------------------------------------------------------------------------------
 
 # A K Q J 8 6 4 3 ... seat 1's seven cards: A Q J 8 6 4 3, no pair, no straight (5 missing
@@ -296,7 +296,7 @@ def test_6a_8_a_joker_pairing_the_dealers_ace_is_no_ace_high_pai_gow() -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# Fortune Bonus: § 688a.7(h)(2)(i), REFERENCE.md 6a.10, 6a.12
+# Fortune Bonus: § 688a.7(h)(2)(i), docs/rules.md 6a.10, 6a.12
 # ---------------------------------------------------------------------------------------
 
 
@@ -331,7 +331,7 @@ def test_688a_7_h_2_i_fortune_pays_wager_times_the_posted_odds(cards: str,
 
 
 def test_6a_6_a_fouled_hand_settles_its_side_wagers_on_the_seven_cards() -> None:
-    """688a.7(h): the dealer rearranges the seven cards to form the highest ranking hand. The
+    """§ 688a.7(h): the dealer rearranges the seven cards to form the highest ranking hand. The
     player set K-high behind a pair of aces (a foul) and holds five clubs: the main wager
     loses, the Fortune wager is paid on the flush (500 x 4)."""
     result = judge(doc(DEALER_EIGHTS,
@@ -342,7 +342,7 @@ def test_6a_6_a_fouled_hand_settles_its_side_wagers_on_the_seven_cards() -> None
 
 
 # ---------------------------------------------------------------------------------------
-# Envy Bonus: § 688a.7(h)(2)(ii), § 688a.1, REFERENCE.md 6a.11
+# Envy Bonus: § 688a.7(h)(2)(ii), § 688a.1, docs/rules.md 6a.11
 # ---------------------------------------------------------------------------------------
 
 
@@ -412,7 +412,7 @@ def test_6a_11_the_qualifying_wager_threshold_is_a_ruleset_option() -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# Progressive Payout Wager: § 688a.7(h)(3), REFERENCE.md 6a.12, 6a.13
+# Progressive Payout Wager: § 688a.7(h)(3), docs/rules.md 6a.12, 6a.13
 # ---------------------------------------------------------------------------------------
 
 

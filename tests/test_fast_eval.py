@@ -1,4 +1,4 @@
-"""The fast paths (replay.games.fast_eval) against ``rank_high`` (REFERENCE.md 1.1, 6a.3,
+"""The fast paths (replay.games.fast_eval) against ``rank_high`` (docs/rules.md 1.1, 6a.3,
 6a.4): the single 5-card hand, the best five of seven, and the numpy batch path must give
 exactly ``rank_high``'s key (for seven cards: the best of the 21 five-card hands), under both
 wheel options, with and without the joker; plus hand-built edge cases worked out from the

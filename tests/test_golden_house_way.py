@@ -1,5 +1,5 @@
 """Golden file: the shipped pai gow poker house way over a large fixed sample of hands
-(issue 3; STYLE.md 12; REFERENCE.md 1.3 and 7.5, completed in replay/games/pai_gow_poker.py).
+(issue 3; docs/rules.md 1.3 and 7.5, completed in replay/games/pai_gow_house_way.py).
 
 ``tests/golden/pai_gow_poker_house_way.txt`` holds a short ``#`` header and then one hand per
 line, in a form whose diff shows exactly which hands the house way sets differently::
@@ -42,8 +42,8 @@ SAMPLE = 20_000
 UPDATE_ENV = "CATWALK_UPDATE_GOLDEN"
 
 HEADER = (
-    "# The shipped pai gow poker house way (reference-1.3: REFERENCE.md 1.3 completed, see\n"
-    "# replay/games/pai_gow_poker.py HOUSE_WAY_REFERENCE_1_3) over a fixed sample of hands.\n"
+    "# The shipped pai gow poker house way (reference-1.3: docs/rules.md 1.3 completed, see\n"
+    "# replay/games/pai_gow_house_way.py HOUSE_WAY_REFERENCE_1_3) over a fixed sample of hands.\n"
     f"# Sample: random.Random({SEED}), then rng.sample(DECK_53, 7) {SAMPLE} times.\n"
     "# Line: <7 dealt cards sorted by DECK_53 index> -> <high 5> / <low 2> (<rule name>)\n"
     "# Rewrite: CATWALK_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_golden_house_way.py\n"
@@ -124,7 +124,7 @@ def test_the_sample_reaches_every_rule_but_five_aces() -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# A deliberately simple reading of the written house way (REFERENCE.md 1.3 and the
+# A deliberately simple reading of the written house way (docs/rules.md 1.3 and the
 # completions C1-C8 in the docstring of HOUSE_WAY_REFERENCE_1_3), on card tokens only
 # ---------------------------------------------------------------------------------------
 
@@ -256,7 +256,7 @@ def test_the_written_reading_agrees_with_the_house_way_cases_of_the_rule_tests()
                 (value(t) for t in expected_low.split()), reverse=True), cards
 
 
-# Lines checked by hand against the written house way (REFERENCE.md 1.3 and C1-C8): at
+# Lines checked by hand against the written house way (docs/rules.md 1.3 and C1-C8): at
 # least one of every rule in the sample, and one of every rule with the joker; the reasoning
 # is beside each.
 HAND_CHECKED: list[tuple[str, str]] = [

@@ -1,10 +1,10 @@
-"""Golden file: the pai gow tiles house way over every four-tile hand (issue 3; STYLE.md 12).
+"""Golden file: the pai gow tiles house way over every four-tile hand (issue 3).
 
 tests/golden/pai_gow_tiles_house_way.txt holds one line per distinct four-tile hand with its
 multiplicity, the house way's setting and the rule that chose it, and the three ways to set
 the hand with their ranks. The test regenerates it and compares; ``CATWALK_UPDATE_GOLDEN=1``
 rewrites it. Invariants are asserted on every line, and a sample of lines, each worked out
-by hand from seed 003 D and REFERENCE.md 3.2, 3.3, 6a.15, 6a.16, is pinned verbatim.
+by hand from PR pai gow tiles ¶ D and docs/rules.md 3.2, 3.3, 6a.15, 6a.16, is pinned verbatim.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from replay.games.pai_gow_tiles import (
 from replay.tiles import TILES_32, Tile, parse_tiles, render_tiles
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "pai_gow_tiles_house_way.txt"
-PHYSICAL_HANDS = 35_960  # C(32, 4) = 32*31*30*29 / 24 (REFERENCE.md 5, figure 5)
+PHYSICAL_HANDS = 35_960  # C(32, 4) = 32*31*30*29 / 24 (docs/rules.md 5, figure 5)
 SEP = " | "
 
 
@@ -66,13 +66,13 @@ def header() -> list[str]:
         "(1 to 16);",
         "# the N sum to 35,960.",
         "# Line: TILES | xN | RULE | HIGH / LOW (the house way's setting) | S1 ; S2 ; S3",
-        "# TILES and every hand are in the single-tile order of REFERENCE.md 6a.15 (Teen "
+        "# TILES and every hand are in the single-tile order of docs/rules.md 6a.15 (Teen "
         "first).",
         "# S1..S3 are the three ways to set the hand (with TILES t0 t1 t2 t3: t0 with t1, t2, "
         "t3), each as",
         "# HIGH / LOW (high rank > low rank, or = for a copy); * marks the one the house way "
         "plays.",
-        "# Rules (seed 003, PR Seccion 11.2 D), tried in order:",
+        "# Rules (PR pai gow tiles ¶ D), tried in order:",
     ]
     lines += [f"#   {rule.clause.split(';')[0]} {rule.name}: {rule.text}" for rule in way.rules]
     lines.append("# Completions where the text is silent:")
@@ -132,7 +132,7 @@ def test_one_line_per_distinct_hand_and_multiplicities_sum_to_35960(
 
 
 def _rule_by_the_text(tiles: tuple[Tile, ...]) -> str:
-    """Which rule of seed 003 D applies, decided here from the hand classes alone."""
+    """Which rule of PR pai gow tiles ¶ D applies, decided here from the hand classes alone."""
     splits = settings(tiles)
     if sorted(str(t) for t in tiles if t.is_gee_joon) == ["1-2", "2-4"]:
         return "D.1"

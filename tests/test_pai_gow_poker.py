@@ -1,7 +1,7 @@
-"""Classic pai gow poker rules (REFERENCE.md 1, 5, 6, 6a; seeds 688a.7(f) and the
-player-banked excerpt). Rule tests are named after the clause they test.
+"""Classic pai gow poker rules (docs/rules.md 1, 5, 6, 6a; 58 Pa. Code § 688a.7(f); pai gow
+poker procedure and settlement). Rule tests are named after the clause they test.
 
-Oracles are independent of the code under test: the REFERENCE.md 5 census figures, counts
+Oracles are independent of the code under test: the docs/rules.md 5 census figures, counts
 derived by hand, and a deliberately simple brute-force evaluator written here.
 """
 
@@ -104,7 +104,7 @@ def simple_natural(ranks: list[int], suits: list[str], wheel_second: bool) -> tu
 def simple_rank(cards: Sequence[Card], wheel_second: bool = True) -> tuple:
     """Best rank of five cards; the joker is tried as each of the 52 cards, and a try counts
     only when the card is an ace or the result is a straight, flush or straight flush
-    (REFERENCE.md 1.1, 6a.3). A try that duplicates a held card can only count as an ace,
+    (docs/rules.md 1.1, 6a.3). A try that duplicates a held card can only count as an ace,
     since it can never make five distinct ranks."""
     natural = [str(card) for card in cards if not card.is_joker]
     tries = [natural] if len(natural) == 5 else [[*natural, str(sub)] for sub in DECK_52]
@@ -151,10 +151,10 @@ def cross_check(hands: Iterable[Sequence[Card]], wheel: Wheel) -> Counter[str]:
 
 
 # ---------------------------------------------------------------------------------------
-# Exhaustive census (REFERENCE.md 5) and joker hands
+# Exhaustive census (docs/rules.md 5) and joker hands
 # ---------------------------------------------------------------------------------------
 
-REFERENCE_5_COUNTS = {
+RULES_5_COUNTS = {
     "royal_flush": 4, "straight_flush": 36, "four_of_a_kind": 624, "full_house": 3_744,
     "flush": 5_108, "straight": 10_200, "three_of_a_kind": 54_912, "two_pair": 123_552,
     "one_pair": 1_098_240, "high_card": 1_302_540,
@@ -162,16 +162,16 @@ REFERENCE_5_COUNTS = {
 
 
 @pytest.mark.parametrize("wheel", list(Wheel))
-def test_reference_5_census_of_all_2598960_hands(wheel: Wheel) -> None:
+def test_rules_5_census_of_all_2598960_hands(wheel: Wheel) -> None:
     census = Counter(rank_high(hand, wheel=wheel).category.value
                      for hand in combinations(DECK_52, 5))
     assert sum(census.values()) == 2_598_960
-    assert dict(census) == REFERENCE_5_COUNTS
+    assert dict(census) == RULES_5_COUNTS
 
 
 def test_fast_and_simple_evaluators_agree_on_every_natural_hand() -> None:
     census = cross_check(combinations(DECK_52, 5), Wheel.SECOND_HIGHEST)
-    assert dict(census) == REFERENCE_5_COUNTS
+    assert dict(census) == RULES_5_COUNTS
 
 
 @pytest.mark.parametrize("wheel", list(Wheel))
@@ -351,7 +351,7 @@ def test_6a_5_foul(high_hand: str, low_hand: str, foul: bool) -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# Compare: seed 688a.7(f), player-banked excerpt (1)-(9), REFERENCE.md 1.1
+# Compare: 58 Pa. Code § 688a.7(f), pai gow poker settlement (1)-(9), docs/rules.md 1.1
 # ---------------------------------------------------------------------------------------
 
 BANKER_HIGH = "Kh Kd 7s 5c 3d"   # pair of kings
@@ -405,21 +405,21 @@ def test_688a_7_f_2_ii_copy_of_high_and_higher_low_is_a_push() -> None:
     assert outcome(COPY_HIGH, HIGHER_LOW) is Outcome.PUSH
 
 
-def test_seed_002_clause_1_player_wins_when_both_hands_rank_higher() -> None:
+def test_settlement_1_player_wins_when_both_hands_rank_higher() -> None:
     assert outcome(HIGHER_HIGH, HIGHER_LOW) is Outcome.WIN
 
 
-def test_seed_002_clause_5_identical_hands_tie_and_the_banker_wins_ties() -> None:
+def test_settlement_5_identical_hands_tie_and_the_banker_wins_ties() -> None:
     assert outcome(COPY_HIGH, COPY_LOW) is Outcome.LOSS
 
 
-def test_seed_002_clause_6_player_loses_when_both_hands_rank_lower() -> None:
+def test_settlement_6_player_loses_when_both_hands_rank_lower() -> None:
     assert outcome(LOWER_HIGH, LOWER_LOW) is Outcome.LOSS
 
 
 @pytest.mark.parametrize(("player_high", "player_low"),
                          [(HIGHER_HIGH, LOWER_LOW), (LOWER_HIGH, HIGHER_LOW)])
-def test_seed_002_clause_9_winning_either_hand_alone_pushes(
+def test_settlement_9_winning_either_hand_alone_pushes(
     player_high: str, player_low: str
 ) -> None:
     assert outcome(player_high, player_low) is Outcome.PUSH
@@ -589,7 +589,7 @@ def test_copies_go_to_the_banker_a_hand_never_beats_itself(cards: list[Card]) ->
 
 
 # ---------------------------------------------------------------------------------------
-# Adjudicating a round (6a.6, 6a.7; STYLE.md 7)
+# Adjudicating a round (6a.6, 6a.7)
 # ---------------------------------------------------------------------------------------
 
 EXAMPLE = ("r-17 pai_gow_poker D=AsKdQhJcTc/9s2d S1(main 2500)=7h7d5c4s3h/KcQd "
@@ -802,14 +802,14 @@ def test_result_keys_are_in_the_issue_order_and_judging_is_deterministic() -> No
     assert list(first["seats"][0]["wagers"]["main"]) == ["outcome", "net", "commission"]
 
 
-def test_seed_001_clause_4_dealer_set_by_the_house_way_is_reported() -> None:
+def test_procedure_4_dealer_set_by_the_house_way_is_reported() -> None:
     # house way (no pair): the 9 behind, 8-7 in front
     follows = judge(document("9s 6c 4h 3d 2s / 8d 7c", (2, "Ah Ad Kc Qc Jd / Ts 9c", 100)))
     assert follows["dealer"]["house_way"] is True
     assert judge(document(LOW_DEALER))["dealer"]["house_way"] is False
 
 
-def test_seed_001_clause_2_fouled_player_hand_loses_the_main_wager() -> None:
+def test_procedure_2_fouled_player_hand_loses_the_main_wager() -> None:
     # seat 2 would beat the dealer in both hands, but its pair of threes behind is below its
     # pair of kings in front: a foul, which loses the 2500
     result = judge(document(LOW_DEALER, (2, "3h 3c Qc Jc Td / Ks Kh", 2500)))
@@ -817,26 +817,26 @@ def test_seed_001_clause_2_fouled_player_hand_loses_the_main_wager() -> None:
     assert main_of(result, 2) == {"outcome": "loss", "net": -2500, "commission": 0}
 
 
-def test_seed_002_clause_1_and_2_player_wins_when_both_hands_rank_higher() -> None:
+def test_settlement_1_and_2_player_wins_when_both_hands_rank_higher() -> None:
     # pair of aces > 9-high; T-9 > 7-3
     assert main_of(judge(document(LOW_DEALER, (1, "Ah Ad Kc Qc Jd / Ts 9c", 2000))), 1) == {
         "outcome": "win", "net": 1900, "commission": 100}
 
 
-def test_seed_002_clause_2_a_copy_in_one_hand_is_not_a_win() -> None:
+def test_settlement_2_a_copy_in_one_hand_is_not_a_win() -> None:
     # high hand higher (pair of aces), low hand a copy of the dealer's 7-3: not both higher,
-    # so a push (688a.7(f)(2)(i))
+    # so a push (§ 688a.7(f)(2)(i))
     assert main_of(judge(document(LOW_DEALER, (1, "Ah Ad Kc Qc Jd / 7h 3h", 2000))), 1) == {
         "outcome": "push", "net": 0, "commission": 0}
 
 
-def test_seed_002_clause_5_identical_hands_go_to_the_dealer_banker() -> None:
+def test_settlement_5_identical_hands_go_to_the_dealer_banker() -> None:
     # 9-8-6-4-2 and 7-3 in other suits: two copies, the banker wins them
     result = judge(document(LOW_DEALER, (1, "9h 8c 6s 4d 2c / 7h 3h", 2000)))
     assert main_of(result, 1) == {"outcome": "loss", "net": -2000, "commission": 0}
 
 
-def test_seed_002_clause_6_player_loses_both_hands_in_a_document() -> None:
+def test_settlement_6_player_loses_both_hands_in_a_document() -> None:
     # 8-6-5-3-2 is below 9-8-6-4-2 (8 < 9); 5-4 is below 7-3 (5 < 7); not a foul (8 > 5)
     result = judge(document(LOW_DEALER, (1, "8h 6s 5d 3c 2c / 5h 4d", 2000)))
     assert main_of(result, 1) == {"outcome": "loss", "net": -2000, "commission": 0}
@@ -844,14 +844,14 @@ def test_seed_002_clause_6_player_loses_both_hands_in_a_document() -> None:
 
 # pair of aces > 9-high but 5-4 < 7-3; 9-7-5-3-2 < 9-8-6-4-2 but 7-4 > 7-3 (and 9-7 holds 7-4)
 @pytest.mark.parametrize("seat_hand", ["Ah Ad Kc Qc Jd / 5h 4d", "9h 7s 5d 3c 2c / 7h 4d"])
-def test_seed_002_clause_9_winning_one_hand_pushes_in_a_document(seat_hand: str) -> None:
+def test_settlement_9_winning_one_hand_pushes_in_a_document(seat_hand: str) -> None:
     assert main_of(judge(document(LOW_DEALER, (1, seat_hand, 2000))), 1) == {
         "outcome": "push", "net": 0, "commission": 0}
 
 
 @pytest.mark.parametrize(("amount", "net", "commission"),
                          [(2500, 2375, 125), (1010, 960, 50), (19, 19, 0), (20, 19, 1)])
-def test_seed_002_clause_15_winning_bets_paid_1_to_1_less_5_percent_commission(
+def test_settlement_15_winning_bets_paid_1_to_1_less_5_percent_commission(
     amount: int, net: int, commission: int
 ) -> None:
     # 5% of 1010 is 50.5, of 19 is 0.95, of 20 is 1: rounded down to the cent (6a.1), so
@@ -860,7 +860,7 @@ def test_seed_002_clause_15_winning_bets_paid_1_to_1_less_5_percent_commission(
     assert main_of(result, 1) == {"outcome": "win", "net": net, "commission": commission}
 
 
-def test_seed_002_clause_16_no_commission_on_pushes_or_losing_wagers() -> None:
+def test_settlement_16_no_commission_on_pushes_or_losing_wagers() -> None:
     result = judge(document(LOW_DEALER,
                             (1, "Ah Ad Kc Qc Jd / 5h 4d", 2500),    # push
                             (3, "8h 6s 5d 3c 2c / 5c 4c", 2500)))   # loss

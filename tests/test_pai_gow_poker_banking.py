@@ -1,6 +1,6 @@
 """Player-banked classic pai gow poker rounds: the player banker, the dealer's wager against
-it, and co-banking 50/50 with the house (REFERENCE.md 1.2, 6a.1, 6a.7, 6a.14, 7.7; seed 001
-clauses (10), (11); seed 002 clauses (5), (12)-(16)).
+it, and co-banking 50/50 with the house (docs/rules.md 1.2, 6a.1, 6a.7, 6a.14, 7.7; pai gow
+poker procedure (10), (11); pai gow poker settlement (5), (12)-(16)).
 
 Every expected amount is worked out by hand in the comments from these hands (one deck, no
 card twice in a round):
@@ -87,7 +87,7 @@ def test_issue_3_result_form_of_a_player_banked_round() -> None:
     assert list(result["banker"]) == ["seat", "net", "commission", "house_net"]
 
 
-def test_seed_001_clause_11_co_bank_splits_the_banker_gross_50_50_with_the_house() -> None:
+def test_procedure_11_co_bank_splits_the_banker_gross_50_50_with_the_house() -> None:
     # the same round co-banked: the gross +500 is shared 250 / 250; the banker's commission is
     # 5% of its 250 = 12.5, rounded down to 12 (6a.1): net 238. The house: 125 + 12
     # commissions + its 250 share - 2000 dealer = -1613. Check: 1375 + 238 - 1613 = 0.
@@ -107,7 +107,7 @@ def test_6a_14_players_compare_against_the_banker_seat_not_the_dealer() -> None:
     assert "banker" not in dealer_banked
 
 
-def test_seed_002_clause_5_copies_go_to_the_player_banker() -> None:
+def test_settlement_5_copies_go_to_the_player_banker() -> None:
     # two copies: the banker wins them; gross +1000, commission 50, net 950; house 50
     result = judge(banked((5, COPY, 1000)))
     assert main_of(result, 5) == {"outcome": "loss", "net": -1000, "commission": 0}
@@ -123,7 +123,7 @@ def test_6a_14_each_winning_player_pays_their_own_commission() -> None:
     assert result["banker"] == {"seat": 3, "net": 475, "commission": 25, "house_net": 125}
 
 
-def test_seed_002_clause_14_leftover_stack_paid_to_the_player_banker_less_5_percent() -> None:
+def test_settlement_14_leftover_stack_paid_to_the_player_banker_less_5_percent() -> None:
     # a single loss of 1010: the stack of 1010 goes to the banker less 5% = 50.5, rounded
     # down to 50 (6a.1): net 960
     result = judge(banked((2, LOSE, 1010)))
@@ -145,7 +145,7 @@ def test_6a_14_banker_seat_own_main_wager_is_ignored() -> None:
     assert banker_seat["wagers"] == {}
 
 
-def test_seed_002_clause_12_dealer_wins_against_the_player_banker_without_commission() -> None:
+def test_settlement_12_dealer_wins_against_the_player_banker_without_commission() -> None:
     # dealer holds WIN's hand and wagers 2000: a win paid 2000 (no commission, 6a.14). The
     # banker's gross is -2000, no commission; the house is up the dealer's 2000
     result = judge(banked(dealer=WIN, dealer_wager=2000))
@@ -153,7 +153,7 @@ def test_seed_002_clause_12_dealer_wins_against_the_player_banker_without_commis
     assert result["banker"] == {"seat": 3, "net": -2000, "commission": 0, "house_net": 2000}
 
 
-def test_seed_002_clause_12_a_dealer_loses_its_wager_to_the_player_banker() -> None:
+def test_settlement_12_a_dealer_loses_its_wager_to_the_player_banker() -> None:
     # dealer -2000; the banker's gross +2000, commission 100, net 1900; house 100 - 2000
     result = judge(banked(dealer=DEALER_LOW, dealer_wager=2000))
     assert result["dealer"]["net"] == -2000
@@ -161,7 +161,7 @@ def test_seed_002_clause_12_a_dealer_loses_its_wager_to_the_player_banker() -> N
                                 "house_net": -1900}
 
 
-def test_seed_002_clause_12_b_dealer_tie_returns_its_wager_to_the_rack() -> None:
+def test_settlement_12_b_dealer_tie_returns_its_wager_to_the_rack() -> None:
     # dealer holds PUSH's hand: one hand each, the wager goes back in the rack (net 0)
     result = judge(banked(dealer=PUSH, dealer_wager=2000))
     assert result["dealer"]["net"] == 0
@@ -175,14 +175,14 @@ def test_6a_14_dealer_copies_go_to_the_player_banker() -> None:
                                 "house_net": -1900}
 
 
-def test_seed_001_clause_10_dealer_without_a_wager_does_not_play_the_banker() -> None:
+def test_procedure_10_dealer_without_a_wager_does_not_play_the_banker() -> None:
     # only seat 2's 1000 reaches the banker: net 950, house 50, dealer 0
     result = judge(banked((2, LOSE, 1000), dealer=WIN))
     assert result["dealer"]["net"] == 0
     assert result["banker"] == {"seat": 3, "net": 950, "commission": 50, "house_net": 50}
 
 
-def test_seed_001_clause_10_dealer_wagers_only_against_a_player_banker() -> None:
+def test_procedure_10_dealer_wagers_only_against_a_player_banker() -> None:
     with pytest.raises(DocumentError, match="dealer wager 2000: the dealer wagers only"):
         judge(document(DEALER_LOW, (2, LOSE, 1000), dealer_wager=2000))
 
@@ -252,7 +252,7 @@ def test_6a_7_fouled_dealer_hand_against_a_player_banker_is_compared_as_set() ->
     assert result["dealer"]["foul"] is True and result["dealer"]["net"] == 0
 
 
-def test_seed_002_clause_6_fouled_player_loses_to_the_player_banker() -> None:
+def test_settlement_6_fouled_player_loses_to_the_player_banker() -> None:
     # seat 1's pair of threes behind is below its K-K in front: a foul, which loses
     doc = banked((1, "3h 3c Ac Kc Td / Ks Kh", 1000))
     result = judge(doc)

@@ -1,8 +1,8 @@
-"""Fortune, Progressive and Envy on classic pai gow poker rounds (REFERENCE.md 6a.18: "Classic
+"""Fortune, Progressive and Envy on classic pai gow poker rounds (docs/rules.md 6a.18: "Classic
 pai gow poker may carry Fortune and Progressive wagers, settled as in Face Up"; 6a.6,
-6a.10-6a.14; seed § 688a.1, § 688a.7(h)).
+6a.10-6a.14; 58 Pa. Code § 688a.1, § 688a.7(h)).
 
-The paytables are those REFERENCE.md 6 posts for Face Up, which the classic ruleset ships too:
+The paytables are those docs/rules.md 6 posts for Face Up, which the classic ruleset ships too:
 Fortune (to 1) natural seven-card straight flush 8,000, royal flush plus royal match 2,000,
 seven-card straight flush with the joker 1,000, five aces 400, royal flush 150, straight
 flush 50, four of a kind 25, full house 5, flush 4, three of a kind 3, straight 2; Envy $5,000
@@ -333,7 +333,7 @@ def test_a_ruleset_without_the_fortune_paytable_refuses_a_fortune_wager_naming_i
 
 def test_classic_ruleset_posts_the_face_up_side_wager_tables_and_declares_what_it_reads(
 ) -> None:
-    # REFERENCE.md 6a.18: "settled as in Face Up", so the same defaults as REFERENCE.md 6
+    # docs/rules.md 6a.18: "settled as in Face Up", so the same defaults as docs/rules.md 6
     for name in (FORTUNE, PROGRESSIVE, ENVY):
         assert CLASSIC.paytables[name] == FACE_UP.paytables[name], name
     assert CLASSIC.option(OPTION_QUALIFYING_WAGER_CENTS) == 500  # § 688a.1: at least $5
@@ -346,19 +346,19 @@ def test_classic_ruleset_posts_the_face_up_side_wager_tables_and_declares_what_i
 
 
 # ---------------------------------------------------------------------------------------
-# Properties (STYLE.md 13)
+# Properties (Hypothesis)
 # ---------------------------------------------------------------------------------------
 
 ENVY_CENTS = {"natural_seven_card_straight_flush": 500_000,
               "royal_flush_plus_royal_match": 100_000,
               "seven_card_straight_flush_with_joker": 50_000, "five_aces": 25_000,
               "royal_flush": 5_000, "straight_flush": 2_000, "four_of_a_kind": 500}
-"""REFERENCE.md 6 Envy sums, written out again here."""
+"""docs/rules.md 6 Envy sums, written out again here."""
 FORTUNE_ODDS = {"natural_seven_card_straight_flush": 8000, "royal_flush_plus_royal_match": 2000,
                 "seven_card_straight_flush_with_joker": 1000, "five_aces": 400,
                 "royal_flush": 150, "straight_flush": 50, "four_of_a_kind": 25,
                 "full_house": 5, "flush": 4, "three_of_a_kind": 3, "straight": 2}
-"""REFERENCE.md 6 / 2.4 Fortune odds (to 1), written out again here."""
+"""docs/rules.md 6 / 2.4 Fortune odds (to 1), written out again here."""
 QUALIFYING = 500
 
 

@@ -1,9 +1,9 @@
-"""Hypothesis properties of classic pai gow poker (issue 3; STYLE.md 13):
+"""Hypothesis properties of classic pai gow poker (issue 3):
 
 - a set hand uses exactly the dealt cards: the house way's and every one of the 21 splits,
   and a round document whose set hand does not is refused, naming the seat;
 - money is conserved between the players, the banker and the house, in dealer-banked and
-  player-banked rounds, with and without the house co-banking (REFERENCE.md 6a.14): the
+  player-banked rounds, with and without the house co-banking (docs/rules.md 6a.14): the
   players' nets, the banker seat's net and the house's net add up to zero, commission going
   to the house;
 - swapping a player's and the banker's hands turns a win into a loss, except for copies.
@@ -36,7 +36,7 @@ from tests.test_golden_house_way import low_key
 from tests.test_pai_gow_poker import simple_rank
 
 CLASSIC = load_ruleset("pai_gow_poker-classic-v1")
-RATE_PERCENT = 5        # REFERENCE.md 6a.1: 5% of a win, rounded down to the cent
+RATE_PERCENT = 5        # docs/rules.md 6a.1: 5% of a win, rounded down to the cent
 WON = {"win": 2, "push": 1, "loss": 0}
 
 seven_cards = st.lists(st.sampled_from(DECK_53), min_size=7, max_size=7, unique=True)

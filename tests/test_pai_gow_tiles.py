@@ -1,7 +1,7 @@
 """Pai gow tiles: ranks, setting, comparison, vigorish, house way and round documents.
 
-Each test is named after the clause it tests: seed 003 (PR Seccion 11.2) paragraphs A-K and
-REFERENCE.md 3.2, 3.3, 6, 6a.2, 6a.14-6a.16. Expected values are worked out by hand in the
+Each test is named after the clause it tests: PR pai gow tiles ¶ A to K and
+docs/rules.md 3.2, 3.3, 6, 6a.2, 6a.14-6a.16. Expected values are worked out by hand in the
 comments (pips: Teen 6-6 = 12, Day 1-1 = 2, Yun 4-4 = 8, Gor 1-3 = 4, Mooy 5-5 = 10, Chong 3-3
 = 6, Bon 2-2 = 4, Foo 5-6 = 11, Ping 4-6 = 10, Tit 1-6 = 7, Look 1-5 = 6; a hand's value is
 its pips mod 10).
@@ -54,7 +54,7 @@ def r(text: str) -> game.HandRank:
 
 
 # ---------------------------------------------------------------------------------------
-# Ranks: REFERENCE.md 3.2, 3.3, 6a.15, 6a.16
+# Ranks: docs/rules.md 3.2, 3.3, 6a.15, 6a.16
 # ---------------------------------------------------------------------------------------
 
 
@@ -76,7 +76,7 @@ def test_3_2_gee_joon_pair_tops_every_hand() -> None:
             assert rank_hand((a, b)) < gee_joon, (a, b)
 
 
-def test_3_2_pairs_rank_in_the_reference_order() -> None:
+def test_3_2_pairs_rank_in_the_documented_order() -> None:
     pairs = ["6-6 6-6", "1-1 1-1", "4-4 4-4", "1-3 1-3", "5-5 5-5", "3-3 3-3", "2-2 2-2",
              "5-6 5-6", "4-6 4-6", "1-6 1-6", "1-5 1-5", "3-6 4-5", "2-6 3-5", "3-4 2-5",
              "1-4 2-3"]
@@ -141,7 +141,7 @@ def test_6a_16_lone_gee_joon_counts_3_or_6_whichever_is_better(
 
 
 def test_6a_16_gee_joon_with_teen_is_eight_points_not_a_gong() -> None:
-    # 12 + 6 = 18: eight points, but a gong needs a tile of eight pips (REFERENCE.md 3.2).
+    # 12 + 6 = 18: eight points, but a gong needs a tile of eight pips (docs/rules.md 3.2).
     assert str(r("6-6 2-4")) == "8 points, Teen high"
     assert r("6-6 2-4") < r("1-1 2-6")
 
@@ -236,7 +236,7 @@ def test_descriptions_are_equal_exactly_when_ranks_are() -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# Setting and foul (glossary "set", "foul"; REFERENCE.md 6a.16)
+# Setting and foul (docs/rules.md 6a.16 and Words ("set", "foul"))
 # ---------------------------------------------------------------------------------------
 
 
@@ -259,48 +259,48 @@ def test_foul_is_a_high_hand_below_the_low_hand_equal_is_not() -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# Comparison: seed 003 H, I, J; REFERENCE.md 6a.16
+# Comparison: PR pai gow tiles ¶ H, I, J; docs/rules.md 6a.16
 # ---------------------------------------------------------------------------------------
 
 # Banker: 9 points, Teen high (6-6 1-6) over 5 points, Mooy high (5-5 2-3).
 BANKER = {"banker_high": h("6-6 1-6"), "banker_low": h("5-5 2-3")}
 
 
-def test_003_J_player_wins_when_both_hands_rank_higher() -> None:
+def test_pr_J_player_wins_when_both_hands_rank_higher() -> None:
     # Yun pair over 9 Teen; Gor + Bon = 8 over 5 Mooy.
     assert compare(player_high=h("4-4 4-4"), player_low=h("1-3 2-2"), **BANKER) is Outcome.WIN
 
 
-def test_003_H_player_loses_when_both_hands_rank_lower() -> None:
+def test_pr_H_player_loses_when_both_hands_rank_lower() -> None:
     # 5 Ping (4-6 1-4: 10 + 5) under 9; 1 Gor (1-3 2-5: 4 + 7 = 11) under 5.
     assert compare(player_high=h("4-6 1-4"), player_low=h("1-3 2-5"), **BANKER) is Outcome.LOSS
 
 
-def test_003_H_copies_in_both_hands_go_to_the_banker() -> None:
+def test_pr_H_copies_in_both_hands_go_to_the_banker() -> None:
     # 9 Teen (6-6 3-4: 19) copies 9 Teen; 5 Mooy (5-5 1-4: 15) copies 5 Mooy.
     assert compare(player_high=h("6-6 3-4"), player_low=h("5-5 1-4"), **BANKER) is Outcome.LOSS
 
 
-def test_003_H_copy_high_and_lower_low_loses() -> None:
+def test_pr_H_copy_high_and_lower_low_loses() -> None:
     # 9 Teen copy; 1-3 2-5 = 1 point, under 5.
     assert compare(player_high=h("6-6 3-4"), player_low=h("1-3 2-5"), **BANKER) is Outcome.LOSS
 
 
-def test_003_I_1_higher_high_and_copy_low_is_a_push() -> None:
+def test_pr_I_1_higher_high_and_copy_low_is_a_push() -> None:
     # Yun pair over 9 Teen; 5 Mooy (5-5 1-4) copies 5 Mooy.
     assert compare(player_high=h("4-4 4-4"), player_low=h("5-5 1-4"), **BANKER) is Outcome.PUSH
 
 
-def test_003_I_1_higher_high_and_lower_low_is_a_push() -> None:
+def test_pr_I_1_higher_high_and_lower_low_is_a_push() -> None:
     assert compare(player_high=h("4-4 4-4"), player_low=h("1-3 2-5"), **BANKER) is Outcome.PUSH
 
 
-def test_003_I_2_copy_high_and_higher_low_is_a_push() -> None:
+def test_pr_I_2_copy_high_and_higher_low_is_a_push() -> None:
     # 9 Teen copy; Gor + Bon 8 over 5.
     assert compare(player_high=h("6-6 3-4"), player_low=h("1-3 2-2"), **BANKER) is Outcome.PUSH
 
 
-def test_003_I_2_lower_high_and_higher_low_is_a_push() -> None:
+def test_pr_I_2_lower_high_and_higher_low_is_a_push() -> None:
     # 8 Day (1-1 1-5: 2 + 6) under 9 Teen; 8 Foo (5-6 3-4: 18) over 5 Mooy.
     assert compare(player_high=h("1-1 1-5"), player_low=h("5-6 3-4"), **BANKER) is Outcome.PUSH
 
@@ -308,14 +308,14 @@ def test_003_I_2_lower_high_and_higher_low_is_a_push() -> None:
 ZERO_BANKER = {"banker_high": h("6-6 1-6"), "banker_low": h("1-3 1-5")}  # 9 Teen / 0 (Gor)
 
 
-def test_003_I_6a_16_player_zero_low_never_wins_even_against_a_zero() -> None:
+def test_pr_I_6a_16_player_zero_low_never_wins_even_against_a_zero() -> None:
     # Player: Yun pair over 9 Teen (higher); low Mooy + Ping = 20 -> 0, whose high tile is
     # Mooy; the banker's low is 0 with Gor. Zero against zero is a copy, so not a win: push.
     assert compare(player_high=h("4-4 4-4"), player_low=h("5-5 4-6"),
                    **ZERO_BANKER) is Outcome.PUSH
 
 
-def test_003_H_6a_16_player_zero_low_with_lower_high_loses() -> None:
+def test_pr_H_6a_16_player_zero_low_with_lower_high_loses() -> None:
     # 5 Ping under 9 Teen; 0 against 0: the banker wins both.
     assert compare(player_high=h("4-6 1-4"), player_low=h("5-5 4-6"),
                    **ZERO_BANKER) is Outcome.LOSS
@@ -328,7 +328,7 @@ def test_6a_16_player_low_above_a_banker_zero_wins() -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# Vigorish and settlement: seed 003 K; REFERENCE.md 6, 6a.2
+# Vigorish and settlement: PR pai gow tiles ¶ K; docs/rules.md 6, 6a.2
 # ---------------------------------------------------------------------------------------
 
 
@@ -382,7 +382,7 @@ def test_vigorish_option_must_be_declared_by_the_ruleset() -> None:
         vigorish(700, _ruleset(vigorish_at_most_win=1))
 
 
-def test_003_K_no_vigorish_on_losses_or_pushes() -> None:
+def test_pr_K_no_vigorish_on_losses_or_pushes() -> None:
     loss = settle_main(amount_cents=2500, outcome=Outcome.LOSS, ruleset=RULESET)
     push = settle_main(amount_cents=2500, outcome=Outcome.PUSH, ruleset=RULESET)
     assert (loss.net_cents, loss.commission_cents) == (-2500, 0)
@@ -390,7 +390,7 @@ def test_003_K_no_vigorish_on_losses_or_pushes() -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# House way: seed 003 D.1-D.4, completions C1-C6
+# House way: PR pai gow tiles ¶ D.1-D.4, completions C1-C6
 # ---------------------------------------------------------------------------------------
 
 
@@ -399,60 +399,60 @@ def _hw(tiles: str) -> tuple[str, str]:
     return found.rule.clause.split(";")[0], str(found.setting)
 
 
-def test_003_D_1_supreme_pair_is_played_as_such() -> None:
+def test_pr_D_1_supreme_pair_is_played_as_such() -> None:
     assert _hw("6-6 1-2 6-6 2-4") == ("D.1", "2-4 1-2 / 6-6 6-6")
     # even when a Teen wong could be made: Gee Joon high, Teen wong low (not a foul)
     assert _hw("2-4 6-6 1-2 3-6") == ("D.1", "2-4 1-2 / 6-6 3-6")
 
 
-def test_003_D_2_pair_is_played() -> None:
+def test_pr_D_2_pair_is_played() -> None:
     # Teen pair / Yun + Tit (15 -> 5) rather than Teen gong / Teen + Tit 9 (C3: the pair is
     # the higher high hand)
     assert _hw("6-6 6-6 4-4 1-6") == ("D.2", "6-6 6-6 / 4-4 1-6")
 
 
-def test_003_D_2_wong_is_played() -> None:
+def test_pr_D_2_wong_is_played() -> None:
     # Teen + mixed nine 4-5 = wong; Gor + Bon (8) low. The other splits: Teen + Gor (16 ->
     # 6) / 4-5 + Bon (13 -> 3); Teen + Bon (16 -> 6) / 4-5 + Gor (13 -> 3).
     assert _hw("1-3 2-2 4-5 6-6") == ("D.2", "6-6 4-5 / 1-3 2-2")
 
 
-def test_003_D_2_C3_two_pairs_are_played_as_two_pairs() -> None:
+def test_pr_D_2_C3_two_pairs_are_played_as_two_pairs() -> None:
     assert _hw("1-1 6-6 1-1 6-6") == ("D.2", "6-6 6-6 / 1-1 1-1")
 
 
-def test_003_D_2_C3_teen_day_and_two_nines_are_two_wongs() -> None:
+def test_pr_D_2_C3_teen_day_and_two_nines_are_two_wongs() -> None:
     assert _hw("6-6 1-1 3-6 4-5") == ("D.2", "6-6 3-6 / 1-1 4-5")
 
 
-def test_003_D_2_C3_yun_pair_with_teen_and_day_is_split_into_two_gongs() -> None:
+def test_pr_D_2_C3_yun_pair_with_teen_and_day_is_split_into_two_gongs() -> None:
     # Yun pair over Teen + Day (4) has one special hand; Teen + Yun and Day + Yun are two
     # gongs: C3 prefers two.
     assert _hw("4-4 4-4 6-6 1-1") == ("D.2", "6-6 4-4 / 1-1 4-4")
 
 
-def test_003_D_2_C3_higher_gong_high_when_one_special_either_way() -> None:
+def test_pr_D_2_C3_higher_gong_high_when_one_special_either_way() -> None:
     # Teen + 2-6 gong / Day + Tit 9; or Day + 2-6 gong / Teen + Tit 9: Teen gong is higher.
     assert _hw("1-1 2-6 6-6 1-6") == ("D.2", "6-6 2-6 / 1-1 1-6")
 
 
-def test_003_D_3_nine_eight_or_seven_is_played() -> None:
+def test_pr_D_3_nine_eight_or_seven_is_played() -> None:
     # Teen + Tit = 19 -> 9 / Mooy + 2-3 = 15 -> 5 (the other splits: 2/2 and 7/7)
     assert _hw("6-6 5-5 1-6 2-3") == ("D.3", "6-6 1-6 / 5-5 2-3")
 
 
-def test_003_D_3_C4_nine_before_eight_even_over_a_zero() -> None:
+def test_pr_D_3_C4_nine_before_eight_even_over_a_zero() -> None:
     # Teen + Tit = 9 / Gor + Chong = 10 -> 0, against Teen + Chong = 18 -> 8 / Gor + Tit =
     # 11 -> 1: the nine first (C4).
     assert _hw("6-6 1-3 3-3 1-6") == ("D.3", "6-6 1-6 / 1-3 3-3")
 
 
-def test_003_D_3_counts_a_lone_gee_joon_3_or_6() -> None:
+def test_pr_D_3_counts_a_lone_gee_joon_3_or_6() -> None:
     # Look 1-5 (6) + 2-4 as 3 = 9 / Foo + Ping = 21 -> 1.
     assert _hw("5-6 4-6 1-5 2-4") == ("D.3", "1-5 2-4 / 5-6 4-6")
 
 
-def test_003_D_4_highest_tile_with_lowest_tile() -> None:
+def test_pr_D_4_highest_tile_with_lowest_tile() -> None:
     # Mooy, Chong, Ping, Look: no pair, no Teen/Day, splits 6/6, 2/0, 6/6. Highest Mooy with
     # lowest Look: 16 -> 6 Mooy high; Chong + Ping 16 -> 6 Chong high.
     assert _hw("1-5 4-6 3-3 5-5") == ("D.4", "5-5 1-5 / 3-3 4-6")
@@ -465,7 +465,7 @@ def test_house_way_never_fouls_and_uses_exactly_the_tiles() -> None:
         assert Counter(found.high + found.low) == Counter(tiles)
 
 
-def test_003_C_D_dealer_following_the_house_way() -> None:
+def test_pr_C_D_dealer_following_the_house_way() -> None:
     tiles = h("6-6 1-1 3-6 4-5")
     assert follows_house_way(tiles, h("6-6 3-6"), h("1-1 4-5"))
     # the other nine with Teen: the same ranks in both hands (C6)
@@ -527,7 +527,7 @@ def test_issue_3_result_of_a_dealer_banked_round() -> None:
             # Day wong set over... under Teen wong: a foul, which loses though both would win
             {"seat": 3, "foul": True,
              "wagers": {"main": {"outcome": "loss", "net": -2500, "commission": 0}}, "envy": 0},
-            # withdrew after the dealer set: the wager is collected (seed 003 F.1)
+            # withdrew after the dealer set: the wager is collected (PR pai gow tiles ¶ F.1)
             {"seat": 4, "foul": None,
              "wagers": {"main": {"outcome": "loss", "net": -500, "commission": 0}}, "envy": 0},
         ],
@@ -544,7 +544,7 @@ def test_6a_16_fouled_tiles_hand_loses() -> None:
     assert result["seats"][0]["wagers"]["main"]["outcome"] == "loss"
 
 
-def test_003_F_withdrawn_seat_loses_its_wager_even_with_its_tiles_given() -> None:
+def test_pr_F_withdrawn_seat_loses_its_wager_even_with_its_tiles_given() -> None:
     withdrawn = seat(4, "4-4 4-4 1-3 2-2", "4-4 4-4 / 1-3 2-2", 900, action="withdraw")
     result = judge_document(doc(withdrawn), RULESET)
     # the hand would win (Yun pair / 8 against 9 / 5), but it was withdrawn and not shown

@@ -1,4 +1,4 @@
-"""Rule corrections, each test named after the clause it tests (STYLE.md 12).
+"""Rule corrections, each test named after the clause it tests.
 
 - 58 Pa. Code § 688a.7(f)(1)(iv): a hand set with the wrong number of cards (six high and one
   low, 4 + 3, or a card left out) was "not otherwise set correctly". It is a fact of play,
@@ -7,12 +7,12 @@
   judged as usual. The dealer's (or a player banker's) hand, which every seat is compared
   with, cannot be compared when not set 5 + 2: that round stays not judgeable. A set hand
   holding a card the seat was not dealt stays bad input (the record is inconsistent). The
-  same for pai gow tiles, 2 + 2 (seed 003 A).
-- Seed 003 D (Puerto Rico pai gow tiles, the dealer's house way): a dealer's setting conforms
-  when the written rules allow it; where they leave a choice (D.3: "any" two tiles worth 9, 8
-  or 7 together; D.2: a pair, wong or gong), every allowed setting conforms, and the preferred
-  one is information beside the answer. The classic pai gow poker house way leaves no choice
-  but between interchangeable cards, so only its setting (or one of the same ranks) conforms.
+  same for pai gow tiles, 2 + 2 (PR pai gow tiles ¶ A).
+- PR pai gow tiles ¶ D (the dealer's house way): a dealer's setting conforms when the written rules
+  allow it; where they leave a choice (¶ D.3: "any" two tiles worth 9, 8 or 7 together; ¶ D.2: a
+  pair, wong or gong), every allowed setting conforms, and the preferred one is information beside
+  the answer. The classic pai gow poker house way leaves no choice but between interchangeable
+  cards, so only its setting (or one of the same ranks) conforms.
 - Facts of play (fouls, a dealer who did not qualify, a fold, a concession, a withdrawn seat)
   are judged, never raised.
 """
@@ -112,7 +112,7 @@ def test_688a_7_f_1_iv_face_up_hand_not_set_5_2_loses_the_face_up_wager(
 
 def test_688a_7_f_1_iv_face_up_hand_not_set_5_2_loses_even_against_ace_high_pai_gow() -> None:
     """(f)(2)(iii) ties every Face Up wager when the dealer has an Ace High Pai Gow; a hand
-    not set correctly loses before that, as a foul does (REFERENCE.md 6)."""
+    not set correctly loses before that, as a foul does (docs/rules.md 6)."""
     dealer = cards_hand("As 7h 5s 3d 2c", "Kd 9c")
     doc = face_up("Ah Kh Qh Th 5h 7c", "2d", dealer=dealer)
     doc["seats"][1] = {"seat": 2, **cards_hand("Ad Jd Js Tc 6c", "Ks Qs",
@@ -135,7 +135,7 @@ def test_688a_7_f_1_iv_face_up_hand_set_with_a_card_not_dealt_stays_bad_input() 
 
 
 # ---------------------------------------------------------------------------------------
-# § 688a.7(f)(1)(iv) in classic pai gow poker (seed 001 clause (1): a 2-card hand and a 5)
+# § 688a.7(f)(1)(iv) in classic pai gow poker (pai gow poker procedure (1): a 2-card hand and a 5)
 # ---------------------------------------------------------------------------------------
 
 # The dealer: 9-high, 8-7 in front; seat 2 holds FU_SEAT_1's cards; seat 5 a pair of aces that wins.
@@ -219,7 +219,7 @@ def test_688a_7_f_1_iv_classic_round_from_the_log_is_judged_with_the_hand_not_se
 
 
 # ---------------------------------------------------------------------------------------
-# Seed 003 A (pai gow tiles: two hands of two tiles)
+# PR pai gow tiles ¶ A: two hands of two tiles
 # ---------------------------------------------------------------------------------------
 
 TILES_DEALER = {"tiles": ["6-6", "5-5", "1-6", "2-3"], "high": ["6-6", "1-6"],
@@ -238,7 +238,7 @@ def tiles_round(high: str, low: str, **extra: Any) -> dict[str, Any]:
 @pytest.mark.parametrize(("high", "low"), [
     ("4-4 4-4 1-3", "2-2"), ("4-4", "4-4 1-3 2-2"), ("4-4 4-4", "1-3"),
 ], ids=["3+1", "1+3", "2+1"])
-def test_003_A_tiles_hands_not_set_2_2_lose_the_wager(high: str, low: str) -> None:
+def test_pr_A_tiles_hands_not_set_2_2_lose_the_wager(high: str, low: str) -> None:
     result = judge(tiles_round(high, low), TILES)
     proper = judge(tiles_round("4-4 4-4", "1-3 2-2"), TILES)
     assert seat_of(proper, 1)["wagers"]["main"]["outcome"] == "win"
@@ -248,30 +248,30 @@ def test_003_A_tiles_hands_not_set_2_2_lose_the_wager(high: str, low: str) -> No
     assert result["dealer"] == proper["dealer"]
 
 
-def test_003_A_tiles_dealer_hands_not_set_2_2_cannot_be_compared() -> None:
+def test_pr_A_tiles_dealer_hands_not_set_2_2_cannot_be_compared() -> None:
     doc = tiles_round("4-4 4-4", "1-3 2-2")
     doc["dealer"] = dict(TILES_DEALER, high=["6-6", "1-6", "5-5"], low=["2-3"])
     with pytest.raises(DocumentError, match=r"dealer set 3\+1 tiles, not 2\+2"):
         judge(doc, TILES)
 
 
-def test_003_A_tiles_banker_hands_not_set_2_2_cannot_be_compared() -> None:
+def test_pr_A_tiles_banker_hands_not_set_2_2_cannot_be_compared() -> None:
     doc = tiles_round("4-4 4-4 1-3", "2-2", banker={"seat": 1})
     with pytest.raises(DocumentError, match=r"seat 1 set 3\+1 tiles, not 2\+2"):
         judge(doc, TILES)
 
 
-def test_003_A_tiles_hand_set_with_a_tile_not_dealt_stays_bad_input() -> None:
+def test_pr_A_tiles_hand_set_with_a_tile_not_dealt_stays_bad_input() -> None:
     with pytest.raises(DocumentError, match="seat 1 set tile 2-6 in a hand but was not dealt"):
         judge(tiles_round("4-4 4-4", "1-3 2-6"), TILES)
 
 
 # ---------------------------------------------------------------------------------------
-# Seed 003 D: every setting the written house way allows conforms
+# PR pai gow tiles ¶ D: every setting the written house way allows conforms
 # ---------------------------------------------------------------------------------------
 
 
-def test_003_D_3_any_two_tiles_worth_nine_eight_or_seven_together_conform() -> None:
+def test_pr_D_3_any_two_tiles_worth_nine_eight_or_seven_together_conform() -> None:
     """Teen, Mooy, Tit, a 5 make no pair, wong or gong; D.3 plays "any" two tiles worth 9,
     8 or 7 together: 9 Teen / 5 (6-6 1-6 / 5-5 2-3), the house way's preference (C4), and
     7 Teen / 7 Mooy (6-6 2-3 / 5-5 1-6) both conform; 2 / 2 does not."""
@@ -293,12 +293,12 @@ def test_003_D_3_any_two_tiles_worth_nine_eight_or_seven_together_conform() -> N
     assert seat_of(result, 2)["wagers"]["main"]["outcome"] == "win"
 
 
-def test_003_D_3_a_nine_eight_or_seven_set_as_a_foul_does_not_conform() -> None:
+def test_pr_D_3_a_nine_eight_or_seven_set_as_a_foul_does_not_conform() -> None:
     tiles = parse_tiles("6-6 5-5 1-6 2-3")
     assert not tiles_follow(tiles, parse_tiles("5-5 2-3"), parse_tiles("6-6 1-6"))
 
 
-def test_003_D_2_any_pair_wong_or_gong_conforms() -> None:
+def test_pr_D_2_any_pair_wong_or_gong_conforms() -> None:
     """Teen, Day and the two mixed nines: two wongs (the house way's preference, C3) or the
     mixed nines pair over Teen-Day; both play "a pair, wong or gong"."""
     tiles = parse_tiles("6-6 1-1 3-6 4-5")
@@ -306,7 +306,7 @@ def test_003_D_2_any_pair_wong_or_gong_conforms() -> None:
     assert tiles_follow(tiles, parse_tiles("3-6 4-5"), parse_tiles("6-6 1-1"))
 
 
-def test_003_D_1_and_D_4_leave_no_choice() -> None:
+def test_pr_D_1_and_D_4_leave_no_choice() -> None:
     # D.1: Gee Joon with Teen and Day: only Gee Joon / Teen-Day
     tiles = parse_tiles("6-6 1-1 2-4 1-2")
     assert len(allowed_settings(tiles)) == 1
@@ -317,7 +317,7 @@ def test_003_D_1_and_D_4_leave_no_choice() -> None:
     assert not tiles_follow(tiles, parse_tiles("5-5 3-3"), parse_tiles("4-6 1-5"))
 
 
-def test_003_D_the_preferred_setting_is_always_allowed_and_never_a_foul() -> None:
+def test_pr_D_the_preferred_setting_is_always_allowed_and_never_a_foul() -> None:
     """Over every distinct four-tile hand: the house way's setting conforms, every allowed
     setting is one of the three ways to set the hand and does not foul, and the rule that
     allows them is the one that chose the preferred setting."""
@@ -337,7 +337,7 @@ def test_003_D_the_preferred_setting_is_always_allowed_and_never_a_foul() -> Non
 
 
 # ---------------------------------------------------------------------------------------
-# REFERENCE.md 1.3 (classic house way): no choice but between interchangeable cards
+# docs/rules.md 1.3 (classic house way): no choice but between interchangeable cards
 # ---------------------------------------------------------------------------------------
 
 

@@ -1,7 +1,7 @@
-"""Seven-card classes for Fortune, Envy and Progressive (REFERENCE.md 6a.10, 2.4) and the Ace
-High Pai Gow (seed § 688a.1; REFERENCE.md 6a.8), cross-checked against a deliberately simple
-classifier written here from the rules' words, and the three seven-card hands counted
-exactly against combinatorics.
+"""Seven-card classes for Fortune, Envy and Progressive (docs/rules.md 6a.10, 2.4) and the Ace High
+Pai Gow (58 Pa. Code § 688a.1; docs/rules.md 6a.8), cross-checked against a deliberately simple
+classifier written here from the rules' words, and the three seven-card hands counted exactly
+against combinatorics.
 
 The simple classifier tries every five of the seven cards and, for the joker (6a.3), every
 natural card it could stand for: an ace for anything, any other card only when the five then
@@ -37,7 +37,7 @@ BONUS_ORDER = (
     "seven_card_straight_flush_with_joker", "five_aces", "royal_flush", "straight_flush",
     "four_of_a_kind", "full_house", "flush", "three_of_a_kind", "straight",
 )
-"""REFERENCE.md 6a.10, best first, written out again here (trips above straight: 2.4)."""
+"""docs/rules.md 6a.10, best first, written out again here (trips above straight: 2.4)."""
 STRAIGHT_OR_FLUSH = {"straight", "flush", "straight_flush", "royal_flush"}
 
 

@@ -1,5 +1,5 @@
-"""The registry of game modules (STYLE.md 2): one module of data plus a little code per game,
-found by name through :func:`find_game`, which raises on an unknown name.
+"""The registry of game modules: one module of data plus a little code per game, found by
+name through :func:`find_game`, which raises on an unknown name.
 
 Each game module declares ``RULES`` (a :class:`~replay.games.base.GameRules`); shared code
 asks the registry instead of branching on a game's name.

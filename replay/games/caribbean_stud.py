@@ -1,17 +1,17 @@
 """Caribbean stud poker: dealer qualification, ante and raise, fold, concede, progressive
-(REFERENCE.md 4.2, 4.3, 6, 6a.4, 6a.12, 6a.13, 6a.17, 6a.18; seed excerpt 004, rule 9).
+(docs/rules.md 4.2, 4.3, 6, 6a.4, 6a.12, 6a.13, 6a.17, 6a.18; Caribbean stud rules 9.1 to 9.9).
 
 What this module decides, each with the rule it implements:
 
 - the rank of a five-card hand from the 52-card deck, no joker, the wheel A-2-3-4-5 the
-  lowest straight (:func:`rank_hand`; REFERENCE.md 4.2, 6a.4; ranked by
+  lowest straight (:func:`rank_hand`; docs/rules.md 4.2, 6a.4; ranked by
   :func:`replay.games.poker_ranks.rank_high` with the ruleset's wheel);
-- whether the dealer qualifies: ace and king or better (:func:`dealer_qualifies`; seed 9.1,
-  REFERENCE.md 4.2; the lowest qualifying hand is the ruleset option
+- whether the dealer qualifies: ace and king or better (:func:`dealer_qualifies`;
+  Caribbean stud rule 9.1, docs/rules.md 4.2; the lowest qualifying hand is the ruleset option
   ``dealer_qualifying_hand``, ``A-K-4-3-2`` in the shipped ruleset);
-- the ante and the raise (:func:`settle_ante_and_raise`; seed 9.2-9.4 and 9.7,
-  REFERENCE.md 4.2, 6 and 6a.17; the raise pays from the ruleset's ``raise`` paytable);
-- the progressive wager (:func:`settle_progressives`; REFERENCE.md 4.2, 6, 6a.12, 6a.13;
+- the ante and the raise (:func:`settle_ante_and_raise`; Caribbean stud rules 9.2 to 9.4
+  and 9.7, docs/rules.md 4.2, 6 and 6a.17; the raise pays from the ruleset's ``raise`` paytable);
+- the progressive wager (:func:`settle_progressives`; docs/rules.md 4.2, 6, 6a.12, 6a.13;
   the awards are the ruleset's ``progressive`` paytable);
 - what a surveillance analyst should see beside the settlement: a raise that is not the
   posted multiple of the ante, a progressive wager that is not the posted amount
@@ -19,9 +19,9 @@ What this module decides, each with the rule it implements:
 - the judgement of a round document (:func:`judge_document`, the issue 3 result form).
 
 No paytable, multiple, amount or rounding is a literal here: they come from the ``Ruleset``.
-The ante pays even money (seed 9.3.1 and 9.4.1.1, REFERENCE.md 4.2), as the pai gow main
-wager does; the ruleset's commission policy is applied to winning antes and raises (the
-shipped Caribbean stud ruleset collects none). Nothing here does I/O.
+The ante pays even money (Caribbean stud rules 9.3.1 and 9.4.1.1, docs/rules.md 4.2), as the
+pai gow main wager does; the ruleset's commission policy is applied to winning antes and
+raises (the shipped Caribbean stud ruleset collects none). Nothing here does I/O.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ GAME = "caribbean_stud"
 """This module's game name, as in rounds, rulesets and events."""
 
 HAND_SIZE = 5
-"""Five cards to the dealer and to each seat (REFERENCE.md 4.2)."""
+"""Five cards to the dealer and to each seat (docs/rules.md 4.2)."""
 
 ANTE = "ante"
 RAISE = "raise"
@@ -59,24 +59,24 @@ WAGER_NAMES = (ANTE, RAISE, PROGRESSIVE)
 """The wagers of a Caribbean stud seat, in the order results list them."""
 
 RAISE_PAYTABLE = "raise"
-"""Ruleset paytable: hand class -> odds paid on a winning raise (REFERENCE.md 4.2, 6)."""
+"""Ruleset paytable: hand class -> odds paid on a winning raise (docs/rules.md 4.2, 6)."""
 PROGRESSIVE_PAYTABLE = "progressive"
 """Ruleset paytable: hand class -> progressive award (fixed sum or share of the meter)."""
 
 DEALER_QUALIFYING_HAND = "dealer_qualifying_hand"
 """Ruleset option: the lowest hand with which the dealer qualifies, its ranks written
-``A-K-4-3-2`` (seed 9.1: "ace and king, or higher"; REFERENCE.md 4.2)."""
+``A-K-4-3-2`` (Caribbean stud rule 9.1: "ace and king, or higher"; docs/rules.md 4.2)."""
 RAISE_ANTE_MULTIPLE = "raise_ante_multiple"
-"""Ruleset option: the raise is this many times the ante (REFERENCE.md 4.2: exactly 2)."""
+"""Ruleset option: the raise is this many times the ante (docs/rules.md 4.2: exactly 2)."""
 PROGRESSIVE_WAGER_CENTS = "progressive_wager_cents"
-"""Ruleset option: the posted amount of the progressive wager (REFERENCE.md 6: $1)."""
+"""Ruleset option: the posted amount of the progressive wager (docs/rules.md 6: $1)."""
 
 ACE_KING = "ace_king"
 """Hand class of a high-card hand holding an ace and a king: the lowest class with which the
-dealer can qualify, paid 1 to 1 on the raise ("All other (pair, A-K)", REFERENCE.md 4.2)."""
+dealer can qualify, paid 1 to 1 on the raise ("One pair, ace-king", docs/rules.md 4.2)."""
 
 DECK = DECK_52
-"""Caribbean stud is dealt from the 52-card deck, without the joker (REFERENCE.md 4.2, 5)."""
+"""Caribbean stud is dealt from the 52-card deck, without the joker (docs/rules.md 4.2, 5)."""
 _IN_DECK = frozenset(DECK)
 
 
@@ -99,7 +99,7 @@ def _check_hand(cards: Sequence[Card], who: str) -> tuple[Card, ...]:
     if outside:
         raise HandError(
             f"{who} holds {render_cards(outside)!r}, which is not in the 52-card Caribbean "
-            f"stud deck (no joker: REFERENCE.md 4.2): {render_cards(hand)!r}"
+            f"stud deck (no joker: docs/rules.md 4.2): {render_cards(hand)!r}"
         )
     repeated = sorted((c for c, n in Counter(hand).items() if n > 1), key=lambda c: c.index)
     if repeated:
@@ -108,7 +108,7 @@ def _check_hand(cards: Sequence[Card], who: str) -> tuple[Card, ...]:
 
 
 def rank_hand(cards: Sequence[Card], *, wheel: Wheel = Wheel.LOWEST) -> HighRank:
-    """The poker rank of a five-card Caribbean stud hand (REFERENCE.md 4.2, 6a.4).
+    """The poker rank of a five-card Caribbean stud hand (docs/rules.md 4.2, 6a.4).
 
     Five different cards of the 52-card deck (the joker is refused: :class:`HandError`).
     Ordered by :class:`HighRank`'s key: category, then the ranks in order of significance
@@ -131,7 +131,7 @@ def describe_hand(tokens: Sequence[str]) -> str | None:
 def hand_class(rank: HighRank) -> str:
     """The paytable name of a hand's class: its category's name (``royal_flush`` ...
     ``one_pair``), :data:`ACE_KING` for a high-card hand with an ace and a king, else
-    ``high_card`` (REFERENCE.md 4.2: "All other (pair, A-K)")."""
+    ``high_card`` (docs/rules.md 4.2: the raise table's lowest line is "One pair, ace-king")."""
     category = rank.category
     if category is HandCategory.HIGH_CARD and rank.ranks[:2] == (Rank.ACE, Rank.KING):
         return ACE_KING
@@ -170,14 +170,14 @@ def _threshold(text: object, wheel: Wheel, ruleset_id: str) -> HighRank:
 
 def lowest_qualifying_rank(ruleset: Ruleset) -> HighRank:
     """The rank of the ruleset's lowest qualifying dealer hand (option
-    :data:`DEALER_QUALIFYING_HAND`; seed 9.1: "ace and king, or higher")."""
+    :data:`DEALER_QUALIFYING_HAND`; Caribbean stud rule 9.1: "ace and king, or higher")."""
     return _threshold(ruleset.option(DEALER_QUALIFYING_HAND), ruleset.wheel, ruleset.id)
 
 
 def dealer_qualifies(rank: HighRank, ruleset: Ruleset) -> bool:
-    """True when the dealer's hand ranks at or above the lowest qualifying hand (seed 9.1;
-    REFERENCE.md 4.2: A-K-4-3-2 is the lowest qualifying hand, A-Q-J-T-9 the highest that
-    does not qualify; 1,463,700 of the 2,598,960 hands qualify, REFERENCE.md 4.3)."""
+    """True when the dealer's hand ranks at or above the lowest qualifying hand (Caribbean stud rule
+    9.1; docs/rules.md 4.2: A-K-4-3-2 is the lowest qualifying hand, A-Q-J-T-9 the highest that does
+    not qualify; 1,463,700 of the 2,598,960 hands qualify, docs/rules.md 4.3)."""
     return rank >= lowest_qualifying_rank(ruleset)
 
 
@@ -187,15 +187,16 @@ def dealer_qualifies(rank: HighRank, ruleset: Ruleset) -> bool:
 
 
 class Action(StrEnum):
-    """What a seat did after seeing its cards and the dealer's up card (REFERENCE.md 4.2;
-    seed 9.7)."""
+    """What a seat did after seeing its cards and the dealer's up card (docs/rules.md 4.2;
+    Caribbean stud rule 9.7)."""
 
     RAISE = "raise"
     """Stayed in with the raise (the round document's absent ``action``)."""
     FOLD = "fold"
     """Gave up the ante before the dealer's hand was exposed; no raise."""
     CONCEDE = "concede"
-    """Gave up the hand after the dealer's hand was exposed (seed 9.7): all wagers lost."""
+    """Gave up the hand after the dealer's hand was exposed (Caribbean stud rule 9.7): all
+    wagers lost."""
 
 
 def _amount(who: str, name: str, value: object) -> int:
@@ -238,12 +239,12 @@ class Seat:
         if ante == 0:
             raise RoundError(
                 f"{who} has no ante: a Caribbean stud seat plays only on an ante "
-                f"(REFERENCE.md 4.2)"
+                f"(docs/rules.md 4.2)"
             )
         if self.action is Action.FOLD and raised:
             raise RoundError(
                 f"{who} folded but has a raise of {raised}: a fold gives up the ante "
-                f"and makes no raise (REFERENCE.md 4.2)"
+                f"and makes no raise (docs/rules.md 4.2)"
             )
         if self.action is Action.RAISE and not raised:
             raise RoundError(
@@ -253,7 +254,7 @@ class Seat:
 
     @property
     def wagers(self) -> Mapping[str, int]:
-        """The wagers made (zero ones left out: REFERENCE.md 6a.18), in result order."""
+        """The wagers made (zero ones left out: docs/rules.md 6a.18), in result order."""
         amounts = (self.ante_cents, self.raise_cents, self.progressive_cents)
         return {name: cents for name, cents in zip(WAGER_NAMES, amounts, strict=True) if cents}
 
@@ -262,7 +263,7 @@ class Seat:
 class CaribbeanRound:
     """A dealt and played Caribbean stud round: the dealer's five cards, the seats, and the
     progressive meter (cents) the round's percentage awards are paid from, required when
-    any seat made a progressive wager (REFERENCE.md 6a.13). Validated: no card dealt twice
+    any seat made a progressive wager (docs/rules.md 6a.13). Validated: no card dealt twice
     in the round, no seat number twice."""
 
     round_id: str
@@ -302,7 +303,7 @@ class CaribbeanRound:
             raise RoundError(
                 f"seat {seat.seat} made a progressive wager of {seat.progressive_cents} but "
                 f"the round has no progressive_meter (the meter in cents its percentage "
-                f"awards are paid from: REFERENCE.md 6a.13)"
+                f"awards are paid from: docs/rules.md 6a.13)"
             )
 
 
@@ -370,15 +371,17 @@ def settle_ante_and_raise(
     qualifies: bool,
     ruleset: Ruleset,
 ) -> dict[str, WagerResult]:
-    """The ante and the raise of one seat (seed rule 9; REFERENCE.md 4.2, 6, 6a.17).
+    """The ante and the raise of one seat (Caribbean stud rules 9.1 to 9.9; docs/rules.md 4.2,
+    6, 6a.17).
 
     - Fold: the ante is lost; there is no raise (4.2).
-    - Concede (seed 9.7): the ante and the raise are collected, whatever the hands.
-    - Dealer does not qualify (seed 9.2, 9.3.1): the ante wins even money, the raise
-      ("bet") is void.
-    - Dealer qualifies (seed 9.4.1): a seat hand of higher poker value wins the ante at
-      even money and the raise at the ruleset's ``raise`` paytable for the seat's hand class
-      (9.4.1.1, rule 10); lower loses both (9.4.1.2); equal is a stand off for both
+    - Concede (Caribbean stud rule 9.7): the ante and the raise are collected, whatever the
+      hands.
+    - Dealer does not qualify (Caribbean stud rules 9.2, 9.3.1): the ante wins even money, the
+      raise ("bet") is void.
+    - Dealer qualifies (Caribbean stud rule 9.4.1): a seat hand of higher poker value wins the
+      ante at even money and the raise at the ruleset's ``raise`` paytable for the seat's hand
+      class (9.4.1.1, rule 10); lower loses both (9.4.1.2); equal is a stand off for both
       (9.4.1.3). Suits never break ties (6a.4).
 
     The raise is settled on the amount recorded, even when it is not the posted multiple of
@@ -412,15 +415,15 @@ def settle_ante_and_raise(
 def settle_progressives(
     round: CaribbeanRound, ranks: Mapping[int, HighRank], ruleset: Ruleset
 ) -> dict[int, WagerResult]:
-    """Every progressive wager of the round, by seat number (REFERENCE.md 4.2, 6, 6a.12,
+    """Every progressive wager of the round, by seat number (docs/rules.md 4.2, 6, 6a.12,
     6a.13, 6a.17).
 
     Paid on the seat's own hand whatever the dealer holds, also when the seat folded (6a.17,
-    the NZ amendment to rule 9.2(a)); a conceded hand loses it (seed 9.7). A hand whose
-    class has a line in the ruleset's ``progressive`` paytable wins that award: a fixed sum
-    (not scaled by the wager) or a share of the round's meter, rounded down to the cent and
-    shared equally, rounded down again, among the seats that won the same percentage award
-    this round (two royal flushes share the meter). A winning wager is not collected (its
+    the NZ amendment to rule 9.2(a)); a conceded hand loses it (Caribbean stud rule 9.7). A
+    hand whose class has a line in the ruleset's ``progressive`` paytable wins that award: a
+    fixed sum (not scaled by the wager) or a share of the round's meter, rounded down to the
+    cent and shared equally, rounded down again, among the seats that won the same percentage
+    award this round (two royal flushes share the meter). A winning wager is not collected (its
     net is the award); a losing one loses its amount.
     """
     table = ruleset.paytable(PROGRESSIVE_PAYTABLE)
@@ -455,7 +458,7 @@ def _posted_int(ruleset: Ruleset, name: str) -> int:
 
 
 def irregularities(round: CaribbeanRound, ruleset: Ruleset) -> tuple[str, ...]:
-    """What the settlement honours but a surveillance analyst should see (REFERENCE.md
+    """What the settlement honours but a surveillance analyst should see (docs/rules.md
     6a.17: a raise not twice the ante is settled on the amount recorded and flagged
     separately; 6a.12: a progressive award does not scale with the wager, so a progressive
     wager other than the posted amount is worth a look). Empty when all is regular."""
@@ -467,12 +470,12 @@ def irregularities(round: CaribbeanRound, ruleset: Ruleset) -> tuple[str, ...]:
             found.append(
                 f"seat {seat.seat} raised {seat.raise_cents} on an ante of {seat.ante_cents}: "
                 f"the raise is {multiple} x the ante ({multiple * seat.ante_cents}); settled "
-                f"on the {seat.raise_cents} recorded (REFERENCE.md 6a.17)"
+                f"on the {seat.raise_cents} recorded (docs/rules.md 6a.17)"
             )
         if seat.progressive_cents and seat.progressive_cents != posted:
             found.append(
                 f"seat {seat.seat} progressive wager {seat.progressive_cents} is not the "
-                f"posted {posted}; its award does not scale (REFERENCE.md 6a.12)"
+                f"posted {posted}; its award does not scale (docs/rules.md 6a.12)"
             )
     return tuple(found)
 
@@ -485,7 +488,7 @@ def irregularities(round: CaribbeanRound, ruleset: Ruleset) -> tuple[str, ...]:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SeatResult:
     """A seat's hand rank and its wagers' results, in :data:`WAGER_NAMES` order (only the
-    wagers made: REFERENCE.md 6a.18)."""
+    wagers made: docs/rules.md 6a.18)."""
 
     seat: int
     rank: HighRank
@@ -509,9 +512,9 @@ class RoundResult:
 
 
 def adjudicate(round: CaribbeanRound, ruleset: Ruleset) -> RoundResult:
-    """Judge every wager of a round under ``ruleset`` (seed rule 9; REFERENCE.md 4.2, 6,
-    6a.4, 6a.12, 6a.13, 6a.17): ranks with the ruleset's wheel, the dealer's qualification,
-    each seat's ante and raise (:func:`settle_ante_and_raise`) and the progressives
+    """Judge every wager of a round under ``ruleset`` (Caribbean stud rules 9.1 to 9.9;
+    docs/rules.md 4.2, 6, 6a.4, 6a.12, 6a.13, 6a.17): ranks with the ruleset's wheel, the dealer's
+    qualification, each seat's ante and raise (:func:`settle_ante_and_raise`) and the progressives
     (:func:`settle_progressives`)."""
     if ruleset.game != GAME:
         raise RulesetError(f"ruleset {ruleset.id} is for {ruleset.game}, not {GAME}")
@@ -620,7 +623,7 @@ def result_document(result: RoundResult) -> dict[str, Any]:
     """The issue 3 result object of a judged round, keys in the issue's order. Caribbean
     stud has no fouls, house way, Ace High Pai Gow or envy: ``foul`` false, ``house_way``
     null, ``ace_high_pai_gow`` false, ``envy`` 0; ``dealer.net`` is 0 (the dealer makes no
-    wager of its own); ``dealer.qualifies`` is the seed 9.1 answer."""
+    wager of its own); ``dealer.qualifies`` is the Caribbean stud rule 9.1 answer."""
     return result_object(
         round_id=result.round_id, ruleset_id=result.ruleset_id,
         dealer=dealer_entry(foul=False, house_way=None, qualifies=result.dealer_qualifies),
@@ -642,7 +645,7 @@ RULES = GameRules(
     name=GAME,
     title="Caribbean stud poker (A-K qualifies, ante/raise, progressive)",
     deck=DECK,
-    citation="REFERENCE.md 4, 6, 6a; seed excerpt 004 rule 9",
+    citation="docs/rules.md 4, 6, 6a; Caribbean stud rules 9.1 to 9.9",
     judge_document=judge_document,
     option_names=frozenset({DEALER_QUALIFYING_HAND, RAISE_ANTE_MULTIPLE,
                             PROGRESSIVE_WAGER_CENTS}),

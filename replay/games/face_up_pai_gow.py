@@ -1,5 +1,5 @@
 """Face Up pai gow poker: a dealer-banked round, its Face Up wager and its optional wagers
-(seed 58 Pa. Code § 688a.1, § 688a.7(f), (h); REFERENCE.md 2, 6 "Face Up", 6a.6,
+(58 Pa. Code § 688a.1, § 688a.7(f), (h); docs/rules.md 2, 6 "Face Up", 6a.6,
 6a.8-6a.13, 6a.18).
 
 What this module decides, each with the rule it implements:
@@ -92,7 +92,7 @@ ACE_HIGH_BOTH = "player_and_dealer_ace_high_pai_gow"
 ACE_HIGH_DEALER_WITH_JOKER = "dealer_ace_high_pai_gow_with_joker"
 ACE_HIGH_DEALER_WITHOUT_JOKER = "dealer_ace_high_pai_gow_without_joker"
 ACE_HIGH_LINES = (ACE_HIGH_BOTH, ACE_HIGH_DEALER_WITH_JOKER, ACE_HIGH_DEALER_WITHOUT_JOKER)
-"""The Ace High Bonus paytable's lines, in the order they are checked (REFERENCE.md 6a.9)."""
+"""The Ace High Bonus paytable's lines, in the order they are checked (docs/rules.md 6a.9)."""
 
 
 _AceHigh = tuple["Payout", "Payout", "Payout"]
@@ -105,7 +105,7 @@ def _read_ace_high(ruleset: Ruleset) -> _AceHigh | None:
     if set(table) != set(ACE_HIGH_LINES) or any(p.odds is None for p in table.values()):
         raise RulesetError(
             f"ruleset {ruleset.id}: paytable {ACE_HIGH} must pay odds on exactly the lines "
-            f"{list(ACE_HIGH_LINES)} (REFERENCE.md 6a.9, 6a.12), got {dict(table)!r}"
+            f"{list(ACE_HIGH_LINES)} (docs/rules.md 6a.9, 6a.12), got {dict(table)!r}"
         )
     return (table[ACE_HIGH_BOTH], table[ACE_HIGH_DEALER_WITH_JOKER],
             table[ACE_HIGH_DEALER_WITHOUT_JOKER])
@@ -128,10 +128,10 @@ def _ace_high_table(ruleset: Ruleset) -> _AceHigh | None:
 
 
 def ace_high_line(*, dealer_ace_high: bool, dealer_joker: bool, player_ace_high: bool) -> int:
-    """Which Ace High Bonus line pays, as an index into :data:`ACE_HIGH_LINES`, or -1 when
-    the wager loses (seed § 688a.7(h)(1): it loses unless the dealer has an Ace High Pai Gow;
-    REFERENCE.md 6a.9: checked in the order player and dealer both, dealer with the joker,
-    dealer without the joker)."""
+    """Which Ace High Bonus line pays, as an index into :data:`ACE_HIGH_LINES`, or -1 when the wager
+    loses (58 Pa. Code § 688a.7(h)(1): it loses unless the dealer has an Ace High Pai Gow;
+    docs/rules.md 6a.9: checked in the order player and dealer both, dealer with the joker, dealer
+    without the joker)."""
     if not dealer_ace_high:
         return -1
     if player_ace_high:
@@ -181,7 +181,7 @@ def _unknown(obj: Mapping[str, Any], allowed: frozenset[str], where: str) -> Non
 
 _Holding = tuple[list[int], int, list[Card] | None, list[Card] | None, bool]
 """A party's dealt cards (indexes and mask), its high and low hands (None: not set), and
-whether they were set other than 5+2 (seed § 688a.7(f)(1)(iv): not set correctly)."""
+whether they were set other than 5+2 (58 Pa. Code § 688a.7(f)(1)(iv): not set correctly)."""
 
 
 def _holding(obj: object, where: str, *, must_be_set: bool, compared: bool = False) -> _Holding:
@@ -246,7 +246,7 @@ def _wagers(value: object, where: str) -> dict[str, int]:
 
 def _main_result(amount: int, outcome: Outcome, ruleset: Ruleset) -> dict[str, Any]:
     """The Face Up wager's settlement in the result form, by the rule of
-    :func:`replay.games.pai_gow_poker.settle_main` (REFERENCE.md 1.2, 6: a win pays 1:1 less
+    :func:`replay.games.pai_gow_poker.settle_main` (docs/rules.md 1.2, 6: a win pays 1:1 less
     the ruleset's commission, none for Face Up; a loss loses the amount; a tie returns it),
     without building a Settlement on the hot path."""
     if outcome is Outcome.WIN:
@@ -263,7 +263,7 @@ def _main_result(amount: int, outcome: Outcome, ruleset: Ruleset) -> dict[str, A
 def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> dict[str, Any]:
     """The result of one Face Up round document (issue 3 "Round document" and "Result").
 
-    The Face Up wager (seed § 688a.7(f); REFERENCE.md 6): a fouled player hand loses
+    The Face Up wager (58 Pa. Code § 688a.7(f); docs/rules.md 6): a fouled player hand loses
     ((f)(1)(iii)), even when the dealer has an Ace High Pai Gow (6, 6a.6), and so does a
     hand set other than 5+2 from the cards dealt (six high and one low, say: "not otherwise
     set correctly", (f)(1)(iv)), which is reported as a foul; otherwise a
@@ -299,7 +299,7 @@ def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> dict[str, Any]:
     if banker != "dealer":
         raise DocumentError(
             f"banker {banker!r} refused: Face Up pai gow poker is dealer-banked only "
-            f"(REFERENCE.md 6a.18); banker must be \"dealer\" or absent"
+            f"(docs/rules.md 6a.18); banker must be \"dealer\" or absent"
         )
     dealer_doc = doc.get("dealer")
     if dealer_doc is None:
@@ -309,7 +309,7 @@ def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> dict[str, Any]:
         if cents(dealer_doc.get("wager", 0), "dealer.wager"):
             raise DocumentError(
                 f"dealer.wager {dealer_doc['wager']!r} refused: the dealer wagers only against "
-                f"a player banker, and Face Up is dealer-banked only (REFERENCE.md 6a.18)"
+                f"a player banker, and Face Up is dealer-banked only (docs/rules.md 6a.18)"
             )
     dealer_cards, round_mask, dealer_high, dealer_low, _ = _holding(
         dealer_doc, "dealer", must_be_set=True, compared=True)
@@ -351,7 +351,7 @@ def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> dict[str, Any]:
         meter = cents(doc["progressive_meter"], "progressive_meter")
     if meter is None and any(PROGRESSIVE in w for w in wagered):
         raise DocumentError("progressive_meter (cents) is required when a progressive wager "
-                            "is present (REFERENCE.md 6a.13)")
+                            "is present (docs/rules.md 6a.13)")
     way = HOUSE_WAYS.get(ruleset.house_way)
     if way is None:
         raise DocumentError(f"ruleset {ruleset.id} names house way {ruleset.house_way!r}; "
@@ -423,8 +423,8 @@ def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> dict[str, Any]:
 
 def _face_up_outcome(foul: bool, dealer_ace_high: bool, p_high: HighRank, p_low: LowRank,
                      d_high: HighRank, d_low: LowRank) -> Outcome:
-    """Seed § 688a.7(f): (1)(iii) a foul loses, before (2)(iii) the dealer's Ace High Pai
-    Gow ties (REFERENCE.md 6); otherwise the rule of
+    """58 Pa. Code § 688a.7(f): (1)(iii) a foul loses, before (2)(iii) the dealer's Ace High Pai
+    Gow ties (docs/rules.md 6); otherwise the rule of
     :func:`replay.games.pai_gow_poker.compare` ((1)(i)-(ii), (2)(i)-(ii), (3))."""
     if foul:
         return Outcome.LOSS
@@ -441,7 +441,8 @@ def _face_up_outcome(foul: bool, dealer_ace_high: bool, p_high: HighRank, p_low:
 
 
 def _ace_high(ruleset: Ruleset, amount: int, line: int) -> Settled:
-    """Seed § 688a.7(h)(1); REFERENCE.md 6a.9, 6a.12: wager x the line's odds, or the loss."""
+    """58 Pa. Code § 688a.7(h)(1); docs/rules.md 6a.9, 6a.12: wager x the line's odds, or the
+    loss."""
     if line < 0:
         return (_LOSS, -amount)
     table = _ace_high_table(ruleset)
@@ -454,7 +455,7 @@ RULES = GameRules(
     name=GAME,
     title="Face Up pai gow poker (dealer banked; Ace High, Fortune, Envy, Progressive)",
     deck=DECK_53,
-    citation="58 Pa. Code § 688a.1, § 688a.7(f), (h); REFERENCE.md 2, 6, 6a.6, 6a.8-6a.13, "
+    citation="58 Pa. Code § 688a.1, § 688a.7(f), (h); docs/rules.md 2, 6, 6a.6, 6a.8-6a.13, "
              "6a.18",
     judge_document=judge_document,
     option_names=frozenset({QUALIFYING_WAGER_CENTS}),

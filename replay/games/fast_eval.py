@@ -1,5 +1,5 @@
 """Fast paths for pai gow poker high-hand ranks: one 5-card hand, the best five of seven, and
-numpy batches of hands (REFERENCE.md 1.1, 6a.3, 6a.4).
+numpy batches of hands (docs/rules.md 1.1, 6a.3, 6a.4).
 
 Every answer is the ``key`` of :class:`~replay.games.poker_ranks.HighRank` that
 :func:`~replay.games.poker_ranks.rank_high` gives (for five cards), or the largest of the
@@ -141,7 +141,7 @@ _frozen(_SHIFT_OF_TOP)
 
 def has_flush(counters: U16) -> npt.NDArray[np.bool_]:
     """True where some suit counter of a :data:`SUIT_COUNTERS` sum holds five or more cards
-    (REFERENCE.md 6a.3: the joker completes a flush of any suit). Adding 3 to each 4-bit
+    (docs/rules.md 6a.3: the joker completes a flush of any suit). Adding 3 to each 4-bit
     counter sets its top bit exactly when it holds five or more."""
     top: U16 = (counters + np.uint16(_COUNTER_ADD)) & np.uint16(_COUNTER_TOP)
     found: npt.NDArray[np.bool_] = top != 0
@@ -372,7 +372,7 @@ def _make_key5(tables: Tables) -> Key5:
     sums, suits = (1 << _KEY5_SUM_BITS) - 1, 0xF << _KEY5_SUM_BITS
 
     def key5(cards: Sequence[int]) -> int:
-        """Key of five different cards given by index (REFERENCE.md 1.1, 6a.3, 6a.4):
+        """Key of five different cards given by index (docs/rules.md 1.1, 6a.3, 6a.4):
         ``rank_high(...).key``. Unchecked."""
         a, b, c, d, e = cards
         a = codes[a]
@@ -402,7 +402,7 @@ def _make_key7(tables: Tables) -> Key7:
 
     def key7(cards: Sequence[int]) -> int:
         """Best key of the 21 five-card hands in seven different cards given by index
-        (REFERENCE.md 1.1, 6a.3, 6a.4). Unchecked."""
+        (docs/rules.md 1.1, 6a.3, 6a.4). Unchecked."""
         a, b, c, d, e, f, g = cards
         x = codes[a] + codes[b] + codes[c] + codes[d] + codes[e] + codes[f] + codes[g]
         flushing = (x + add) & top
@@ -427,7 +427,7 @@ class FastEvaluator:
 
     @property
     def wheel(self) -> Wheel:
-        """The wheel option the tables rank by (REFERENCE.md 6a.4)."""
+        """The wheel option the tables rank by (docs/rules.md 6a.4)."""
         return self.tables.wheel
 
     @property
@@ -497,7 +497,7 @@ def _batch_keys(tables: Tables, hands: npt.NDArray[np.intp], masks: U64) -> I64:
 
 @cache
 def evaluator(wheel: Wheel = Wheel.SECOND_HIGHEST) -> FastEvaluator:
-    """The fast evaluator for ``wheel`` (REFERENCE.md 6a.4), built on first use and cached."""
+    """The fast evaluator for ``wheel`` (docs/rules.md 6a.4), built on first use and cached."""
     tables = _build_tables(Wheel(wheel))
     return FastEvaluator(tables=tables, key5=_make_key5(tables), key7=_make_key7(tables))
 
@@ -513,7 +513,7 @@ def _indexes(cards: Sequence[Card], size: int, what: str) -> list[int]:
 
 
 def rank_five(cards: Sequence[Card], *, wheel: Wheel = Wheel.SECOND_HIGHEST) -> HighRank:
-    """The rank of a 5-card high hand, as :func:`rank_high` gives it (REFERENCE.md 1.1,
+    """The rank of a 5-card high hand, as :func:`rank_high` gives it (docs/rules.md 1.1,
     6a.3, 6a.4), by the fast path. :class:`HandError` unless five different cards."""
     ev = evaluator(wheel)
     return ev.high_ranks[ev.key5(_indexes(cards, MIN_HAND, "a high hand"))]
@@ -521,9 +521,9 @@ def rank_five(cards: Sequence[Card], *, wheel: Wheel = Wheel.SECOND_HIGHEST) -> 
 
 def best_of_seven(cards: Sequence[Card], *, wheel: Wheel = Wheel.SECOND_HIGHEST) -> HighRank:
     """The best 5-card high hand in seven cards (the best of the 21 five-card hands by
-    :func:`rank_high`; REFERENCE.md 1.1, 6a.3, 6a.4; the "best hand possible among the
-    player's seven cards" of 688a.1 in pai gow poker order). :class:`HandError` unless seven
-    different cards."""
+    :func:`rank_high`; docs/rules.md 1.1, 6a.3, 6a.4; the "best hand possible among the
+    player's seven cards" of 58 Pa. Code § 688a.1, in pai gow poker order). :class:`HandError`
+    unless seven different cards."""
     ev = evaluator(wheel)
     return ev.high_ranks[ev.key7(_indexes(cards, MAX_HAND, "a pai gow poker hand"))]
 

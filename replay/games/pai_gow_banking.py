@@ -1,17 +1,17 @@
-"""The player banker and co-banking of the pai gow games (REFERENCE.md 1.2, 6a.14), shared by
+"""The player banker and co-banking of the pai gow games (docs/rules.md 1.2, 6a.14), shared by
 classic pai gow poker (:mod:`replay.games.pai_gow_poker`) and pai gow tiles
-(:mod:`replay.games.pai_gow_tiles`, which adopts the same conventions; 58 Pa. Code 621a.1).
+(:mod:`replay.games.pai_gow_tiles`, which adopts the same conventions; 58 Pa. Code § 621a.1).
 
 What this module decides, each with the rule it implements:
 
 - who banks a round document (:func:`read_banker`; issue 3 "Round document": ``"banker":
   "dealer" | {"seat": 3, "co_bank": false}``, default ``"dealer"``) as a
   :class:`PlayerBanker` or None;
-- the co-banking player's share of the bank (:func:`co_bank_share`; seed 001 clause (11),
-  621a.1: 50/50; 6a.14: half the gross rounded toward zero), from the ruleset options
+- the co-banking player's share of the bank (:func:`co_bank_share`; pai gow poker procedure
+  (11), § 621a.1: 50/50; 6a.14: half the gross rounded toward zero), from the ruleset options
   :data:`OPTION_CO_BANK_SHARE_BPS` and :data:`OPTION_CO_BANK_ROUNDING`;
-- the dealer's own wager against a player banker (:func:`dealer_wager_net`; seed 001 clause
-  (10), 6a.14: the house pays no commission on the dealer's win);
+- the dealer's own wager against a player banker (:func:`dealer_wager_net`; pai gow poker
+  procedure (10), 6a.14: the house pays no commission on the dealer's win);
 - the player banker's account of a round and what the house keeps (:func:`banker_account`,
   :class:`BankerResult`; 6a.14, 1.2: commission on the banker's net win).
 
@@ -44,9 +44,9 @@ DEALER = "dealer"
 """The ``banker`` value of a dealer-banked round (the default)."""
 
 OPTION_CO_BANK_SHARE_BPS = "co_bank_share_bps"
-"""Ruleset option: the co-banking player's share of the bank, in basis points (seed 001
-clause (11): "on a 50/50 basis and no other percentage will be permitted"; 58 Pa. Code
-621a.1, REFERENCE.md 1.2: "the bank and the dealer each cover 50%": 5000)."""
+"""Ruleset option: the co-banking player's share of the bank, in basis points (pai gow poker
+procedure (11): "on a 50/50 basis and no other percentage will be permitted"; 58 Pa. Code § 621a.1,
+docs/rules.md 1.2: "the bank and the dealer each cover 50%": 5000)."""
 
 OPTION_CO_BANK_ROUNDING = "co_bank_rounding"
 """Ruleset option: how the co-banking player's share of an odd gross is rounded, a
@@ -63,7 +63,7 @@ class ShareRounding(StrEnum):
     """How the co-banking player's share of the banker's gross is rounded to the cent."""
 
     TOWARD_ZERO = "toward_zero"
-    """REFERENCE.md 6a.14: half the gross rounded toward zero (an odd cent goes to the house
+    """docs/rules.md 6a.14: half the gross rounded toward zero (an odd cent goes to the house
     whether the bank won or lost)."""
     AWAY_FROM_ZERO = "away_from_zero"
     """The odd cent goes to the co-banking player, won or lost."""
@@ -72,8 +72,8 @@ class ShareRounding(StrEnum):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PlayerBanker:
     """The seat that banks a round instead of the dealer, and whether the house co-banks
-    with it 50/50 (REFERENCE.md 1.2, 6a.14; seed 001 clauses (3), (5), (10), (11); 58 Pa.
-    Code 621a.1 "Co-banking")."""
+    with it 50/50 (docs/rules.md 1.2, 6a.14; pai gow poker procedure (3), (5), (10), (11);
+    58 Pa. Code § 621a.1 "Co-banking")."""
 
     seat: int
     co_bank: bool = False
@@ -105,9 +105,9 @@ def read_banker(value: object) -> PlayerBanker | None:
 
 
 def co_bank_share(gross: int, ruleset: Ruleset) -> int:
-    """The co-banking player's share of the banker's ``gross`` (seed 001 clause (11), 58 Pa.
-    Code 621a.1: each covers 50%; REFERENCE.md 6a.14: half, rounded toward zero), from the
-    ruleset's :data:`OPTION_CO_BANK_SHARE_BPS` and :data:`OPTION_CO_BANK_ROUNDING`;
+    """The co-banking player's share of the banker's ``gross`` (pai gow poker procedure (11),
+    58 Pa. Code § 621a.1: each covers 50%; docs/rules.md 6a.14: half, rounded toward zero),
+    from the ruleset's :data:`OPTION_CO_BANK_SHARE_BPS` and :data:`OPTION_CO_BANK_ROUNDING`;
     ``gross`` less the share is the house's."""
     bps = ruleset.option(OPTION_CO_BANK_SHARE_BPS)
     if type(bps) is not int or not 0 <= bps <= _BPS_WHOLE:
@@ -128,27 +128,27 @@ def co_bank_share(gross: int, ruleset: Ruleset) -> int:
 
 
 def dealer_wager_net(outcome: str, amount_cents: int) -> int:
-    """The dealer's result on its own wager against a player banker (seed 001 clause (10);
-    seed 002 clause (12); REFERENCE.md 6a.14): ``outcome`` is ``"win"``, ``"loss"`` or
-    ``"push"`` (each game's ``Outcome``) from the game's comparison of the dealer's hands with
-    the banker's, copies to the banker. A win is paid 1:1 with no commission (the house pays
-    none on the dealer's win), a loss loses the amount, a push returns it."""
+    """The dealer's result on its own wager against a player banker (pai gow poker procedure (10);
+    pai gow poker settlement (12); docs/rules.md 6a.14): ``outcome`` is ``"win"``, ``"loss"`` or
+    ``"push"`` (each game's ``Outcome``) from the game's comparison of the dealer's hands with the
+    banker's, copies to the banker. A win is paid 1:1 with no commission (the house pays none on the
+    dealer's win), a loss loses the amount, a push returns it."""
     return {"win": amount_cents, "loss": -amount_cents, "push": 0}[outcome]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BankerResult:
-    """A player banker's account of a round (REFERENCE.md 6a.14, 1.2; seed 002 clauses (13),
-    (14)), every amount in cents:
+    """A player banker's account of a round (docs/rules.md 6a.14, 1.2; pai gow poker
+    settlement (13), (14)), every amount in cents:
 
     - ``gross``: minus the sum of the players' main-wager results before commission (a win
       +amount, a loss -amount, a push 0), minus the dealer's result;
     - ``share``: the banker seat's part of ``gross``: all of it, or when the house co-banks
-      the ruleset's share (50/50, seed 001 clause (11)) rounded by the ruleset (toward zero);
-      ``gross - share`` is the house's co-bank share;
+      the ruleset's share (50/50, pai gow poker procedure (11)) rounded by the ruleset (toward
+      zero); ``gross - share`` is the house's co-bank share;
     - ``commission``: the game's commission on a positive ``share`` (the "net win", 1.2; "the
-      remainder ... paid to the player banker and the 5% commission is collected", seed 002
-      clause (14)), none on a loss;
+      remainder ... paid to the player banker and the 5% commission is collected", pai gow
+      poker settlement (14)), none on a loss;
     - ``net``: ``share - commission``, the banker seat's change of money on the main wagers;
     - ``dealer_net``: the dealer's own result against the banker (reported as ``dealer.net``
       too);
@@ -184,7 +184,7 @@ class BankerResult:
         if self.commission < 0 or (self.share <= 0 and self.commission):
             raise MoneyError(
                 f"banker commission {self.commission} on a share of {self.share}: commission is "
-                f"taken only on a net win (REFERENCE.md 6a.14)"
+                f"taken only on a net win (docs/rules.md 6a.14)"
             )
         if self.net != self.share - self.commission:
             raise MoneyError(
@@ -207,8 +207,8 @@ def banker_account(
     commission: Callable[[int], int],
     side_net: int = 0,
 ) -> BankerResult:
-    """The player banker's account of a round (REFERENCE.md 6a.14; seed 002 clauses (13),
-    (14)): ``players`` are the other seats' main-wager settlements (each winner has paid its
+    """The player banker's account of a round (docs/rules.md 6a.14; pai gow poker settlement
+    (13), (14)): ``players`` are the other seats' main-wager settlements (each winner has paid its
     own commission; the banker seat's own main wager is not among them), ``dealer_net`` the
     dealer's result on its own wager (:func:`dealer_wager_net`, 0 when it made none).
 

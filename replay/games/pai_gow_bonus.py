@@ -1,5 +1,5 @@
 """Fortune, Progressive and Envy: the seven-card bonus wagers of the pai gow poker games
-(seed 58 Pa. Code § 688a.1, § 688a.7(h)(2)-(3); REFERENCE.md 2.4, 6 "Face Up", 6a.6,
+(58 Pa. Code § 688a.1, § 688a.7(h)(2)-(3); docs/rules.md 2.4, 6 "Face Up", 6a.6,
 6a.10-6a.13, 6a.18).
 
 What this module decides, each with the rule it implements:
@@ -82,10 +82,10 @@ def _by_class(ruleset: Ruleset, name: str, *, odds_only: bool = False,
     for line, payout in table.items():
         if odds_only and payout.odds is None:
             raise RulesetError(f"ruleset {ruleset.id}: paytable {name} {line} must pay odds "
-                               f"(REFERENCE.md 6a.12), got {payout!r}")
+                               f"(docs/rules.md 6a.12), got {payout!r}")
         if no_odds and payout.odds is not None:
             raise RulesetError(f"ruleset {ruleset.id}: paytable {name} {line} must be a fixed "
-                               f"sum or a share of the meter (REFERENCE.md 6a.12), got {payout!r}")
+                               f"sum or a share of the meter (docs/rules.md 6a.12), got {payout!r}")
     return tuple(None if c is None else table.get(c.value) for c in CLASS_BY_CODE)
 
 
@@ -189,7 +189,7 @@ def settle_bonus_codes(
             raise missing_paytable(ruleset, PROGRESSIVE)
         if meter_cents is None:
             raise RoundError("a progressive_meter (cents) is needed to settle Progressive "
-                             "Payout Wagers (REFERENCE.md 6a.13)")
+                             "Payout Wagers (docs/rules.md 6a.13)")
         sharing: dict[int, int] = {}
         for k in range(n):
             if progressive[k]:
@@ -232,7 +232,7 @@ def settle_bonus_codes(
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BonusHand:
     """A seat's seven dealt cards and its Fortune and Progressive wagers in cents (0: none).
-    How the seat set its hand does not matter (seed § 688a.7(h); REFERENCE.md 6a.6)."""
+    How the seat set its hand does not matter (58 Pa. Code § 688a.7(h); docs/rules.md 6a.6)."""
 
     seat: int
     cards: tuple[Card, ...]
@@ -272,8 +272,8 @@ def _settlement(settled: Settled | None) -> Settlement | None:
 def settle_bonus_wagers(
     hands: Sequence[BonusHand], *, ruleset: Ruleset, meter_cents: int | None = None
 ) -> tuple[BonusResult, ...]:
-    """Settle the Fortune and Progressive wagers and pay the Envy Bonuses of one round's
-    seats (seed § 688a.7(h)(2)-(3), § 688a.1; REFERENCE.md 6a.10-6a.13), in the order of
+    """Settle the Fortune and Progressive wagers and pay the Envy Bonuses of one round's seats
+    (58 Pa. Code § 688a.7(h)(2)-(3), § 688a.1; docs/rules.md 6a.10-6a.13), in the order of
     ``hands``. Pure; the dealer's hand is never passed (it earns no Envy).
 
     - Fortune (ruleset paytable :data:`FORTUNE`): a winning wager is paid wager x odds on

@@ -1,14 +1,14 @@
 """Set pai gow poker hands: the ways to set seven cards, the foul, a set hand against the
-banker's, and the main wager's settlement (REFERENCE.md 1.1, 1.2, 6, 6a.1, 6a.5; seed
-688a.7(f); seed excerpt 002).
+banker's, and the main wager's settlement (docs/rules.md 1.1, 1.2, 6, 6a.1, 6a.5;
+58 Pa. Code § 688a.7(f); pai gow poker settlement).
 
 What this module decides, each with the rule it implements:
 
-- the 21 ways to set seven cards (:func:`splits`; glossary "set");
+- the 21 ways to set seven cards (:func:`splits`; docs/rules.md, Words ("set"));
 - whether a set hand is a foul (:func:`is_foul`; 6a.5), and whether it was set 5+2 at all
-  (:func:`set_correctly`; seed § 688a.7(f)(1)(iv));
-- the outcome of a seat's hands against the banker's (:func:`compare`; seed 688a.7(f),
-  seed excerpt 002 clauses (1)-(9), REFERENCE.md 1.1: copies go to the banker);
+  (:func:`set_correctly`; 58 Pa. Code § 688a.7(f)(1)(iv));
+- the outcome of a seat's hands against the banker's (:func:`compare`; 58 Pa. Code § 688a.7(f),
+  pai gow poker settlement (1)-(9), docs/rules.md 1.1: copies go to the banker);
 - the settlement of the main wager (:func:`settle_main`; 1.2, 6a.1: 1:1 less commission,
   commission read from the ruleset).
 
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from replay.rulesets import Ruleset
 
 HAND_SIZE = 7
-"""Cards dealt to each seat and to the dealer (seed 001 clause (1))."""
+"""Cards dealt to each seat and to the dealer (pai gow poker procedure (1))."""
 
 
 def _as_high(hand: HighRank | Sequence[Card], wheel: Wheel) -> HighRank:
@@ -54,8 +54,9 @@ def _as_low(hand: LowRank | Sequence[Card]) -> LowRank:
 
 
 def is_foul(high: HighRank | Sequence[Card], low: LowRank | Sequence[Card]) -> bool:
-    """True when the high hand ranks below the low hand (REFERENCE.md 6a.5, glossary "foul";
-    seed 688a.7(f)(1)(iii): the high hand must rank "equal to or higher than" the low hand).
+    """True when the high hand ranks below the low hand (docs/rules.md 6a.5 and Words ("foul");
+    58 Pa. Code § 688a.7(f)(1)(iii): the high hand must rank "equal to or higher than" the low
+    hand).
 
     Cards or ranks may be given. The joker counts as an ace in the high hand unless it
     completes a straight or flush there (which :func:`rank_high` decides); the wheel option
@@ -69,9 +70,9 @@ def is_foul(high: HighRank | Sequence[Card], low: LowRank | Sequence[Card]) -> b
 
 
 def set_correctly(high: Sequence[Card], low: Sequence[Card]) -> bool:
-    """Whether a hand set from the cards it was dealt was set 5+2 (seed 001 clause (1): "a
+    """Whether a hand set from the cards it was dealt was set 5+2 (pai gow poker procedure (1): "a
     2-card hand and a 5 card hand"). A hand set otherwise (six high and one low, say, or 4+3)
-    was "not otherwise set correctly" (seed § 688a.7(f)(1)(iv)): a player's main wager
+    was "not otherwise set correctly" (58 Pa. Code § 688a.7(f)(1)(iv)): a player's main wager
     loses, its optional wagers are still settled on its seven cards (§ 688a.7(h)), and the
     result reports it as a foul. That the cards are the ones dealt is the reader's check."""
     return len(high) == HIGH_SIZE and len(low) == LOW_SIZE
@@ -100,7 +101,7 @@ def _seven(cards: Sequence[Card]) -> tuple[Card, ...]:
 
 def splits(cards7: Sequence[Card]) -> Iterator[tuple[tuple[Card, ...], tuple[Card, ...]]]:
     """Every way to set seven cards: 21 (high, low) pairs, C(7, 2) choices of the low hand
-    (glossary "set"), fouls included. Each hand keeps the order of ``cards7``."""
+    (docs/rules.md, Words ("set")), fouls included. Each hand keeps the order of ``cards7``."""
     hand = _seven(cards7)
     for a, b in combinations(range(HAND_SIZE), 2):
         yield (
@@ -124,12 +125,12 @@ def compare(
 ) -> Outcome:
     """A set hand against the banker's (hands as cards or as ranks), fouls aside.
 
-    Seed 688a.7(f): (3) win when both the player's hands are higher; (1)(i) lose when both
-    are lower; (1)(ii) lose when one is identical in rank (a copy) and the other identical or
-    lower; (2)(i)/(ii) tie (push) when one is higher and the other identical or lower. Seed
-    excerpt 002 says the same: (1)-(2) win both, (5) identical hands are ties and the banker
-    wins them, (6) lose both, (9) win one = push; REFERENCE.md 1.1. So a hand wins only when
-    it is strictly higher.
+    58 Pa. Code § 688a.7(f): (3) win when both the player's hands are higher; (1)(i) lose when both
+    are lower; (1)(ii) lose when one is identical in rank (a copy) and the other identical or lower;
+    (2)(i)/(ii) tie (push) when one is higher and the other identical or lower. Pai gow poker
+    settlement says the same: (1)-(2) win both, (5) identical hands are ties and the banker wins
+    them, (6) lose both, (9) win one = push; docs/rules.md 1.1. So a hand wins only when it is
+    strictly higher.
     """
     high_won = _as_high(player_high, wheel) > _as_high(banker_high, wheel)
     low_won = _as_low(player_low) > _as_low(banker_low)
@@ -167,7 +168,7 @@ class Settlement:
             raise MoneyError(f"a win cannot have a negative net, got {net}")
         if self.outcome is not Outcome.WIN and commission:
             raise MoneyError(
-                f"no commission on a {self.outcome} (REFERENCE.md 1.2), got {commission}"
+                f"no commission on a {self.outcome} (docs/rules.md 1.2), got {commission}"
             )
         if self.outcome is Outcome.LOSS and net > 0:
             raise MoneyError(f"a loss cannot have a positive net, got {net}")
@@ -176,7 +177,7 @@ class Settlement:
 
 
 def settle_main(*, amount_cents: int, outcome: Outcome, ruleset: Ruleset) -> Settlement:
-    """The main wager's settlement (REFERENCE.md 1.2, 6, 6a.1; seed excerpt 002 clauses (15),
+    """The main wager's settlement (docs/rules.md 1.2, 6, 6a.1; pai gow poker settlement (15),
     (16)): a win pays 1:1 less the ruleset's commission on the win (2500 -> net 2375,
     commission 125); a loss loses the amount; a push returns it (net 0). No commission on
     pushes or losses."""

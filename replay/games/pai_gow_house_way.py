@@ -1,6 +1,6 @@
 """The pai gow poker house way: how the dealer (and a player who asks) sets seven cards
-(REFERENCE.md 1.3 and 7.5: the example house way of 1.3, completed where it is silent; seed
-001 clause (4): the dealer's hand is "properly set by the dealer").
+(docs/rules.md 1.3 and 7.5: the example house way of 1.3, completed where it is silent; pai
+gow poker procedure (4): the dealer's hand is "properly set by the dealer").
 
 What this module decides:
 
@@ -277,7 +277,7 @@ def _straight_pair_in_front(s: _Seven) -> _Low:
 
 
 def _pair_rule(s: _Seven) -> tuple[str, tuple[Card, ...]] | None:
-    """The three-pair and two-pair rules of REFERENCE.md 1.3: (rule name, low hand)."""
+    """The three-pair and two-pair rules of docs/rules.md 1.3: (rule name, low hand)."""
     pairs = s.sized(2)
     singles = s.singles
     if len(pairs) >= 3:
@@ -341,8 +341,8 @@ def _no_pair(s: _Seven) -> _Low:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HouseWayRule:
     """One rule of a house way: ``low`` gives the 2-card hand when the rule applies, else
-    None; the 5-card hand is the rest. ``clause`` cites REFERENCE.md 1.3 or names the
-    completion (C1-C7, see :data:`HOUSE_WAY_REFERENCE_1_3`) that fills a silence."""
+    None; the 5-card hand is the rest. ``clause`` cites docs/rules.md 1.3 or names the
+    completion (C1-C8, see :data:`HOUSE_WAY_REFERENCE_1_3`) that fills a silence."""
 
     name: str
     clause: str
@@ -374,7 +374,7 @@ def _rule(name: str, clause: str, text: str, low: Callable[[_Seven], _Low]) -> H
 
 HOUSE_WAY_REFERENCE_1_3 = HouseWay(
     name="reference-1.3",
-    title="The example house way of REFERENCE.md 1.3, completed where it is silent",
+    title="The example house way of docs/rules.md 1.3, completed where it is silent",
     rules=(
         _rule("five_aces", "C1",
               "Five aces: split; a pair of aces in the 2-card hand, the other three aces "
@@ -451,7 +451,7 @@ HOUSE_WAY_REFERENCE_1_3 = HouseWay(
               _no_pair),
     ),
 )
-"""The one shipped house way (REFERENCE.md 7.5: the example of 1.3, completed where it is
+"""The one shipped house way (docs/rules.md 7.5: the example of 1.3, completed where it is
 silent). Rules are tried in order; the first that applies sets the hand. Completions:
 
 - C1 five aces (silent in 1.3): always split, a pair of aces in front. The 5-card hand keeps
@@ -505,7 +505,7 @@ def house_way_setting(
 def house_way(
     cards7: Sequence[Card], *, wheel: Wheel = Wheel.SECOND_HIGHEST
 ) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
-    """The (high, low) hands the shipped house way sets seven cards into (REFERENCE.md 1.3,
+    """The (high, low) hands the shipped house way sets seven cards into (docs/rules.md 1.3,
     completed: see :data:`HOUSE_WAY_REFERENCE_1_3`). Never a foul; the same for any order of
     the same cards."""
     setting = house_way_setting(cards7, wheel=wheel)
@@ -521,14 +521,13 @@ def follows_house_way(
     way: HouseWay = HOUSE_WAY_REFERENCE_1_3,
     preferred: HouseWaySetting | None = None,
 ) -> bool:
-    """Whether a hand set from ``cards7`` into ``high`` (5 cards) and ``low`` (2) conforms
-    to the house way (seed 001 clause (4): the dealer's hand is "properly set"): it is a
-    setting the written way allows. Each rule of the shipped way sets one hand and leaves
-    no choice but between interchangeable cards (equal ranks, different suits: completion
-    C7), so a setting conforms when it puts the same cards in each hand as
-    :func:`house_way_setting` (``preferred``, when the caller has it already), or hands of
-    the same ranks (the other suit, or the joker for an ace where it completes nothing).
-    Any other setting does not conform, however close."""
+    """Whether a hand set from ``cards7`` into ``high`` (5 cards) and ``low`` (2) conforms to the
+    house way (pai gow poker procedure (4): the dealer's hand is "properly set"): it is a setting
+    the written way allows. Each rule of the shipped way sets one hand and leaves no choice but
+    between interchangeable cards (equal ranks, different suits: completion C7), so a setting
+    conforms when it puts the same cards in each hand as :func:`house_way_setting` (``preferred``,
+    when the caller has it already), or hands of the same ranks (the other suit, or the joker for an
+    ace where it completes nothing). Any other setting does not conform, however close."""
     setting = preferred or house_way_setting(cards7, wheel=wheel, way=way)
     if {c.index for c in setting.high} == {c.index for c in high}:
         return True

@@ -1,16 +1,16 @@
 """Classic pai gow poker: the judgement of dealer- or player-banked rounds, the main wager
-and the Fortune and Progressive wagers (REFERENCE.md 1, 6, 6a).
+and the Fortune and Progressive wagers (docs/rules.md 1, 6, 6a).
 
 What this module decides, each with the rule it implements:
 
 - the judgement of a whole dealer-banked round from the log (:func:`adjudicate`; 6a.6,
-  6a.7, STYLE.md 7);
+  6a.7);
 - the judgement of a round document (issue 3), dealer-banked or player-banked, with the
   dealer's wager against a player banker and co-banking 50/50 with the house
   (:func:`judge_document` = :func:`read_document` + :func:`judge_round`; 1.2, 6a.1, 6a.7,
-  6a.14, 6a.18; seed 001 clauses (2), (4), (10), (11); seed 002 clauses (1)-(16)). Who
-  banks, the co-bank share, the dealer's wager and the player banker's account
-  (:class:`BankerResult`) follow the rules pai gow tiles shares, in
+  6a.14, 6a.18; pai gow poker procedure (2), (4), (10), (11); pai gow poker settlement
+  (1)-(16)). Who banks, the co-bank share, the dealer's wager and the player banker's
+  account (:class:`BankerResult`) follow the rules pai gow tiles shares, in
   :mod:`replay.games.pai_gow_banking`, with this game's commission;
 - in a round document, the Fortune and Progressive wagers and the Envy Bonus, settled as in
   Face Up by :func:`replay.games.pai_gow_bonus.settle_bonus_wagers` (6a.6, 6a.10-6a.13,
@@ -19,7 +19,7 @@ What this module decides, each with the rule it implements:
 The rules it applies have their own modules, whose public names are re-exported here: the
 ranks of 5- and 2-card hands (:mod:`replay.games.poker_ranks`; 1.1, 6a.3, 6a.4), the foul,
 the comparison with the banker and the main wager's settlement
-(:mod:`replay.games.pai_gow_hands`; 6a.5, seed 688a.7(f), 1.2, 6a.1), the house way
+(:mod:`replay.games.pai_gow_hands`; 6a.5, 58 Pa. Code § 688a.7(f), 1.2, 6a.1), the house way
 (:mod:`replay.games.pai_gow_house_way`; 1.3 completed), the problems of a round's record
 and its reading from a document (:mod:`replay.games.pai_gow_poker_round`).
 
@@ -103,8 +103,8 @@ if TYPE_CHECKING:
 
 
 class Evaluation(StrEnum):
-    """Whether a round could be judged (STYLE.md 7): one that cannot is NOT_EVALUATED, with
-    its reasons, and never counts as a pass."""
+    """Whether a round could be judged (docs/design.md principle 8): one that cannot is
+    NOT_EVALUATED, with its reasons, and never counts as a pass."""
 
     EVALUATED = "evaluated"
     NOT_EVALUATED = "not_evaluated"
@@ -128,9 +128,9 @@ class DealerResult:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SeatResult:
     """A seat's judgement: ``foul`` (None when its hand was not set and it had no main
-    wager; True too when it was not set 5+2, ``misset``: seed § 688a.7(f)(1)(iv)) and the
+    wager; True too when it was not set 5+2, ``misset``: 58 Pa. Code § 688a.7(f)(1)(iv)) and the
     main wager's :class:`Settlement` (None when there was no main wager or it was zero:
-    REFERENCE.md 6a.18); in a round document, also its Fortune and Progressive wagers'
+    docs/rules.md 6a.18); in a round document, also its Fortune and Progressive wagers'
     settlements (None when not wagered) and the Envy Bonus it receives in cents (6a.11,
     6a.18). The ranks are None when the hand was not set 5+2."""
 
@@ -186,7 +186,7 @@ def _dealer_result(round: PaiGowRound, wheel: Wheel, way: HouseWay | None) -> De
 
 def _misset(seat: int, amount: int, ruleset: Ruleset) -> SeatResult:
     """A seat whose hand was set other than 5+2 with the cards it was dealt: "not otherwise
-    set correctly" (seed § 688a.7(f)(1)(iv)), so its main wager loses; it is reported as a
+    set correctly" (58 Pa. Code § 688a.7(f)(1)(iv)), so its main wager loses; it is reported as a
     foul (the result's one word for a hand set against the rules)."""
     main = None
     if amount > 0:
@@ -197,21 +197,20 @@ def _misset(seat: int, amount: int, ruleset: Ruleset) -> SeatResult:
 def adjudicate(round: PaiGowRound, ruleset: Ruleset) -> RoundResult:
     """Judge a dealer-banked round's main wagers under ``ruleset``.
 
-    Problems that make a round impossible to judge are all reported at once and the round
-    is NOT_EVALUATED, with no seat results (STYLE.md 7): a game or ruleset for another game,
-    an unknown house way, a holding of other than 7 dealt cards, a set hand holding cards
-    not dealt, a dealer hand (or a hand with a main wager) not set, a dealer hand set other
-    than 5+2 (it cannot be compared), a seat number used twice, a card dealt twice in the
-    round.
+    Problems that make a round impossible to judge are all reported at once and the round is
+    NOT_EVALUATED, with no seat results: a game or ruleset for another game, an unknown house way, a
+    holding of other than 7 dealt cards, a set hand holding cards not dealt, a dealer hand (or a
+    hand with a main wager) not set, a dealer hand set other than 5+2 (it cannot be compared), a
+    seat number used twice, a card dealt twice in the round.
 
-    Otherwise: a fouled player hand loses the main wager (seed 688a.7(f)(1)(iii), 6a.6), and
-    so does a player hand set other than 5+2 (six high and one low, say), which was "not
-    otherwise set correctly" ((f)(1)(iv)) and is reported as a foul; a fouled dealer hand
-    is reported and compared as it was set (6a.7); every other hand is compared with
-    :func:`compare` and settled with :func:`settle_main`. The dealer result
-    says whether the dealer's set hand follows the house way named by the ruleset: the same
-    cards in each hand, or hands of the same ranks (the house way's choice between cards of
-    equal rank is arbitrary, so a dealer who chose the other suit still followed it).
+    Otherwise: a fouled player hand loses the main wager (58 Pa. Code § 688a.7(f)(1)(iii), 6a.6),
+    and so does a player hand set other than 5+2 (six high and one low, say), which was "not
+    otherwise set correctly" ((f)(1)(iv)) and is reported as a foul; a fouled dealer hand is
+    reported and compared as it was set (6a.7); every other hand is compared with :func:`compare`
+    and settled with :func:`settle_main`. The dealer result says whether the dealer's set hand
+    follows the house way named by the ruleset: the same cards in each hand, or hands of the same
+    ranks (the house way's choice between cards of equal rank is arbitrary, so a dealer who chose
+    the other suit still followed it).
     """
     notation = render_round(round)
     wheel = ruleset.wheel
@@ -298,9 +297,9 @@ class ClassicJudgement:
 
 def _side_wagers(classic: ClassicRound, ruleset: Ruleset) -> dict[int, BonusResult]:
     """Each seat's Fortune and Progressive wagers and Envy Bonus, by seat number, settled as
-    in Face Up (REFERENCE.md 6a.18) by
+    in Face Up (docs/rules.md 6a.18) by
     :func:`replay.games.pai_gow_bonus.settle_bonus_wagers` on the seven dealt cards,
-    however they were set and fouls included (6a.6; seed § 688a.7(h)): Fortune wager x odds
+    however they were set and fouls included (6a.6; 58 Pa. Code § 688a.7(h)): Fortune wager x odds
     on the seven-card class (6a.10, 6a.12), Progressive the posted award (6a.12, 6a.13:
     percentage awards from the round's meter, shared), Envy to every seat with a Qualifying
     Wager for each other seat's four of a kind or better (6a.11). Every seat at the table is
@@ -328,23 +327,23 @@ def judge_round(classic: ClassicRound, ruleset: Ruleset) -> ClassicJudgement:
     """Judge a classic round read by :func:`read_document` under ``ruleset``.
 
     The banker's hands are the dealer's (dealer-banked) or the banker seat's (player-banked,
-    REFERENCE.md 6a.14). Each other seat's main wager: a fouled hand loses (seed 001 clause
-    (2); 688a.7(f)(1)(iii); 6a.6), and so does a hand set other than 5+2, "not otherwise set
-    correctly" ((f)(1)(iv)), reported as a foul, its side wagers settled all the same
-    (§ 688a.7(h)); otherwise :func:`compare` against the banker's hands
-    (seed 002 clauses (1), (2), (5), (6), (9): win both to win, copies to the banker, one
-    of two is a push) and :func:`settle_main` (clauses (15), (16): 1:1 less the ruleset's
-    commission, none on a push or loss), each winning player paying their own commission.
-    A fouled dealer or banker hand is reported and compared as set (6a.7).
+    docs/rules.md 6a.14). Each other seat's main wager: a fouled hand loses (pai gow poker
+    procedure (2); 58 Pa. Code § 688a.7(f)(1)(iii); 6a.6), and so does a hand set other than 5+2,
+    "not otherwise set correctly" ((f)(1)(iv)), reported as a foul, its side wagers settled all the
+    same (§ 688a.7(h)); otherwise :func:`compare` against the banker's hands (pai gow poker
+    settlement (1), (2), (5), (6), (9): win both to win, copies to the banker, one of two is a push)
+    and :func:`settle_main` (settlement (15), (16): 1:1 less the ruleset's commission, none on a
+    push or loss), each winning player paying their own commission. A fouled dealer or banker hand
+    is reported and compared as set (6a.7).
 
-    Against a player banker the dealer plays its own wager (seed 001 clause (10); seed 002
-    clause (12)) with the same comparison, copies to the banker, and the house pays no
+    Against a player banker the dealer plays its own wager (pai gow poker procedure (10); pai gow
+    poker settlement (12)) with the same comparison, copies to the banker, and the house pays no
     commission on the dealer's win (:func:`~replay.games.pai_gow_banking.dealer_wager_net`).
     The banker's account is :func:`~replay.games.pai_gow_banking.banker_account` with the
     ruleset's commission on a net win (6a.1) and the seats' side wagers and Envy as the
     house's (``side_net``). The banker seat's own main wager is ignored (6a.14). The
-    dealer's hand is checked against the ruleset's house way in every round (seed 001 clause
-    (4)).
+    dealer's hand is checked against the ruleset's house way in every round (pai gow poker
+    procedure (4)).
 
     Fortune and Progressive wagers and the Envy Bonus are settled as in Face Up (6a.18; see
     :func:`_side_wagers`), between each seat and the house whoever banks: in a player-banked
@@ -436,7 +435,7 @@ RULES = GameRules(
     name=GAME,
     title="Pai gow poker (classic: dealer or player banker, co-banking, 5% commission)",
     deck=DECK_53,
-    citation="REFERENCE.md 1, 6, 6a",
+    citation="docs/rules.md 1, 6, 6a",
     judge_document=judge_document,
     option_names=BANKING_OPTION_NAMES | {OPTION_QUALIFYING_WAGER_CENTS},
     paytable_names=frozenset({FORTUNE, PROGRESSIVE, ENVY}),

@@ -1,10 +1,10 @@
 """A classic pai gow poker round as values: what its record gets wrong, and its reading
-from a round document (issue 3 "Round document"; README "Round documents"; REFERENCE.md 1.1,
-6a.13, 6a.14, 6a.18; seed 001 clauses (1), (4), (10), (11)).
+from a round document (issue 3 "Round document"; README "Round documents"; docs/rules.md 1.1,
+6a.13, 6a.14, 6a.18; pai gow poker procedure (1), (4), (10), (11)).
 
 What this module decides:
 
-- the problems of a round's cards, all at once (:func:`deal_problems`; STYLE.md 7): what
+- the problems of a round's cards, all at once (:func:`deal_problems`): what
   makes the record inconsistent, so that the round cannot be judged;
 - a round document as a :class:`ClassicRound` (:func:`read_document`): the cards and wagers,
   who banks, the dealer's own wager against a player banker, the progressive meter.
@@ -76,7 +76,7 @@ def holding_problems(
     card twice).
 
     A set hand of other than 5+2 cards, all of them dealt, is a fact of play and no problem:
-    the hand was "not otherwise set correctly" (seed § 688a.7(f)(1)(iv)) and its main wager
+    the hand was "not otherwise set correctly" (58 Pa. Code § 688a.7(f)(1)(iv)) and its main wager
     loses (:func:`~replay.games.pai_gow_hands.set_correctly`). It is a problem only for a
     hand every seat is ``compared`` with (the dealer's, a player banker's), which cannot be
     compared, and beside another problem of the same holding, where it describes the record.
@@ -112,8 +112,8 @@ def deal_problems(
     must_be_set: Callable[[SeatHolding], bool],
     compared: Callable[[SeatHolding], bool] = lambda seat: False,
 ) -> list[str]:
-    """Every problem with the cards of a round, all at once (STYLE.md 7): a holding of other
-    than 7 dealt cards, a set hand holding a card not dealt (glossary "set"), the dealer's
+    """Every problem with the cards of a round, all at once: a holding of other than 7 dealt
+    cards, a set hand holding a card not dealt (docs/rules.md, Words ("set")), the dealer's
     hand (or a seat's for which ``must_be_set``) not set, the dealer's hand (or a seat's for
     which ``compared``: a player banker's) set other than 5+2, a seat number used twice, a
     card dealt twice in the round (one 53-card deck, 1.1). A player's hand set other than
@@ -148,7 +148,7 @@ def deal_problems(
 class ClassicRound:
     """A classic round document as values: the cards and wagers (``round``, whose seats keep
     the document's order), who banks (``banker``; None for the dealer), the dealer's own
-    wager against a player banker (``dealer_wager_cents``; seed 001 clause (10)) and the
+    wager against a player banker (``dealer_wager_cents``; pai gow poker procedure (10)) and the
     progressive meter in cents (``progressive_meter_cents``; None when the document gives
     none, which it must when a seat makes a Progressive wager: 6a.13)."""
 
@@ -168,7 +168,7 @@ class ClassicRound:
         if self.banker is None and wager:
             raise DocumentError(
                 f"dealer wager {wager}: the dealer wagers only against a player banker "
-                f"(seed 001 clause (10)); this round is dealer-banked"
+                f"(pai gow poker procedure (10)); this round is dealer-banked"
             )
         meter = self.progressive_meter_cents
         if meter is not None and (type(meter) is not int or meter < 0):
@@ -180,7 +180,7 @@ class ClassicRound:
             raise DocumentError(
                 f"{PROGRESSIVE_METER} (cents) is required when a progressive wager is present "
                 f"(seat {progressive[0].seat} wagers.{PROGRESSIVE} "
-                f"{progressive[0].wagers[PROGRESSIVE]}; REFERENCE.md 6a.13)"
+                f"{progressive[0].wagers[PROGRESSIVE]}; docs/rules.md 6a.13)"
             )
 
 
@@ -208,7 +208,7 @@ def _seat(value: object, index: int) -> SeatHolding:
     if ACE_HIGH in amounts:
         raise DocumentError(
             f"{who} wagers.{ACE_HIGH} {amounts[ACE_HIGH]}: the Ace High wager exists only in "
-            f"Face Up pai gow poker (REFERENCE.md 6a.18)"
+            f"Face Up pai gow poker (docs/rules.md 6a.18)"
         )
     high, low = _set_hand(seat_doc, who)
     return SeatHolding(seat=number, cards=read_cards(read_field(seat_doc, "cards", who),
@@ -223,7 +223,7 @@ def read_document(doc: Mapping[str, Any]) -> ClassicRound:
     missing or unknown key, a value of the wrong type), an unknown card, a banker that is
     neither ``"dealer"`` nor a seat object, a seat action other than ``play``, a wager not of
     this game (Ace High: 6a.18), a Progressive wager without a ``progressive_meter`` (6a.13),
-    and then, all at once (STYLE.md 7): a holding of other than 7 cards, a set hand with
+    and then, all at once: a holding of other than 7 cards, a set hand with
     cards the seat was not dealt, a card dealt twice in the round, a seat number used twice,
     the dealer's or the banker seat's hand (or a hand with a main wager) not set, the
     dealer's or the banker seat's hand set other than 5+2 (every seat is compared with it),
@@ -231,7 +231,7 @@ def read_document(doc: Mapping[str, Any]) -> ClassicRound:
 
     A player's hand set other than 5+2 with the cards it was dealt (six high and one low,
     say) is a fact of play, not bad input: it is read, and the judge has its main wager lose
-    (seed § 688a.7(f)(1)(iv)).
+    (58 Pa. Code § 688a.7(f)(1)(iv)).
     """
     top, round_id = round_header(doc, GAME, _DOCUMENT_KEYS)
     meter = None

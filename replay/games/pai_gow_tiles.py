@@ -1,22 +1,23 @@
-"""Pai gow tiles: the judgement of a round (REFERENCE.md 3, 6, 6a.2, 6a.14-6a.16; seed
-excerpt 003, PR Seccion 11.2 paragraphs A-K).
+"""Pai gow tiles: the judgement of a round (docs/rules.md 3, 6, 6a.2, 6a.14-6a.16;
+PR pai gow tiles ¶ A to K).
 
 What this module decides, each with the rule it implements:
 
 - the judgement of a round document (:func:`read_document`, :func:`judge_round`,
   :func:`judge_document`; issue 3 "Round document" and "Result"), dealer-banked or
-  player-banked: a withdrawn seat loses its wager (seed 003 F), a fouled hand or hands not
-  set 2+2 lose it, the others are compared with the banker's and settled; who banks, the
+  player-banked: a withdrawn seat loses its wager (PR pai gow tiles ¶ F), a fouled hand or
+  hands not set 2+2 lose it, the others are compared with the banker's and settled; who banks, the
   co-bank share, the dealer's wager against a player banker and the banker's account
-  (:class:`BankerResult`) follow the rules classic pai gow poker shares (REFERENCE.md 6a.14
-  by analogy; 58 Pa. Code 621a.1), in :mod:`replay.games.pai_gow_banking`, with this game's
+  (:class:`BankerResult`) follow the rules classic pai gow poker shares (docs/rules.md 6a.14
+  by analogy; 58 Pa. Code § 621a.1), in :mod:`replay.games.pai_gow_banking`, with this game's
   :func:`vigorish`.
 
 The rules it applies have their own modules, whose public names are re-exported here: the
 rank of a two-tile hand and the foul (:mod:`replay.games.tile_ranks`; 3.2, 3.3, 6a.15,
 6a.16), the ways to set four tiles, the comparison with the banker and the settlement
-(:mod:`replay.games.pai_gow_tiles_hands`; seed 003 H-K, 6a.2), the dealer's house way and
-whether a setting conforms to it (:mod:`replay.games.pai_gow_tiles_house_way`; seed 003 D).
+(:mod:`replay.games.pai_gow_tiles_hands`; PR pai gow tiles ¶ H to K, 6a.2), the dealer's
+house way and whether a setting conforms to it (:mod:`replay.games.pai_gow_tiles_house_way`;
+PR pai gow tiles ¶ D).
 
 No rate, rounding, share or amount is a literal here: the vigorish, whether it may exceed
 the win, and the co-bank share come from the ``Ruleset``. Nothing here does I/O.
@@ -101,10 +102,11 @@ GAME = "pai_gow_tiles"
 # ---------------------------------------------------------------------------------------
 
 MAIN = "main"
-"""The one wager of pai gow tiles (seed 003 K)."""
+"""The one wager of pai gow tiles (PR pai gow tiles ¶ K)."""
 PLAY = "play"
 WITHDRAW = "withdraw"
-"""Seed 003 F: a player may withdraw after the dealer has set; the wager is collected."""
+"""PR pai gow tiles ¶ F: a player may withdraw after the dealer has set; the wager is
+collected."""
 
 _DOCUMENT_KEYS = frozenset(
     {"round_id", "game", "ruleset", "banker", "progressive_meter", "dealer", "seats"}
@@ -118,7 +120,8 @@ _SET_KEYS = frozenset({"tiles", "high", "low"})
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TilesHolding:
     """What a seat or the dealer held: ``tiles`` dealt (None for a withdrawn seat whose
-    tiles were collected unseen, seed 003 F.2) and the hands as set (None when not set)."""
+    tiles were collected unseen, PR pai gow tiles ¶ F.2) and the hands as set (None when not
+    set)."""
 
     who: str
     tiles: tuple[Tile, ...] | None
@@ -127,10 +130,10 @@ class TilesHolding:
 
     @property
     def set_correctly(self) -> bool:
-        """True when the hands were set 2+2 (seed 003 A: a high hand and a low hand, "una
-        mano mayor y una mano menor", of two tiles each). Hands set otherwise from the tiles
+        """True when the hands were set 2+2 (PR pai gow tiles ¶ A: a high hand and a low hand,
+        "una mano mayor y una mano menor", of two tiles each). Hands set otherwise from the tiles
         dealt (three and one, say) were not set correctly: a player's wager loses
-        (REFERENCE.md 6a.16 "a fouled tiles hand loses"; as 58 Pa. Code § 688a.7(f)(1)(iv)
+        (docs/rules.md 6a.16 "a fouled tiles hand loses"; as 58 Pa. Code § 688a.7(f)(1)(iv)
         for the pai gow poker games), and the result reports a foul."""
         return (self.high is not None and self.low is not None
                 and len(self.high) == HAND_TILES and len(self.low) == HAND_TILES)
@@ -210,7 +213,7 @@ def _seat(value: object, index: int) -> TilesSeat:
     if action not in (PLAY, WITHDRAW):
         raise DocumentError(
             f"{who} action {action!r}: a pai gow tiles seat plays ({PLAY!r}) or withdraws "
-            f"({WITHDRAW!r}, seed 003 F)"
+            f"({WITHDRAW!r}, PR pai gow tiles ¶ F)"
         )
     return TilesSeat(
         seat=number,
@@ -259,7 +262,7 @@ def read_document(doc: Mapping[str, Any]) -> TilesRound:
     DocumentError names the field and the bad value: a malformed document (not an object, a
     missing or unknown key, a value of the wrong type), an unknown tile token, other than
     four tiles dealt, a seat action other than ``play`` or ``withdraw``, a wager other than
-    ``main``; and then, all at once (STYLE.md 7): a set hand holding a tile not dealt (or
+    ``main``; and then, all at once: a set hand holding a tile not dealt (or
     more often than dealt: naming the seat and the tile), the dealer's or the banker seat's
     hands set other than 2+2 (every seat is compared with them), a tile dealt more times
     than the 32-tile set holds (two of each of 11 faces, one of 10: naming the tile and the
@@ -283,14 +286,14 @@ def read_document(doc: Mapping[str, Any]) -> TilesRound:
 
     problems: list[str] = []
     if dealer.high is None:
-        problems.append("the dealer's hand was not set (seed 003 C: the dealer sets a high "
-                        "and a low hand)")
+        problems.append("the dealer's hand was not set (PR pai gow tiles ¶ C: the dealer sets "
+                        "a high and a low hand)")
     numbers = Counter(seat.seat for seat in seats)
     problems += [f"seat {n} appears {k} times" for n, k in sorted(numbers.items()) if k > 1]
     banker_seat = banker.seat if banker is not None else None
     if banker is None and dealer_wager:
         problems.append(f"dealer wager {dealer_wager}: the dealer wagers only against a "
-                        f"player banker (REFERENCE.md 6a.14); this round is dealer-banked")
+                        f"player banker (docs/rules.md 6a.14); this round is dealer-banked")
     if banker_seat is not None and banker_seat not in numbers:
         problems.append(f"banker seat {banker_seat} is not at the table (seats "
                         f"{', '.join(str(s.seat) for s in seats) or 'none'})")
@@ -325,7 +328,7 @@ def read_document(doc: Mapping[str, Any]) -> TilesRound:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DealerResult:
-    """The dealer's hand as set: ``foul`` (reported, and compared as set: REFERENCE.md
+    """The dealer's hand as set: ``foul`` (reported, and compared as set: docs/rules.md
     6a.7), whether it follows the house way, and what the house way sets."""
 
     setting: Setting
@@ -337,8 +340,8 @@ class DealerResult:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SeatResult:
     """A seat's judgement: ``foul`` (None when its hands were not set or not shown: a
-    withdrawn seat's tiles are collected unseen, seed 003 F.2; True too when they were not
-    set 2+2, ``setting`` then None) and the main wager's
+    withdrawn seat's tiles are collected unseen, PR pai gow tiles ¶ F.2; True too when they
+    were not set 2+2, ``setting`` then None) and the main wager's
     :class:`Settlement` (None when there is none or it is zero, 6a.18, or when the seat
     banks, 6a.14)."""
 
@@ -378,12 +381,12 @@ def judge_round(round: TilesRound, ruleset: Ruleset) -> TilesJudgement:
     """Judge a round read by :func:`read_document` under ``ruleset``.
 
     The banker's hands are the dealer's, or the banker seat's in a player-banked round
-    (REFERENCE.md 6a.14 by analogy). Each other seat's main wager: a withdrawn seat loses it
-    (seed 003 F.1: the dealer collects it at once; 6a.16); a fouled hand loses (6a.16), and
-    so do hands not set 2+2 (:attr:`TilesHolding.set_correctly`), reported as a foul;
-    otherwise :func:`compare` (seed 003 H, I, J) and :func:`settle_main` (K: 1:1 less the
-    ruleset's vigorish, paid by each winner). The dealer's hand is reported as a foul or not
-    and compared as set (6a.7), and checked against the ruleset's house way (seed 003 D).
+    (docs/rules.md 6a.14 by analogy). Each other seat's main wager: a withdrawn seat loses it
+    (PR pai gow tiles ¶ F.1: the dealer collects it at once; 6a.16); a fouled hand loses (6a.16),
+    and so do hands not set 2+2 (:attr:`TilesHolding.set_correctly`), reported as a foul; otherwise
+    :func:`compare` (PR pai gow tiles ¶ H, I, J) and :func:`settle_main` (¶ K: 1:1 less the
+    ruleset's vigorish, paid by each winner). The dealer's hand is reported as a foul or not and
+    compared as set (6a.7), and checked against the ruleset's house way (PR pai gow tiles ¶ D).
 
     Against a player banker the dealer plays its own wager with the same comparison (copies
     to the banker, a zero low hand never wins) and pays no vigorish on a win
@@ -474,7 +477,7 @@ RULES = GameRules(
     name=GAME,
     title="Pai gow tiles (house way, withdrawal, vigorish rounded to 25 cents)",
     deck=TILES_32,
-    citation="REFERENCE.md 3, 6, 6a.2, 6a.14-6a.16; seed 003 (PR Seccion 11.2)",
+    citation="docs/rules.md 3, 6, 6a.2, 6a.14-6a.16; PR pai gow tiles ¶ A to K",
     judge_document=judge_document,
     option_names=BANKING_OPTION_NAMES | {OPTION_VIGORISH_AT_MOST_WIN},
     describe_hand=describe_hand,

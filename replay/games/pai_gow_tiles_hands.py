@@ -1,15 +1,15 @@
 """Set pai gow tiles hands: the three ways to set four tiles, a set hand against the
-banker's, and the main wager's settlement (seed 003 A, H, I, J, K; REFERENCE.md 3.3, 3.6, 6,
-6a.2, 6a.16).
+banker's, and the main wager's settlement (PR pai gow tiles ¶ A, H, I, J, K; docs/rules.md 3.3,
+3.6, 6, 6a.2, 6a.16).
 
 What this module decides, each with the rule it implements:
 
 - the three ways to set four tiles, each the way round that does not foul
-  (:func:`settings`; glossary "set"), and a setting as given (:func:`set_hands`);
-- a set hand against the banker's (:func:`compare`; seed 003 H, I, J: win both to win,
-  copies to the banker, a player's low hand of value zero never wins);
-- the main wager's settlement (:func:`settle_main`; seed 003 K, REFERENCE.md 6a.2: 1:1 less
-  the ruleset's :func:`vigorish`);
+  (:func:`settings`; docs/rules.md, Words ("set")), and a setting as given (:func:`set_hands`);
+- a set hand against the banker's (:func:`compare`; PR pai gow tiles ¶ H, I, J: win both to
+  win, copies to the banker, a player's low hand of value zero never wins);
+- the main wager's settlement (:func:`settle_main`; PR pai gow tiles ¶ K, docs/rules.md 6a.2:
+  1:1 less the ruleset's :func:`vigorish`);
 - every distinct four-tile hand with its multiplicity (:func:`four_tile_hands`).
 
 No rate or rounding is a literal here: the vigorish and whether it may exceed the win come
@@ -33,8 +33,8 @@ if TYPE_CHECKING:
     from replay.rulesets import Ruleset
 
 HAND_SIZE = 4
-"""Tiles dealt to each seat and to the dealer (seed 003 A: "una mano mayor y una mano menor"
-of two tiles each)."""
+"""Tiles dealt to each seat and to the dealer (PR pai gow tiles ¶ A: "una mano mayor y una
+mano menor" of two tiles each)."""
 
 
 def _as_rank(hand: HandRank | Sequence[Tile]) -> HandRank:
@@ -96,7 +96,7 @@ def _four(tiles4: Sequence[Tile]) -> tuple[Tile, ...]:
 
 
 def settings(tiles4: Sequence[Tile]) -> tuple[Setting, Setting, Setting]:
-    """The three ways to set four tiles (REFERENCE.md 3.6: "3 ways to split each"), each the
+    """The three ways to set four tiles (docs/rules.md 3.6: "each with 3 ways to set"), each the
     way round that does not foul: the higher ranking hand high (the first of the four
     tiles' hand high when they rank equally). With the tiles in :func:`canonical` order
     ``t0 t1 t2 t3``, the splits are t0 with t1, with t2, then with t3."""
@@ -127,11 +127,11 @@ def compare(
 ) -> Outcome:
     """A set hand against the banker's (hands as tiles or as ranks), fouls aside.
 
-    Seed 003: J, a win when the high hand ranks higher than the banker's high hand and the
-    low hand higher than the banker's low hand; H, a loss when the high hand is identical in
-    rank (a copy) or lower and the low hand is identical, lower, or of value zero; I, a push
-    otherwise (one hand higher, the other a copy, lower, or a low hand of value zero).
-    REFERENCE.md 3.3, 6a.16: copies go to the banker, zero against zero is a copy, a player's
+    PR pai gow tiles ¶ J, a win when the high hand ranks higher than the banker's high hand and the
+    low hand higher than the banker's low hand; ¶ H, a loss when the high hand is identical in rank
+    (a copy) or lower and the low hand is identical, lower, or of value zero; ¶ I, a push otherwise
+    (one hand higher, the other a copy, lower, or a low hand of value zero).
+    docs/rules.md 3.3, 6a.16: copies go to the banker, zero against zero is a copy, a player's
     zero low hand never wins.
     """
     p_low = _as_rank(player_low)
@@ -145,10 +145,10 @@ def compare(
 
 
 OPTION_VIGORISH_AT_MOST_WIN = "vigorish_at_most_win"
-"""Ruleset option (true/false): whether the vigorish is capped at the win. Seed 003 K allows
-rounding 5% up to 25 cents, which on a win under 25 cents would take more than was won; the
-shipped ruleset caps it at the win (a 1-cent win pays vigorish 1, net 0), which stays within
-the lawful range of 6a.2 (from the exact 5% to the rounded-up amount)."""
+"""Ruleset option (true/false): whether the vigorish is capped at the win. PR pai gow tiles ¶ K
+allows rounding 5% up to 25 cents, which on a win under 25 cents would take more than was won; the
+shipped ruleset caps it at the win (a 1-cent win pays vigorish 1, net 0), which stays within the
+lawful range of 6a.2 (from the exact 5% to the rounded-up amount)."""
 
 def _int(name: str, value: object) -> int:
     if type(value) is not int:
@@ -174,7 +174,9 @@ class Settlement:
         if commission < 0:
             raise MoneyError(f"commission_cents must not be negative, got {commission}")
         if self.outcome is not Outcome.WIN and commission:
-            raise MoneyError(f"no vigorish on a {self.outcome} (seed 003 K), got {commission}")
+            raise MoneyError(
+                f"no vigorish on a {self.outcome} (PR pai gow tiles ¶ K), got {commission}"
+            )
         if self.outcome is Outcome.LOSS and net > 0:
             raise MoneyError(f"a loss cannot have a positive net, got {net}")
         if self.outcome is Outcome.PUSH and net:
@@ -182,9 +184,9 @@ class Settlement:
 
 
 def vigorish(win_cents: int, ruleset: Ruleset) -> int:
-    """The vigorish on a win (seed 003 K; REFERENCE.md 6, 6a.2): the ruleset's commission
-    (5% rounded up to the next 25 cents in the shipped ruleset: a $7 win pays 50 cents), at
-    most the win when the ruleset's ``vigorish_at_most_win`` option says so."""
+    """The vigorish on a win (PR pai gow tiles ¶ K; docs/rules.md 6, 6a.2): the ruleset's
+    commission (5% rounded up to the next 25 cents in the shipped ruleset: a $7 win pays 50
+    cents), at most the win when the ruleset's ``vigorish_at_most_win`` option says so."""
     vig = ruleset.commission.on(win_cents)
     capped = ruleset.option(OPTION_VIGORISH_AT_MOST_WIN)
     if type(capped) is not bool:
@@ -196,9 +198,9 @@ def vigorish(win_cents: int, ruleset: Ruleset) -> int:
 
 
 def settle_main(*, amount_cents: int, outcome: Outcome, ruleset: Ruleset) -> Settlement:
-    """The main wager's settlement (seed 003 K): a win pays 1:1 less :func:`vigorish` (a
-    2500 win: net 2375, vigorish 125); a loss loses the amount (H); a push returns it (I,
-    net 0). No vigorish on pushes or losses."""
+    """The main wager's settlement (PR pai gow tiles ¶ K): a win pays 1:1 less
+    :func:`vigorish` (a 2500 win: net 2375, vigorish 125); a loss loses the amount (¶ H); a push
+    returns it (¶ I, net 0). No vigorish on pushes or losses."""
     amount = _int("amount_cents", amount_cents)
     if amount < 0:
         raise MoneyError(f"amount_cents must not be negative, got {amount}")
@@ -218,7 +220,7 @@ def four_tile_hands() -> tuple[tuple[tuple[Tile, ...], int], ...]:
     """Every distinct four-tile hand of the 32-tile set, as (tiles in :func:`canonical`
     order, how many of the C(32, 4) = 35,960 physical combinations have those faces), in
     the order of ``combinations_with_replacement`` over :data:`replay.tiles.FACES`. The
-    multiplicities sum to 35,960 (REFERENCE.md 5, figure 5)."""
+    multiplicities sum to 35,960 (docs/rules.md 5, figure 5)."""
     out = []
     for faces in combinations_with_replacement(FACES, HAND_SIZE):
         counts = Counter(faces)

@@ -1,11 +1,11 @@
 """The pai gow tiles house way: how the dealer sets four tiles, and whether a dealer's
-setting conforms (seed 003 C, D, E; REFERENCE.md 3.4, 6a.15, 6a.16).
+setting conforms (PR pai gow tiles ¶ C, D, E; docs/rules.md 3.4, 6a.15, 6a.16).
 
 What this module decides:
 
-- the dealer's house way (:data:`HOUSE_WAY_PR_11_2_D`, :func:`house_way_setting`; seed 003
-  D.1-D.4, completed where the text is silent: the completions C1-C6 are data of the house
-  way);
+- the dealer's house way (:data:`HOUSE_WAY_PR_11_2_D`, :func:`house_way_setting`;
+  PR pai gow tiles ¶ D.1 to D.4, completed where the text is silent: the completions C1-C6 are data
+  of the house way);
 - whether a dealer's setting conforms to it (:func:`follows_house_way`: every setting the
   written rules allow conforms, :func:`allowed_settings`; the completions only say which
   one the house way prefers).
@@ -30,7 +30,8 @@ class HouseWayRule:
     """One rule of a tiles house way. ``plays`` says which of the three settings the rule
     may play; when some may, the one with the highest ``prefer`` is played (the first of
     :func:`settings` on equal preference: those are settings of identical ranks). ``clause``
-    cites seed 003 D or names the completion (C1-C6, see :data:`HOUSE_WAY_PR_11_2_D`)."""
+    cites PR pai gow tiles ¶ D (as "D.1" to "D.4") or names the completion (C1-C6, see
+    :data:`HOUSE_WAY_PR_11_2_D`)."""
 
     name: str
     clause: str
@@ -42,8 +43,8 @@ class HouseWayRule:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HouseWay:
     """A house way: rules tried in order; the first that may play some setting sets the
-    hand (seed 003 D; E: each casino submits its own and its exceptions). ``completions``
-    are the decisions, (id, text), taken where the written rules are silent."""
+    hand (PR pai gow tiles ¶ D; ¶ E: each casino submits its own and its exceptions).
+    ``completions`` are the decisions, (id, text), taken where the written rules are silent."""
 
     name: str
     title: str
@@ -78,7 +79,7 @@ def _plays_pair_wong_gong(s: Setting) -> bool:
 
 
 NINE_EIGHT_SEVEN: tuple[int, ...] = (9, 8, 7)
-"""Seed 003 D.3: the values of a two-tile hand the dealer plays together."""
+"""PR pai gow tiles ¶ D.3: the values of a two-tile hand the dealer plays together."""
 
 
 def _plays_nine_eight_seven(s: Setting) -> bool:
@@ -98,8 +99,7 @@ def _plays_highest_with_lowest(s: Setting) -> bool:
 
 HOUSE_WAY_PR_11_2_D = HouseWay(
     name="pr-11.2-d",
-    title="Seed 003 (PR Seccion 11.2) paragraph D, the dealer's four rules, completed where "
-          "the text is silent",
+    title="PR pai gow tiles ¶ D, the dealer's four rules, completed where the text is silent",
     rules=(
         HouseWayRule(
             name="supreme_pair", clause="D.1",
@@ -130,7 +130,7 @@ HOUSE_WAY_PR_11_2_D = HouseWay(
         ),
     ),
     completions=(
-        ("C1", "Single tiles rank in the order of REFERENCE.md 6a.15; the two Gee Joon tiles "
+        ("C1", "Single tiles rank in the order of docs/rules.md 6a.15; the two Gee Joon tiles "
                "rank equally, as the lowest single tiles. The higher single tile of a hand "
                "decides equal points (6a.16)."),
         ("C2", "A pair, wong or gong (and Gee Joon, D.1) outranks every point hand, so it is "
@@ -157,8 +157,8 @@ HOUSE_WAY_PR_11_2_D = HouseWay(
                "follows it."),
     ),
 )
-"""The shipped tiles house way: seed 003 paragraph D (the same four rules as 58 Pa. Code
-621a.8(d), REFERENCE.md 3.4), tried in order, with the completions C1-C6 where the text is
+"""The shipped tiles house way: PR pai gow tiles ¶ D (the same four rules as 58 Pa. Code
+§ 621a.8(d), docs/rules.md 3.4), tried in order, with the completions C1-C6 where the text is
 silent (``HOUSE_WAY_PR_11_2_D.completions``, printed in the golden file's header too)."""
 
 
@@ -171,9 +171,9 @@ HOUSE_WAYS: Mapping[str, HouseWay] = MappingProxyType(
 def house_way_setting(
     tiles4: Sequence[Tile], *, way: HouseWay = HOUSE_WAY_PR_11_2_D
 ) -> HouseWaySetting:
-    """The house way's setting of four tiles, with the rule that chose it (seed 003 D,
-    completed: see :data:`HOUSE_WAY_PR_11_2_D`). Never a foul; the same for any order of the
-    same tiles."""
+    """The house way's setting of four tiles, with the rule that chose it (PR pai gow tiles
+    ¶ D, completed: see :data:`HOUSE_WAY_PR_11_2_D`). Never a foul; the same for any order of
+    the same tiles."""
     options = settings(tiles4)
     for rule in way.rules:
         playable = [s for s in options if rule.plays(s)]
@@ -186,9 +186,9 @@ def house_way_setting(
 def allowed_settings(
     tiles4: Sequence[Tile], *, way: HouseWay = HOUSE_WAY_PR_11_2_D
 ) -> tuple[Setting, ...]:
-    """Every setting of four tiles that the written house way allows (seed 003 C, D): those
-    the first rule that applies plays (:attr:`HouseWayRule.plays`), the way round that does
-    not foul. Where the text leaves a choice, every choice is allowed: D.3 plays "any" two
+    """Every setting of four tiles that the written house way allows (PR pai gow tiles ¶ C,
+    D): those the first rule that applies plays (:attr:`HouseWayRule.plays`), the way round
+    that does not foul. Where the text leaves a choice, every choice is allowed: D.3 plays "any" two
     tiles worth nine, eight or seven together ("cualesquiera dos tiles"), and D.2 "a pair,
     wong or gong" (which one, when several settings play one, the text does not say).
     :func:`house_way_setting` is the one of them the house way prefers (completions C3,
@@ -206,7 +206,7 @@ def follows_house_way(
     *, way: HouseWay = HOUSE_WAY_PR_11_2_D,
 ) -> bool:
     """Whether a dealer who held ``tiles4`` and set ``high`` and ``low`` followed the house
-    way (seed 003 C, D): a setting conforms when the written house way allows it
+    way (PR pai gow tiles ¶ C, D): a setting conforms when the written house way allows it
     (:func:`allowed_settings`: where the text leaves a choice, as D.3's "any" two tiles
     worth 9, 8 or 7, every choice conforms), set the way round that does not foul, or when
     its hands have the ranks of an allowed setting (a copy in both, which plays identically

@@ -1,9 +1,9 @@
 """Plain poker ranks: the 5-card hand of the joker deck and the pai gow 2-card hand
-(REFERENCE.md 1.1, 6a.3, 6a.4, 6a.5).
+(docs/rules.md 1.1, 6a.3, 6a.4, 6a.5).
 
 What this module decides, each with the rule it implements:
 
-- the rank of a 5-card hand, joker included (:func:`rank_high`; REFERENCE.md 1.1, 6a.3,
+- the rank of a 5-card hand, joker included (:func:`rank_high`; docs/rules.md 1.1, 6a.3,
   6a.4), which pai gow poker, Face Up and Caribbean stud all use (Caribbean stud deals no
   joker and places the wheel lowest, both by its ruleset);
 - the rank of a 2-card hand (:func:`rank_low`; 1.1: a pair, or two cards highest first, the
@@ -48,9 +48,9 @@ LOW_SIZE = 2
 
 
 class HandCategory(StrEnum):
-    """Five-card hand categories (REFERENCE.md 1.1: "five aces, royal flush, straight flush,
-    four of a kind, full house, flush, straight, three of a kind, two pair, one pair, high
-    card"). The value is the stable name; compare by :attr:`strength`, never by value (the
+    """Five-card hand categories (docs/rules.md 1.1, best first: five aces, royal flush,
+    straight flush, four of a kind, full house, flush, straight, three of a kind, two pair, one
+    pair, high card). The value is the stable name; compare by :attr:`strength`, never by value (the
     values are strings and would compare alphabetically).
     """
 
@@ -68,7 +68,7 @@ class HandCategory(StrEnum):
 
     @property
     def strength(self) -> int:
-        """0 for high card up to 10 for five aces: the category's place in REFERENCE.md 1.1."""
+        """0 for high card up to 10 for five aces: the category's place in docs/rules.md 1.1."""
         return _STRENGTH[self]
 
 
@@ -106,7 +106,7 @@ def _kickers(ranks: Iterable[Rank]) -> str:
 @dataclass(frozen=True, slots=True, kw_only=True, order=True)
 class HighRank:
     """The rank of a 5-card high hand. Totally ordered by ``key`` alone: equal ranks are
-    copies (REFERENCE.md 1.1: suits never break ties).
+    copies (docs/rules.md 1.1: suits never break ties).
 
     ``category`` is the hand category; ``ranks`` the five ranks in order of significance
     (``K K A Q 9`` for a pair of kings with A-Q-9; the wheel as ``5 4 3 2 A``), the joker
@@ -158,7 +158,7 @@ class HighRank:
 @dataclass(frozen=True, slots=True, kw_only=True, order=True)
 class LowRank:
     """The rank of a 2-card low hand: a pair, or two high cards compared highest first
-    (REFERENCE.md 1.1: pairs A-A down to 2-2 above non-pairs A-K down to 3-2; the joker is an
+    (docs/rules.md 1.1: pairs A-A down to 2-2 above non-pairs A-K down to 3-2; the joker is an
     ace). Totally ordered by ``key``; ``ranks`` is (higher, lower)."""
 
     key: int
@@ -267,7 +267,7 @@ class RankTables:
 def _build_tables(wheel: Wheel) -> RankTables:
     """Every 5-card hand's rank, by prime product (any suits) and by rank bitmask (one suit).
 
-    The joker (REFERENCE.md 6a.3) is an ace, or any absent card that completes a straight,
+    The joker (docs/rules.md 6a.3) is an ace, or any absent card that completes a straight,
     flush, straight flush or royal flush, whichever is best: so with four natural ranks it is
     the best of "an ace" and "each absent rank that makes a straight"; with four cards of one
     suit, the best of "an ace" and "each absent rank of that suit" (a flush then holds the
@@ -330,7 +330,7 @@ def card_indexes(cards: Sequence[Card], size: int, what: str) -> list[int]:
 
 
 def rank_high(cards: Sequence[Card], *, wheel: Wheel = Wheel.SECOND_HIGHEST) -> HighRank:
-    """The rank of a 5-card high hand (REFERENCE.md 1.1, 6a.3, 6a.4).
+    """The rank of a 5-card high hand (docs/rules.md 1.1, 6a.3, 6a.4).
 
     The joker is semi-wild: an ace, or the absent card that completes a straight, flush,
     straight flush or royal flush, whichever ranks best; four aces and the joker are five
@@ -369,7 +369,7 @@ _LOW = _low_table()
 
 
 def rank_low(cards: Sequence[Card]) -> LowRank:
-    """The rank of a 2-card low hand (REFERENCE.md 1.1): a pair, or the two cards highest
+    """The rank of a 2-card low hand (docs/rules.md 1.1): a pair, or the two cards highest
     first; the joker is an ace (A + joker is a pair of aces, joker-4 is A-4)."""
     if type(cards) in (tuple, list) and len(cards) == LOW_SIZE:
         c0, c1 = cards  # the common case, two different cards, checked without card_indexes
@@ -382,10 +382,10 @@ def rank_low(cards: Sequence[Card]) -> LowRank:
 
 
 def high_holds_low(high: HighRank, low: LowRank) -> bool:
-    """Whether a 5-card rank holds a 2-card rank, equal or higher (REFERENCE.md 6a.5; seed
-    688a.1 "High hand": "equal to or higher than" the low hand): a low pair P needs two pair
-    or better, or one pair of rank at least P; a low non-pair X-Y needs a pair or better, or
-    the two highest cards at least X-Y compared highest first. Equal holds."""
+    """Whether a 5-card rank holds a 2-card rank, equal or higher (docs/rules.md 6a.5;
+    58 Pa. Code § 688a.1 "High hand": "equal to or higher than" the low hand): a low pair P
+    needs two pair or better, or one pair of rank at least P; a low non-pair X-Y needs a pair
+    or better, or the two highest cards at least X-Y compared highest first. Equal holds."""
     strength = high.key >> _CATEGORY_SHIFT  # the category's strength (HighRank checks it)
     if low.key >> _LOW_PAIR_SHIFT:  # a low pair
         if strength >= _TWO_PAIR_STRENGTH:

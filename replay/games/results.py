@@ -11,7 +11,7 @@ A game reports what it has and leaves the rest at what a game without it reports
 ``ace_high_pai_gow`` false (only Face Up has it), ``qualifies`` null (only Caribbean stud),
 the dealer's ``net`` 0 (only a dealer wagering against a pai gow player banker has one),
 ``envy`` 0 (only the games with the Envy Bonus). Wagers of zero or absent are left out by
-the games (REFERENCE.md 6a.18). Plain dicts, built by position on Face Up's hot path.
+the games (docs/rules.md 6a.18). Plain dicts, built by position on Face Up's hot path.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ class Outcome(StrEnum):
     LOSS = "loss"
     PUSH = "push"
     VOID = "void"
-    """Caribbean stud's raise when the dealer does not qualify (seed 9.2: "bet wagers shall
-    be void"); net 0."""
+    """Caribbean stud's raise when the dealer does not qualify (Caribbean stud rule 9.2: "bet
+    wagers shall be void"); net 0."""
 
 
 def wager_entry(outcome: str, net: int, commission: int) -> dict[str, Any]:
@@ -83,7 +83,7 @@ def dealer_entry(
 
 def banker_entry(*, seat: int, net: int, commission: int, house_net: int) -> dict[str, Any]:
     """A player banker's entry: its seat, its net after commission, the commission and the
-    house's net of the round, in cents (REFERENCE.md 6a.14)."""
+    house's net of the round, in cents (docs/rules.md 6a.14)."""
     return {"seat": seat, "net": net, "commission": commission, "house_net": house_net}
 
 

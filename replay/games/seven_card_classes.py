@@ -1,6 +1,7 @@
 """Seven-card classes: what seven cards make for the Fortune Bonus, the Envy Bonus and the
-Progressive Payout Wager, and whether they are an Ace High Pai Gow (seed 58 Pa. Code
-§ 688a.1, § 688a.7(h); REFERENCE.md 2.4 "classification quirk", 6a.3, 6a.8, 6a.10).
+Progressive Payout Wager, and whether they are an Ace High Pai Gow (58 Pa. Code
+§ 688a.1, § 688a.7(h); docs/rules.md 2.4 "Three of a kind above a straight", 6a.3, 6a.8,
+6a.10).
 
 What this module decides, each with the rule it implements:
 
@@ -41,13 +42,13 @@ HIGH_SIZE = 5
 
 class SevenCardClass(StrEnum):
     """What seven cards make for the Fortune Bonus, the Envy Bonus and the Progressive
-    Payout Wager (REFERENCE.md 6a.10), best first. The value is the name the ruleset's
+    Payout Wager (docs/rules.md 6a.10), best first. The value is the name the ruleset's
     paytables use; compare by :attr:`strength`, never by value.
 
     Below the three seven-card hands is the best five of the seven in bonus order: five
     aces, royal flush, straight flush, four of a kind, full house, flush, three of a kind,
-    straight. Three of a kind is above the straight (REFERENCE.md 2.4 "classification
-    quirk"), so seven cards that make both are three of a kind. Seven cards that make
+    straight. Three of a kind is above the straight (docs/rules.md 2.4 "Three of a kind above
+    a straight"), so seven cards that make both are three of a kind. Seven cards that make
     none of these have no class (``None``).
     """
 
@@ -264,8 +265,8 @@ def seven_card_indexes(cards: Sequence[Card], what: str) -> list[int]:
 
 
 def seven_card_class(cards: Sequence[Card]) -> SevenCardClass | None:
-    """The class of seven cards for Fortune, Envy and Progressive (REFERENCE.md 6a.10; seed
-    § 688a.7(h): the dealer rearranges the seven cards to form the highest ranking hand,
+    """The class of seven cards for Fortune, Envy and Progressive (docs/rules.md 6a.10;
+    58 Pa. Code § 688a.7(h): the dealer rearranges the seven cards to form the highest ranking hand,
     however the player set them), or None when they make less than a straight.
 
     The joker (6a.3) is an ace, or completes a straight, flush, straight flush or royal
@@ -276,8 +277,8 @@ def seven_card_class(cards: Sequence[Card]) -> SevenCardClass | None:
 
 
 def is_ace_high_pai_gow(cards: Sequence[Card]) -> bool:
-    """True when seven cards are an Ace High Pai Gow (seed § 688a.1: "the seven cards ... is
-    a rank of Ace high"; REFERENCE.md 6a.8): the best five-card hand is a high-card hand whose
+    """True when seven cards are an Ace High Pai Gow (58 Pa. Code § 688a.1: "the seven cards ... is
+    a rank of Ace high"; docs/rules.md 6a.8): the best five-card hand is a high-card hand whose
     highest card is an ace, the joker counting as an ace. A pair (the joker pairs an ace), a
     straight or a flush, the joker completing one, makes it not Ace High Pai Gow."""
     code = classify_indexes(seven_card_indexes(cards, "a seven-card hand"))

@@ -1,5 +1,5 @@
-"""Pai gow tiles hand ranks: the rank of a two-tile hand and the foul (REFERENCE.md 3.2,
-3.3, 6a.15, 6a.16; glossary "foul").
+"""Pai gow tiles hand ranks: the rank of a two-tile hand and the foul (docs/rules.md 3.2,
+3.3, 6a.15, 6a.16 and Words ("foul")).
 
 What this module decides, each with the rule it implements:
 
@@ -35,13 +35,14 @@ SINGLE_TILE_ORDER: tuple[tuple[Tile, ...], ...] = tuple(
         "3-6 4-5", "2-6 3-5", "3-4 2-5", "1-4 2-3", "2-4 1-2",
     )
 )
-"""REFERENCE.md 6a.15, highest first: Teen, Day, Yun, Gor, Mooy, Chong, Bon, Foo, Ping, Tit,
+"""docs/rules.md 6a.15, highest first: Teen, Day, Yun, Gor, Mooy, Chong, Bon, Foo, Ping, Tit,
 Look, the 9s, the 8s, the 7s, the 5s, and the Gee Joon tiles lowest. Tiles in one group rank
 equally ("tiles of equal pips in the mixed groups rank equally"; the two Gee Joon tiles are
 listed together as the lowest, so they rank equally too: completion C1)."""
 
 SUPREME_PAIR: tuple[Tile, Tile] = (parse_tile("2-4"), parse_tile("1-2"))
-"""Gee Joon, the Supreme Pair: the 2-4 and 1-2 tiles (REFERENCE.md 3.2; seed 003 D.1)."""
+"""Gee Joon, the Supreme Pair: the 2-4 and 1-2 tiles (docs/rules.md 3.2; PR pai gow tiles
+¶ D.1)."""
 
 PAIR_ORDER: tuple[tuple[Tile, Tile], ...] = tuple(
     (parse_tile(a), parse_tile(b))
@@ -51,26 +52,27 @@ PAIR_ORDER: tuple[tuple[Tile, Tile], ...] = tuple(
         ("1-5", "1-5"), ("3-6", "4-5"), ("2-6", "3-5"), ("3-4", "2-5"), ("1-4", "2-3"),
     )
 )
-"""The 15 pairs below Gee Joon, highest first (REFERENCE.md 3.2): Teen, Day, Yun, Gor, Mooy,
+"""The 15 pairs below Gee Joon, highest first (docs/rules.md 3.2): Teen, Day, Yun, Gor, Mooy,
 Chong, Bon, Foo, Ping, Tit, Look, then the mixed 9s (6-3/5-4), 8s (6-2/5-3), 7s (4-3/5-2)
 and 5s (4-1/3-2). Two tiles that are not one of these (or Gee Joon) are not a pair, even of
 equal pips (Mooy 5-5 and Ping 4-6 are both ten)."""
 
 WONG_GONG_TILES: tuple[Tile, ...] = (parse_tile("6-6"), parse_tile("1-1"))
-"""Teen and Day: with a 9 they make a wong, with an 8 a gong (REFERENCE.md 3.2; glossary)."""
+"""Teen and Day: with a 9 they make a wong, with an 8 a gong (docs/rules.md 3.2;
+docs/rules.md, Words ("wong", "gong"))."""
 WONG_PIPS = 9
 """A wong is Teen or Day with a tile of nine pips (the mixed 9s)."""
 GONG_PIPS = 8
 """A gong is Teen or Day with a tile of eight pips (Yun 4-4 or a mixed 8)."""
 GEE_JOON_VALUES: tuple[int, ...] = (3, 6)
-"""What a lone Gee Joon tile may count (REFERENCE.md 3.2, NZ rule 4.2; 6a.16: "whichever is
+"""What a lone Gee Joon tile may count (docs/rules.md 3.2, NZ rule 4.2; 6a.16: "whichever is
 better")."""
 POINTS_BASE = 10
-"""A hand's value is the units digit of its pips (REFERENCE.md 3.3: sum mod 10)."""
+"""A hand's value is the units digit of its pips (docs/rules.md 3.3: sum mod 10)."""
 
 
 class HandClass(StrEnum):
-    """The classes of a two-tile hand, best first (REFERENCE.md 6a.16). The value is the
+    """The classes of a two-tile hand, best first (docs/rules.md 6a.16). The value is the
     stable name; compare hands by :class:`HandRank`, never by this value."""
 
     GEE_JOON = "gee_joon"
@@ -100,7 +102,7 @@ _PAIR_STRENGTH: Mapping[tuple[int, int], int] = MappingProxyType(
 
 
 def single_rank(tile: Tile) -> int:
-    """A tile's place in the single-tile order (REFERENCE.md 6a.15): 15 for Teen down to 0
+    """A tile's place in the single-tile order (docs/rules.md 6a.15): 15 for Teen down to 0
     for the Gee Joon tiles; tiles of one group have the same number."""
     return _SINGLE_RANK[tile]
 
@@ -117,9 +119,9 @@ _TILE_SLOT = 16
 @dataclass(frozen=True, slots=True, kw_only=True, order=True)
 class HandRank:
     """The rank of a two-tile hand, totally ordered by ``key`` alone: equal keys are copies
-    (REFERENCE.md 3.3, 6a.16).
+    (docs/rules.md 3.3, 6a.16).
 
-    ``hand_class`` is the class; ``points`` the hand's value (REFERENCE.md 3.3: pips mod 10,
+    ``hand_class`` is the class; ``points`` the hand's value (docs/rules.md 3.3: pips mod 10,
     a lone Gee Joon tile counted 3 or 6, whichever is better); ``high_tile`` the hand's higher
     single tile (6a.15; the first in :data:`replay.tiles.FACES` order when both rank equally).
     """
@@ -143,9 +145,9 @@ class HandRank:
 
     @property
     def is_zero(self) -> bool:
-        """True for a point hand of value zero (seed 003 H, I: "tiene un valor de cero").
-        A pair, wong or gong whose pips end in 0 (Mooy pair, a gong) is not a zero hand: it
-        ranks as what it is (REFERENCE.md 3.2)."""
+        """True for a point hand of value zero (PR pai gow tiles ¶ H, I: "tiene un valor de
+        cero"). A pair, wong or gong whose pips end in 0 (Mooy pair, a gong) is not a zero hand: it
+        ranks as what it is (docs/rules.md 3.2)."""
         return self.hand_class is HandClass.POINTS and self.points == 0
 
     def describe(self) -> str:
@@ -170,7 +172,7 @@ class HandRank:
 
 
 def _points(a: Tile, b: Tile) -> int:
-    """REFERENCE.md 3.3 and 6a.16: pips mod 10; a lone Gee Joon tile counts 3 or 6,
+    """docs/rules.md 3.3 and 6a.16: pips mod 10; a lone Gee Joon tile counts 3 or 6,
     whichever gives the better (higher) value."""
     if a.is_gee_joon != b.is_gee_joon:
         other = b if a.is_gee_joon else a
@@ -204,7 +206,7 @@ _RANKS: tuple[tuple[HandRank, ...], ...] = tuple(
 
 
 def rank_hand(tiles: Sequence[Tile]) -> HandRank:
-    """The rank of a two-tile hand (REFERENCE.md 3.2, 3.3, 6a.15, 6a.16); a table lookup.
+    """The rank of a two-tile hand (docs/rules.md 3.2, 3.3, 6a.15, 6a.16); a table lookup.
 
     :class:`HandError` when ``tiles`` are not two tiles. Whether the set could hold them
     (a third Gee Joon, say) is not asked here; the round reader checks it.
@@ -221,8 +223,8 @@ def _as_rank(hand: HandRank | Sequence[Tile]) -> HandRank:
 
 
 def is_foul(high: HandRank | Sequence[Tile], low: HandRank | Sequence[Tile]) -> bool:
-    """True when the high hand ranks below the low hand (glossary "foul"; REFERENCE.md 6a.16:
-    a fouled tiles hand loses). Equal ranks are not a foul."""
+    """True when the high hand ranks below the low hand (docs/rules.md, Words ("foul");
+    docs/rules.md 6a.16: a fouled tiles hand loses). Equal ranks are not a foul."""
     return _as_rank(high) < _as_rank(low)
 
 
