@@ -23,7 +23,7 @@ Conventions of the record (docs/rules.md):
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from enum import StrEnum
 from typing import Any
 
@@ -189,137 +189,171 @@ def _key(seat: int | None) -> int:
     return DEALER if seat is None else seat
 
 
-def _problem(state: RoundState, kind: ProblemKind, text: str) -> RoundState:
-    return replace(state, problems=(*state.problems, Problem(kind=kind, detail=text)))
+_FIELDS = tuple(f.name for f in fields(RoundState))
+_LISTS = frozenset({"wagers", "dealt", "sets", "resets", "exposed", "actions", "settled",
+                    "envy", "jackpots", "jackpot_steps", "history", "corrections", "problems"})
 
 
-def _started(state: RoundState, e: RoundEvent, p: RoundStarted) -> RoundState:
-    if state.game is not None:
-        return _problem(state, ProblemKind.STARTED_TWICE,
-                        f"RoundStarted again at table_seq {e.table_seq}")
-    return replace(state, game=p.game, ruleset=p.ruleset, dealer_id=p.dealer_id,
-                   banker_seat=p.banker_seat, co_bank=p.co_bank,
-                   started_at_us=e.occurred_at_us)
+class _Round:
+    """A round being folded: the same fields as :class:`RoundState`, with lists where the
+    state has tuples. It never leaves this module: :func:`fold` folds each round's events
+    into one and freezes it at the end, and :func:`apply` thaws, applies and freezes, so the
+    fold stays a pure function of its events while each event costs one small update
+    instead of a copy of the whole state."""
+
+    __slots__ = _FIELDS
+
+    def __init__(self, state: RoundState) -> None:
+        for name in _FIELDS:
+            value = getattr(state, name)
+            setattr(self, name, list(value) if name in _LISTS else value)
+
+    def freeze(self) -> RoundState:
+        values: dict[str, Any] = {name: tuple(getattr(self, name)) if name in _LISTS
+                                  else getattr(self, name) for name in _FIELDS}
+        return RoundState(**values)
+
+    def problem(self, kind: ProblemKind, text: str) -> None:
+        self.problems.append(Problem(kind=kind, detail=text))  # type: ignore[attr-defined]
+
+    def wager(self, seat: int, wager: str) -> int | None:
+        return next((a for s, w, a in self.wagers if s == seat and w == wager), None)  # type: ignore[attr-defined]
+
+    def has_cards(self, seat: int) -> bool:
+        return any(s == seat for s, _ in self.dealt)  # type: ignore[attr-defined]
+
+    def action(self, seat: int) -> str | None:
+        return next((a for s, a in reversed(self.actions) if s == seat), None)  # type: ignore[attr-defined]
 
 
-def _meter(state: RoundState, e: RoundEvent, p: ProgressiveMeterRead) -> RoundState:
-    if state.meter_cents is not None and state.meter_cents != p.meter_cents:
-        state = _problem(state, ProblemKind.METER_CHANGED,
-                         f"progressive meter read {p.meter_cents} after {state.meter_cents} "
-                         f"in the same round (table_seq {e.table_seq}); the last reading counts")
-    return replace(state, meter_cents=p.meter_cents)
+def _started(r: Any, e: RoundEvent, p: RoundStarted) -> None:
+    if r.game is not None:
+        r.problem(ProblemKind.STARTED_TWICE, f"RoundStarted again at table_seq {e.table_seq}")
+        return
+    r.game, r.ruleset, r.dealer_id = p.game, p.ruleset, p.dealer_id
+    r.banker_seat, r.co_bank, r.started_at_us = p.banker_seat, p.co_bank, e.occurred_at_us
 
 
-def _placed(state: RoundState, e: RoundEvent, p: WagerPlaced) -> RoundState:
+def _meter(r: Any, e: RoundEvent, p: ProgressiveMeterRead) -> None:
+    if r.meter_cents is not None and r.meter_cents != p.meter_cents:
+        r.problem(ProblemKind.METER_CHANGED,
+                  f"progressive meter read {p.meter_cents} after {r.meter_cents} in the same "
+                  f"round (table_seq {e.table_seq}); the last reading counts")
+    r.meter_cents = p.meter_cents
+
+
+def _placed(r: Any, e: RoundEvent, p: WagerPlaced) -> None:
     seat = _key(p.seat)
-    if state.wager(seat, p.wager) is not None:
-        return _problem(state, ProblemKind.WAGER_PLACED_TWICE,
-                        f"{_who(p.seat)} placed a second {p.wager} wager "
-                        f"at table_seq {e.table_seq}")
-    if state.dealt and p.wager not in LATE_WAGERS:
-        state = _problem(state, ProblemKind.PAST_POSTING,
-                         f"{_who(p.seat)} placed {p.wager} {p.amount_cents} after the cards "
-                         f"were dealt (table_seq {e.table_seq}): past-posting")
-    return replace(state, wagers=(*state.wagers, (seat, p.wager, p.amount_cents)))
+    if r.wager(seat, p.wager) is not None:
+        r.problem(ProblemKind.WAGER_PLACED_TWICE,
+                  f"{_who(p.seat)} placed a second {p.wager} wager at table_seq {e.table_seq}")
+        return
+    if r.dealt and p.wager not in LATE_WAGERS:
+        r.problem(ProblemKind.PAST_POSTING,
+                  f"{_who(p.seat)} placed {p.wager} {p.amount_cents} after the cards were "
+                  f"dealt (table_seq {e.table_seq}): past-posting")
+    r.wagers.append((seat, p.wager, p.amount_cents))
 
 
-def _deal(state: RoundState, e: RoundEvent, seat: int, tokens: tuple[str, ...],
-          tiles: bool) -> RoundState:
-    if state.cards(seat) is not None:
-        return _problem(state, ProblemKind.DEALT_TWICE,
-                        f"{_who(seat)} dealt {'tiles' if tiles else 'cards'} twice "
-                        f"(table_seq {e.table_seq})")
-    return replace(state, dealt=(*state.dealt, (seat, tokens)), tiles=state.tiles or tiles)
+def _deal(r: Any, e: RoundEvent, seat: int, tokens: tuple[str, ...], tiles: bool) -> None:
+    if r.has_cards(seat):
+        r.problem(ProblemKind.DEALT_TWICE, f"{_who(seat)} dealt {'tiles' if tiles else 'cards'} "
+                                           f"twice (table_seq {e.table_seq})")
+        return
+    r.dealt.append((seat, tokens))
+    r.tiles = r.tiles or tiles
 
 
-def _cards(state: RoundState, e: RoundEvent, p: CardsDealt) -> RoundState:
-    return _deal(state, e, _key(p.seat), p.cards, False)
+def _cards(r: Any, e: RoundEvent, p: CardsDealt) -> None:
+    _deal(r, e, _key(p.seat), p.cards, False)
 
 
-def _tiles(state: RoundState, e: RoundEvent, p: TilesDealt) -> RoundState:
-    return _deal(state, e, _key(p.seat), p.tiles, True)
+def _tiles(r: Any, e: RoundEvent, p: TilesDealt) -> None:
+    _deal(r, e, _key(p.seat), p.tiles, True)
 
 
-def _set(state: RoundState, e: RoundEvent, p: HandSet) -> RoundState:
+def _set(r: Any, e: RoundEvent, p: HandSet) -> None:
     seat = _key(p.seat)
-    if seat in state.exposed:
-        return _problem(state, ProblemKind.SET_AFTER_EXPOSED,
-                        f"{_who(p.seat)} set its hand again after it was exposed "
-                        f"(table_seq {e.table_seq}); the exposed setting stands")
-    if state.hand_set(seat) is not None:
-        others = tuple(x for x in state.sets if x[0] != seat)
-        return replace(state, sets=(*others, (seat, p.high, p.low)),
-                       resets=(*state.resets, seat))
-    return replace(state, sets=(*state.sets, (seat, p.high, p.low)))
+    if seat in r.exposed:
+        r.problem(ProblemKind.SET_AFTER_EXPOSED,
+                  f"{_who(p.seat)} set its hand again after it was exposed "
+                  f"(table_seq {e.table_seq}); the exposed setting stands")
+        return
+    before = len(r.sets)
+    r.sets[:] = [x for x in r.sets if x[0] != seat]
+    if len(r.sets) != before:
+        r.resets.append(seat)
+    r.sets.append((seat, p.high, p.low))
 
 
-def _exposed(state: RoundState, e: RoundEvent, p: HandsExposed) -> RoundState:
+def _exposed(r: Any, e: RoundEvent, p: HandsExposed) -> None:
     seat = _key(p.seat)
-    if seat in state.exposed:
-        return state
-    return replace(state, exposed=(*state.exposed, seat))
+    if seat not in r.exposed:
+        r.exposed.append(seat)
 
 
-def _acted(state: RoundState, e: RoundEvent, p: PlayerActed) -> RoundState:
-    if p.action in ("fold", "raise", "withdraw") and state.action(p.seat) is not None:
-        state = _problem(state, ProblemKind.ACTION_REPEATED,
-                         f"seat {p.seat} {p.action} after it already chose "
-                         f"{state.action(p.seat)} (table_seq {e.table_seq}); the last counts")
-    return replace(state, actions=(*state.actions, (p.seat, p.action)))
+def _acted(r: Any, e: RoundEvent, p: PlayerActed) -> None:
+    earlier = r.action(p.seat)
+    if p.action in ("fold", "raise", "withdraw") and earlier is not None:
+        r.problem(ProblemKind.ACTION_REPEATED,
+                  f"seat {p.seat} {p.action} after it already chose {earlier} "
+                  f"(table_seq {e.table_seq}); the last counts")
+    r.actions.append((p.seat, p.action))
 
 
-def _settled(state: RoundState, e: RoundEvent, p: WagerSettled) -> RoundState:
+def _settled(r: Any, e: RoundEvent, p: WagerSettled) -> None:
     seat = _key(p.seat)
-    if state.settlement(seat, p.wager) is not None:
-        return _problem(state, ProblemKind.SETTLED_TWICE,
-                        f"{_who(p.seat)} {p.wager} settled twice (table_seq {e.table_seq})")
-    if state.wager(seat, p.wager) is None:
-        state = _problem(state, ProblemKind.SETTLED_NOT_PLACED,
-                         f"{_who(p.seat)} {p.wager} settled but never placed "
-                         f"(table_seq {e.table_seq})")
-    s = Settled(outcome=p.outcome, net_cents=p.net_cents, commission_cents=p.commission_cents)
-    return replace(state, settled=(*state.settled, (seat, p.wager, s)))
+    if any(s == seat and w == p.wager for s, w, _ in r.settled):
+        r.problem(ProblemKind.SETTLED_TWICE,
+                  f"{_who(p.seat)} {p.wager} settled twice (table_seq {e.table_seq})")
+        return
+    if r.wager(seat, p.wager) is None:
+        r.problem(ProblemKind.SETTLED_NOT_PLACED,
+                  f"{_who(p.seat)} {p.wager} settled but never placed (table_seq {e.table_seq})")
+    r.settled.append((seat, p.wager, Settled(outcome=p.outcome, net_cents=p.net_cents,
+                                             commission_cents=p.commission_cents)))
 
 
-def _banker(state: RoundState, e: RoundEvent, p: BankerSettled) -> RoundState:
-    if state.banker_settled is not None:
-        return _problem(state, ProblemKind.BANKER_SETTLED_TWICE,
-                        f"the banker's account settled twice (table_seq {e.table_seq})")
-    return replace(state, banker_settled=(p.seat, p.net_cents, p.commission_cents))
+def _banker(r: Any, e: RoundEvent, p: BankerSettled) -> None:
+    if r.banker_settled is not None:
+        r.problem(ProblemKind.BANKER_SETTLED_TWICE,
+                  f"the banker's account settled twice (table_seq {e.table_seq})")
+        return
+    r.banker_settled = (p.seat, p.net_cents, p.commission_cents)
 
 
-def _envy(state: RoundState, e: RoundEvent, p: EnvyBonusPaid) -> RoundState:
-    return replace(state, envy=(*state.envy, (p.seat, p.for_seat, p.amount_cents)))
+def _envy(r: Any, e: RoundEvent, p: EnvyBonusPaid) -> None:
+    r.envy.append((p.seat, p.for_seat, p.amount_cents))
 
 
-def _jackpot(state: RoundState, e: RoundEvent, p: JackpotHit) -> RoundState:
-    return replace(state, jackpots=(*state.jackpots, (p.seat, p.hand, p.award_cents)))
+def _jackpot(r: Any, e: RoundEvent, p: JackpotHit) -> None:
+    r.jackpots.append((p.seat, p.hand, p.award_cents))
 
 
-def _verified(state: RoundState, e: RoundEvent, p: JackpotVerified) -> RoundState:
-    step = JackpotStep(seat=p.seat, step=p.step, employee_id=p.employee_id, role=p.role,
-                       paid_from=p.paid_from, table_seq=e.table_seq)
-    return replace(state, jackpot_steps=(*state.jackpot_steps, step))
+def _verified(r: Any, e: RoundEvent, p: JackpotVerified) -> None:
+    r.jackpot_steps.append(JackpotStep(seat=p.seat, step=p.step, employee_id=p.employee_id,
+                                       role=p.role, paid_from=p.paid_from,
+                                       table_seq=e.table_seq))
 
 
-def _voided(state: RoundState, e: RoundEvent, p: RoundVoided) -> RoundState:
-    if state.voided is not None:
-        return _problem(state, ProblemKind.VOIDED_TWICE,
-                        f"round voided twice (table_seq {e.table_seq})")
+def _voided(r: Any, e: RoundEvent, p: RoundVoided) -> None:
+    if r.voided is not None:
+        r.problem(ProblemKind.VOIDED_TWICE, f"round voided twice (table_seq {e.table_seq})")
+        return
     if not p.reason.strip():
-        state = _problem(state, ProblemKind.VOID_WITHOUT_REASON,
-                         f"round voided without a reason (table_seq {e.table_seq})")
-    return replace(state, voided=p.reason.strip() or "(no reason given)")
+        r.problem(ProblemKind.VOID_WITHOUT_REASON,
+                  f"round voided without a reason (table_seq {e.table_seq})")
+    r.voided = p.reason.strip() or "(no reason given)"
 
 
-def _ended(state: RoundState, e: RoundEvent, p: RoundEnded) -> RoundState:
-    if state.ended:
-        return _problem(state, ProblemKind.ENDED_TWICE,
-                        f"RoundEnded twice (table_seq {e.table_seq})")
-    return replace(state, ended=True)
+def _ended(r: Any, e: RoundEvent, p: RoundEnded) -> None:
+    if r.ended:
+        r.problem(ProblemKind.ENDED_TWICE, f"RoundEnded twice (table_seq {e.table_seq})")
+        return
+    r.ended = True
 
 
-_APPLY: dict[type, Callable[[RoundState, RoundEvent, Any], RoundState]] = {
+_APPLY: dict[type, Callable[[Any, RoundEvent, Any], None]] = {
     RoundStarted: _started,
     ProgressiveMeterRead: _meter,
     WagerPlaced: _placed,
@@ -338,65 +372,71 @@ _APPLY: dict[type, Callable[[RoundState, RoundEvent, Any], RoundState]] = {
 }
 
 
-def _step(state: RoundState, event: RoundEvent) -> RoundState:
-    if state.ended:
-        state = _problem(state, ProblemKind.EVENT_AFTER_END,
-                         f"{event.kind} after RoundEnded (table_seq {event.table_seq})")
-    if event.table_id != state.table_id:
-        state = _problem(state, ProblemKind.WRONG_TABLE,
-                         f"{event.kind} recorded at table {event.table_id}, "
-                         f"round is at {state.table_id}")
-    return _APPLY[type(event.payload)](state, event, event.payload)
+def _step(r: Any, event: RoundEvent) -> None:
+    if r.ended:
+        r.problem(ProblemKind.EVENT_AFTER_END,
+                  f"{event.kind} after RoundEnded (table_seq {event.table_seq})")
+    if event.table_id != r.table_id:
+        r.problem(ProblemKind.WRONG_TABLE, f"{event.kind} recorded at table {event.table_id}, "
+                                           f"round is at {r.table_id}")
+    _APPLY[type(event.payload)](r, event, event.payload)
 
 
-def _refold(first: RoundEvent, history: tuple[RoundEvent, ...],
-            corrections: tuple[RoundEvent, ...]) -> RoundState:
-    """The round folded again from its events, each correction applied in its place."""
+def _fresh(event: RoundEvent) -> Any:
+    r = _Round(RoundState(round_id=event.round_id, casino=event.casino,
+                          table_id=event.table_id))
+    if not isinstance(event.payload, RoundStarted):
+        r.problem(ProblemKind.EVENT_BEFORE_START,
+                  f"{event.kind} before RoundStarted (table_seq {event.table_seq})")
+    return r
+
+
+def _correct(r: Any, event: RoundEvent) -> Any:
+    """The round after a correction: folded again from its events, every correction applied
+    in its place (the correction of an event the round does not hold is a problem)."""
+    assert isinstance(event.payload, EventCorrected)
+    corrected = event.payload.corrects
+    if not any(e.event_id == corrected for e in r.history):
+        r.problem(ProblemKind.CORRECTION_OF_UNKNOWN_EVENT,
+                  f"EventCorrected names event {corrected}, which this round does not hold "
+                  f"(table_seq {event.table_seq})")
+        r.corrections.append(event)
+        r.events += 1
+        return r
+    corrections = [*r.corrections, event]
     fixes: dict[str, Any] = {}
     for c in corrections:
         assert isinstance(c.payload, EventCorrected)
         fixes[c.payload.corrects] = c.payload.replacement
-    state = _fresh(first)
-    for event in history:
-        if event.event_id in fixes:
-            payload = fixes[event.event_id]
-            if payload is None:
+    new = _fresh(r.history[0])
+    for e in r.history:
+        if e.event_id in fixes:
+            if fixes[e.event_id] is None:
                 continue
-            event = replace(event, payload=payload)
-        state = _step(state, event)
-    return state
+            e = replace(e, payload=fixes[e.event_id])
+        _step(new, e)
+    new.problems.extend(p for p in r.problems
+                        if p.kind is ProblemKind.CORRECTION_OF_UNKNOWN_EVENT)
+    new.history, new.corrections, new.events = r.history, corrections, r.events + 1
+    return new
 
 
-def _fresh(event: RoundEvent) -> RoundState:
-    state = RoundState(round_id=event.round_id, casino=event.casino, table_id=event.table_id)
-    if not isinstance(event.payload, RoundStarted):
-        state = _problem(state, ProblemKind.EVENT_BEFORE_START,
-                         f"{event.kind} before RoundStarted (table_seq {event.table_seq})")
-    return state
+def _apply(r: Any, event: RoundEvent) -> Any:
+    if r is None:
+        r = _fresh(event)
+    if isinstance(event.payload, EventCorrected):
+        return _correct(r, event)
+    _step(r, event)
+    r.history.append(event)
+    r.events += 1
+    return r
 
 
 def apply(state: RoundState | None, event: RoundEvent) -> RoundState:
     """The round after ``event``: one handler per event type, nothing else changes."""
-    if isinstance(event.payload, EventCorrected):
-        if state is None:
-            state = _fresh(event)
-        corrected = event.payload.corrects
-        if not any(e.event_id == corrected for e in state.history):
-            state = _problem(state, ProblemKind.CORRECTION_OF_UNKNOWN_EVENT,
-                             f"EventCorrected names event {corrected}, which this round does "
-                             f"not hold (table_seq {event.table_seq})")
-            return replace(state, events=state.events + 1,
-                           corrections=(*state.corrections, event))
-        corrections = (*state.corrections, event)
-        refolded = _refold(state.history[0], state.history, corrections)
-        kept = tuple(p for p in state.problems
-                     if p.kind is ProblemKind.CORRECTION_OF_UNKNOWN_EVENT)
-        return replace(refolded, events=state.events + 1, history=state.history,
-                       corrections=corrections, problems=(*refolded.problems, *kept))
-    if state is None:
-        state = _fresh(event)
-    state = _step(state, event)
-    return replace(state, events=state.events + 1, history=(*state.history, event))
+    r = _apply(None if state is None else _Round(state), event)
+    frozen: RoundState = r.freeze()
+    return frozen
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -428,7 +468,7 @@ def fold(events: Iterable[tuple[str, RoundEvent]]) -> Replayed:
     Log-level findings: a repeated event id (an exact repeat is kept once; the
     same id with a different content is a conflicting duplicate, also kept once, the first
     copy counting), and a gap or repeat in a table's sequence numbers."""
-    rounds: dict[str, RoundState] = {}
+    rounds: dict[str, Any] = {}
     seen: dict[str, RoundEvent] = {}
     last_seq: dict[str, int] = {}
     findings: list[Finding] = []
@@ -452,5 +492,6 @@ def fold(events: Iterable[tuple[str, RoundEvent]]) -> Replayed:
                                            f"{event.table_seq} after {prev}",
                                     round_id=event.round_id))
         last_seq[event.table_id] = max(event.table_seq, prev or 0)
-        rounds[event.round_id] = apply(rounds.get(event.round_id), event)
-    return Replayed(rounds=tuple(rounds.values()), findings=tuple(findings))
+        rounds[event.round_id] = _apply(rounds.get(event.round_id), event)
+    return Replayed(rounds=tuple(r.freeze() for r in rounds.values()),
+                    findings=tuple(findings))
