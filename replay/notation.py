@@ -26,7 +26,6 @@ uses the dealt cards are judged by the game module, not refused here.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -117,7 +116,7 @@ def _normalise_hand(owner: str, obj: Any) -> None:
     if obj.high is not None:
         high = _cards_field(owner, "high", obj.high)
         low = _cards_field(owner, "low", obj.low)
-        if Counter(high + low) == Counter(cards):
+        if sorted(c.index for c in high + low) == sorted(c.index for c in cards):
             cards = high + low
     object.__setattr__(obj, "cards", cards)
     object.__setattr__(obj, "high", high)
