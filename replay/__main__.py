@@ -43,6 +43,9 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="replay the log to Parquet (the default)")
     run.add_argument("--data", type=Path, default=None,
                      help="data directory holding log/ (default $CATWALK_DATA or ./var)")
+    run.add_argument("--workers", type=_workers, default=1, metavar="N",
+                     help="processes that fold and judge the tables' records (default 1); "
+                     "the files are the same, byte for byte, for any N")
     adj = sub.add_parser(
         "adjudicate", help="judge round documents",
         description="Read one round document or JSON lines of them from FILE ('-' for "
@@ -67,7 +70,8 @@ def main(argv: list[str] | None = None) -> int:
         return _adjudicate(args.file)
     if args.command == "census":
         return _census(args.game, args.cards)
-    return _run(args.data or Path(os.environ.get("CATWALK_DATA") or REPO / "var"))
+    return _run(args.data or Path(os.environ.get("CATWALK_DATA") or REPO / "var"),
+                args.workers)
 
 
 def _adjudicate(file: str) -> int:
@@ -101,7 +105,18 @@ def _census(game: str, cards: int) -> int:
     return 0
 
 
-def _run(data: Path) -> int:
+def _workers(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"--workers must be a whole number from 1, got {text!r}")
+    return n
+
+
+def _run(data: Path, workers: int = 1) -> int:
+    from replay.parallel import ReplayWorkerError
     from replay.run import replay
     from schemas.logformat import LogError
 
@@ -114,10 +129,13 @@ def _run(data: Path) -> int:
         print(f"replay: {n:,} rounds judged", file=sys.stderr, flush=True)
 
     try:
-        summary = replay(data / "log", data / "replay", progress)
+        summary = replay(data / "log", data / "replay", progress, workers=workers)
     except LogError as exc:
         print(f"replay: the log cannot be read: {exc}. Run `python -m ingest verify`.",
               file=sys.stderr)
+        return 1
+    except ReplayWorkerError as exc:
+        print(f"replay: {exc}", file=sys.stderr)
         return 1
     for finding in summary.findings:
         print(f"replay: finding: {finding}", file=sys.stderr)

@@ -32,14 +32,16 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from replay.batch_decode import events_of, log_entries, undecodable_finding
 from replay.errors import ReplayError
-from replay.fold import DEALER, Finding, Replayed, RoundState, fold
+from replay.fold import DEALER, Finding, Replayed, RoundState
 from replay.games import find_game
+from replay.parallel import RowMaker, replay_entries, write_parquet
 from replay.reconstruct import Judgement, banker_text, dealt_at, judge_state
-from schemas import JACKPOT_STEPS, DecodeError, RoundEvent, decode
-from schemas.logformat import read_log
+from schemas import JACKPOT_STEPS, RoundEvent
 
 _TS = pa.timestamp("us", tz="UTC")
 ROUNDS = pa.schema([
@@ -109,14 +111,11 @@ class ReplaySummary:
 
 
 def events_from_log(log_dir: Path, findings: list[Finding]) -> Iterator[tuple[str, RoundEvent]]:
-    """Decode every log record; one that does not decode is a finding, never a crash."""
-    for rec in read_log(log_dir):
-        where = f"log position {rec.position} ({rec.coordinates})"
-        try:
-            yield where, decode(rec.value)
-        except DecodeError as exc:
-            findings.append(Finding(kind="undecodable_record", table_id="", where=where,
-                                    detail=f"cannot be decoded: {exc}"))
+    """Decode every log record; one that does not decode is a finding, never a crash.
+    Records are decoded many at a time (replay/batch_decode.py), with the same events and
+    the same findings as decoding them one by one."""
+    return events_of(log_entries(log_dir),
+                     lambda entry, exc: findings.append(undecodable_finding(entry[1], exc)))
 
 
 def _position(seat: int) -> str:
@@ -272,23 +271,22 @@ def judge_rounds(replayed: Replayed) -> Iterator[tuple[RoundState, Judgement]]:
 
 
 def replay(log_dir: Path, out_dir: Path,
-           progress: Callable[[int], None] | None = None) -> ReplaySummary:
-    """Fold the whole log, judge every round, write the Parquet tables."""
-    findings: list[Finding] = []
-    replayed = fold(events_from_log(log_dir, findings))
-    tables: dict[str, list[dict[str, Any]]] = {name: [] for name in TABLES}
-    for i, (state, judgement) in enumerate(judge_rounds(replayed), start=1):
-        for name, rows in rows_of(state, judgement).items():
-            tables[name].extend(rows)
-        if progress is not None and (i % 500 == 0 or i == len(replayed.rounds)):
-            progress(i)
-    all_findings = (*findings, *replayed.findings)
-    tables["findings"] = [{"kind": f.kind, "table_id": f.table_id or None,
-                           "round_id": f.round_id, "where": f.where, "detail": f.detail}
-                          for f in all_findings]
+           progress: Callable[[int], None] | None = None, *, workers: int = 1) -> ReplaySummary:
+    """Fold the whole log, judge every round, write the Parquet tables. With ``workers``
+    above 1 the tables' records are folded and judged in that many processes
+    (replay/parallel.py); the files are the same, byte for byte."""
+    rows = RowMaker(judge=judge_rounds, rows_of=rows_of,
+                    schemas={name: s for name, s in TABLES.items() if name != "findings"})
+    done = replay_entries(log_entries(log_dir), rows, workers=workers, progress=progress)
+    all_findings = tuple(f for _, f in (*done.undecodable, *done.fold_findings))
+    tables = dict(done.tables)
+    tables["findings"] = pa.Table.from_pylist(
+        [{"kind": f.kind, "table_id": f.table_id or None, "round_id": f.round_id,
+          "where": f.where, "detail": f.detail} for f in all_findings], schema=FINDINGS)
     out_dir.mkdir(parents=True, exist_ok=True)
-    for name, schema in TABLES.items():
-        _write(tables[name], schema, out_dir / f"{name}.parquet")
-    return ReplaySummary(rounds=len(tables["rounds"]),
-                         evaluated=sum(r["evaluated"] for r in tables["rounds"]),
-                         wagers=len(tables["wagers"]), findings=all_findings)
+    for name in TABLES:
+        write_parquet(tables[name], out_dir / f"{name}.parquet")
+    rounds = tables["rounds"]
+    return ReplaySummary(rounds=rounds.num_rows,
+                         evaluated=pc.sum(rounds["evaluated"]).as_py() or 0,
+                         wagers=tables["wagers"].num_rows, findings=all_findings)

@@ -1,0 +1,253 @@
+"""The log's records decoded many at a time, at the speed of an Avro container file.
+
+Decoding messages one by one (``schemas.decode``) pays for a reader call, a frame check and
+the envelope's logical types on every message. The bodies of a run of records written
+under the same schema id can instead be read as one block of an in-memory Avro object
+container file (header with the writer schema, one block of the concatenated bodies, sync
+marker), the way ``fastavro.reader`` reads a file (STACK.md 3, "Learned while building").
+
+Nothing may be misread or lost on the way (DESIGN.md principle 8): what ``decode`` rejects
+must still become the same finding, word for word. So the fast path takes a record only
+when it can show that the record decodes exactly as ``decode`` would decode it:
+
+- the frame is well formed (magic byte, a registered schema id), else ``decode`` says why;
+- the record's Avro body ends exactly where its message ends: after every record the
+  block's read position must equal the sum of the body lengths so far. A malformed body
+  in the middle of a block (too short, too long, a bad union index, bad UTF-8) either
+  raises or moves that position, and from that record on the block is decoded message by
+  message with ``decode``, so the bad record is reported exactly as today and the records
+  after it are read from their own bytes;
+- the container's schema is the writer schema with the logical types of the envelope's
+  ``event_id`` (uuid) and ``occurred_at`` (timestamp-micros) left out. Logical types do not
+  change the bytes, only what they become: the fast path takes a record only when its
+  event id is a UUID in canonical form (so ``str(UUID(x)) == x``) and its time is one a
+  ``datetime`` can hold (so the round trip through a datetime is the identity); anything
+  else goes to ``decode``;
+- the record then becomes an event exactly as in ``decode`` (the same payload builder and
+  upcasts, the same validating classes); any exception on the way sends the record to
+  ``decode``.
+
+The log segments themselves are read without schema resolution when a segment's writer
+schema is the log record schema (its Parsing Canonical Form is the same), which makes
+resolution the identity; any other segment is read by ``schemas.logformat.read_segment``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import io
+import re
+from collections.abc import Callable, Iterable, Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from fastavro import block_reader, reader
+from fastavro.schema import to_parsing_canonical_form
+from fastavro.write import Writer
+
+from replay.fold import Finding
+from schemas import SCHEMA_IDS, DecodeError, RoundEvent, decode, writer_schema
+from schemas.codec import _UPCAST, _payload
+from schemas.logformat import LogError, read_segment, record_schema, segments
+
+Entry = tuple[int, str, bytes | None, bytes]
+"""One log record as replay needs it: (ordinal in the log, where, Kafka key, value). The
+ordinal counts records in the order they are read; where is ``log position P (topic[p]@o)``,
+the words every finding uses."""
+
+BLOCK = 2048
+"""Records per in-memory container block: large enough that the block's header costs
+little, small enough that a bad record sends few others to the slow path."""
+
+_SYNC = b"catwalk-replay-1"
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+_LAST_US = (dt.datetime.max.replace(tzinfo=dt.UTC) - _EPOCH) // dt.timedelta(microseconds=1)
+"""The last microsecond a timestamp-micros can be read as (9999-12-31 23:59:59.999999)."""
+_PLAIN = {"event_id": "uuid", "occurred_at": "timestamp-micros"}
+
+
+def _where(position: int, topic: str, partition: int, offset: int) -> str:
+    return f"log position {position} ({topic}[{partition}]@{offset})"
+
+
+@cache
+def _record_form() -> str:
+    return to_parsing_canonical_form(record_schema())
+
+
+def _segment_entries(segment: Path, first: int) -> Iterator[Entry]:
+    """A segment's records as entries, numbered from ``first``; LogError as
+    ``read_segment`` words it when the segment cannot be read."""
+    try:
+        with segment.open("rb") as fo:
+            records = reader(fo)
+            if to_parsing_canonical_form(records.writer_schema) != _record_form():
+                for n, kept in enumerate(read_segment(segment), start=first):
+                    yield (n, _where(kept.position, kept.topic, kept.partition, kept.offset),
+                           kept.key, kept.value)
+                return
+            rec: Any
+            for n, rec in enumerate(records, start=first):
+                yield (n, _where(rec["position"], rec["topic"], rec["partition"],
+                                 rec["offset"]), rec["key"], rec["value"])
+    except (OSError, ValueError, EOFError, StopIteration) as exc:
+        raise LogError(f"{segment.name}: cannot be read as a log segment: {exc!r}") from exc
+
+
+def log_entries(log_dir: Path) -> Iterator[Entry]:
+    """Every record of the log as an entry, in the order it was written (the records and
+    the errors of ``schemas.logformat.read_log``)."""
+    count = 0
+    for seg in segments(log_dir):
+        for entry in _segment_entries(seg, count):
+            count += 1
+            yield entry
+
+
+def _zigzag(n: int) -> bytes:
+    n = (n << 1) ^ (n >> 63)
+    out = bytearray()
+    while n > 0x7F:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+@cache
+def _container_header(schema_id: int) -> bytes | None:
+    """The header of an in-memory container for bodies of ``schema_id``: its writer schema
+    without the envelope's two logical types. None when the schema does not have them as
+    expected (then every record of that id goes to ``decode``)."""
+    parsed = writer_schema(schema_id)
+    fields = []
+    plain = set()
+    for f in parsed["fields"]:
+        t = f["type"]
+        if f["name"] in _PLAIN:
+            if not isinstance(t, dict) or t.get("logicalType") != _PLAIN[f["name"]]:
+                return None
+            t = {k: v for k, v in t.items() if k != "logicalType"}
+            plain.add(f["name"])
+        fields.append({**f, "type": t})
+    if plain != set(_PLAIN):
+        return None
+    schema = {k: v for k, v in parsed.items() if not k.startswith("__")}
+    schema["fields"] = fields
+    buf = io.BytesIO()
+    Writer(buf, schema, codec="null", sync_marker=_SYNC).flush()
+    return buf.getvalue()
+
+
+def _event(record: Any, schema_id: int) -> RoundEvent | None:
+    """The event ``decode`` makes of this record, or None when only ``decode`` may say."""
+    event_id = record["event_id"]
+    occurred = record["occurred_at"]
+    if (type(event_id) is not str or not _UUID.fullmatch(event_id)
+            or type(occurred) is not int or not 0 <= occurred <= _LAST_US):
+        return None
+    name, fields = record["payload"]
+    upcast = _UPCAST.get(schema_id)
+    if upcast is not None:
+        name, fields = upcast(name, fields)
+    return RoundEvent(
+        event_id=event_id, casino=record["casino"], table_id=record["table_id"],
+        table_seq=record["table_seq"], round_id=record["round_id"],
+        occurred_at_us=occurred, recorded_by=record["recorded_by"],
+        payload=_payload(name, fields),
+    )
+
+
+Decoded = tuple[Entry, RoundEvent | DecodeError]
+
+
+def _one(entry: Entry) -> Decoded:
+    try:
+        return entry, decode(entry[3])
+    except DecodeError as exc:
+        return entry, exc
+
+
+def _fast(entries: list[Entry], schema_id: int) -> list[Decoded]:
+    """The leading entries the container fast path can vouch for (see the module
+    docstring); it stops at the first body whose end is not its message's end, or that the
+    reader cannot read."""
+    header = _container_header(schema_id)
+    out: list[Decoded] = []
+    if header is None:
+        return out
+    bodies = [e[3][5:] for e in entries]
+    data = b"".join(bodies)
+    blob = b"".join((header, _zigzag(len(bodies)), _zigzag(len(data)), data, _SYNC))
+    with contextlib.suppress(Exception):  # what the reader cannot take, decode() words
+        for block in block_reader(io.BytesIO(blob), return_record_name=True):
+            tell = block.bytes_.tell  # type: ignore[attr-defined]  # where the last body ended
+            end = 0
+            for record in block:
+                entry = entries[len(out)]
+                end += len(bodies[len(out)])
+                if tell() != end:
+                    break
+                try:
+                    event = _event(record, schema_id)
+                except Exception:  # decode() says what is wrong, in its words
+                    event = None
+                out.append(_one(entry) if event is None else (entry, event))
+            break
+    return out
+
+
+def _block(entries: list[Entry], schema_id: int) -> Iterator[Decoded]:
+    """Entries of one schema id, in order: the fast path while it can vouch for a record,
+    ``decode`` from the first record it cannot."""
+    done = _fast(entries, schema_id)
+    yield from done
+    for entry in entries[len(done):]:
+        yield _one(entry)
+
+
+def _schema_id(value: bytes) -> int | None:
+    if len(value) < 5 or value[0] != 0:
+        return None
+    sid = int.from_bytes(value[1:5], "big")
+    return sid if sid in SCHEMA_IDS else None
+
+
+def decode_entries(entries: Iterable[Entry]) -> Iterator[Decoded]:
+    """Every entry with its event, or with the DecodeError ``decode`` raises for it, in the
+    order given. Runs of records of one schema id go through the container fast path."""
+    run: list[Entry] = []
+    run_id = 0
+    for entry in entries:
+        sid = _schema_id(entry[3])
+        if run and (sid != run_id or len(run) >= BLOCK):
+            yield from _block(run, run_id)
+            run = []
+        if sid is None:
+            yield _one(entry)
+            continue
+        run_id = sid
+        run.append(entry)
+    if run:
+        yield from _block(run, run_id)
+
+
+def undecodable_finding(where: str, exc: DecodeError) -> Finding:
+    """The log-level finding for a record that does not decode."""
+    return Finding(kind="undecodable_record", table_id="", where=where,
+                   detail=f"cannot be decoded: {exc}")
+
+
+def events_of(
+    entries: Iterable[Entry], undecodable: Callable[[Entry, DecodeError], None]
+) -> Iterator[tuple[str, RoundEvent]]:
+    """``(where, event)`` for the fold; a record that does not decode goes to
+    ``undecodable`` and is skipped."""
+    for entry, got in decode_entries(entries):
+        if isinstance(got, DecodeError):
+            undecodable(entry, got)
+        else:
+            yield entry[1], got

@@ -1,0 +1,168 @@
+"""``replay --workers N`` writes the files of one process, byte for byte: rows merged in
+(table, round) order, log findings in log order, also when ids cross tables' keys."""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import os
+from dataclasses import replace
+
+import pytest
+
+from ingest.log import LogWriter, Received
+from replay.parallel import ReplayWorkerError, RowMaker, replay_entries
+from replay.run import TABLES, judge_rounds, replay, rows_of
+from schemas import RoundEnded, encode
+from tests.conftest import run_cli
+from tests.events_factory import Table, events_of_document
+
+DOCS = [
+    {"game": "pai_gow_poker", "dealer": {
+        "cards": ["Kc", "Kd", "9s", "7h", "3c", "Ah", "Qs"],
+        "high": ["Kc", "Kd", "9s", "7h", "3c"], "low": ["Ah", "Qs"]},
+     "seats": [{"seat": 1, "cards": ["5s", "5h", "5d", "Tc", "2c", "As", "Kh"],
+                "high": ["5s", "5h", "5d", "Tc", "2c"], "low": ["As", "Kh"],
+                "wagers": {"main": 2500}}]},
+    {"game": "pai_gow_tiles", "dealer": {
+        "tiles": ["6-6", "3-6", "1-3", "2-2"], "high": ["6-6", "3-6"], "low": ["1-3", "2-2"]},
+     "seats": [{"seat": 1, "tiles": ["5-5", "5-5", "4-5", "6-6"], "high": ["5-5", "5-5"],
+                "low": ["4-5", "6-6"], "wagers": {"main": 700}}]},
+    {"game": "caribbean_stud", "progressive_meter": 2500000,
+     "dealer": {"cards": ["Ah", "Kd", "9c", "5s", "2d"]},
+     "seats": [{"seat": 1, "cards": ["Qs", "Qh", "7d", "7c", "3s"], "action": "play",
+                "wagers": {"ante": 1000, "raise": 2000, "progressive": 100}},
+               {"seat": 2, "cards": ["Ts", "Js", "Qd", "Ks", "2c"], "action": "fold",
+                "wagers": {"ante": 1000, "progressive": 100}}]},
+    {"game": "face_up_pai_gow", "progressive_meter": 2500000, "dealer": {
+        "cards": ["Kc", "Kd", "9s", "7h", "3c", "Ah", "Qs"],
+        "high": ["Kc", "Kd", "9s", "7h", "3c"], "low": ["Ah", "Qs"]},
+     "seats": [{"seat": 1, "cards": ["5s", "5h", "5d", "5c", "2c", "As", "Kh"],
+                "high": ["5s", "5h", "5d", "5c", "2c"], "low": ["As", "Kh"],
+                "wagers": {"main": 2500, "fortune": 500}}]},
+]
+
+
+def _shift(tables: int = 6, rounds: int = 4) -> dict[str, list]:
+    """Each table's events (one game per table, in turn), round after round."""
+    out = {}
+    for t in range(1, tables + 1):
+        table = Table(f"T{t:02d}")
+        doc = DOCS[(t - 1) % len(DOCS)]
+        out[table.table_id] = [e for n in range(1, rounds + 1)
+                               for e in events_of_document(
+                                   table, {**doc, "round_id": f"{table.table_id}-{n:06d}"})]
+    return out
+
+
+def _interleaved(by_table: dict[str, list]) -> list[tuple[bytes | None, bytes]]:
+    """(key, value) in the order a topic would hand them over: tables interleaved."""
+    queues = [[(tid.encode(), encode(e)) for e in events] for tid, events in by_table.items()]
+    out = []
+    while any(queues):
+        for q in queues:
+            if q:
+                out.append(q.pop(0))
+    return out
+
+
+def _write(tmp_path, messages, batch: int = 50):
+    log = LogWriter(tmp_path / "log", tmp_path / "quarantine")
+    for start in range(0, len(messages), batch):
+        log.append([Received(topic="round-events", partition=0, offset=i, timestamp_ms=i,
+                             key=key, value=value)
+                    for i, (key, value) in enumerate(messages[start:start + batch],
+                                                     start=start)], [])
+    return tmp_path / "log"
+
+
+def _files(out):
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(out.glob("*.parquet"))}
+
+
+def _same_for_any_workers(tmp_path, log, counts=(2, 3)):
+    one = replay(log, tmp_path / "w1")
+    for n in counts:
+        got = replay(log, tmp_path / f"w{n}", workers=n)
+        assert got == one
+        assert _files(tmp_path / f"w{n}") == _files(tmp_path / "w1")
+    return one
+
+
+def _faulty(by_table):
+    """Duplicates, a conflicting duplicate, a sequence gap and two records that do not
+    decode, each where a table would make it."""
+    t2, t3 = by_table["T02"], by_table["T03"]
+    t2.insert(20, t2[7])
+    t3.insert(15, replace(t3[5], recorded_by="E999"))
+    t4 = Table("T04")
+    by_table["T04"] = [e for e in by_table["T04"] if e.table_seq != 9]
+    by_table["T04"].append(t4.event("T04-000009", RoundEnded(), seq=500))
+    messages = _interleaved(by_table)
+    messages.insert(30, (b"T05", b"\x00\x00\x00\x00\x02broken"))
+    messages.insert(70, (None, b"not even framed"))
+    return messages
+
+
+def test_two_and_three_workers_write_the_same_bytes_as_one(tmp_path):
+    log = _write(tmp_path, _faulty(_shift()))
+    summary = _same_for_any_workers(tmp_path, log)
+    kinds = sorted(f.kind for f in summary.findings)
+    assert kinds == ["conflicting_duplicate_event", "duplicate_event", "sequence_gap",
+                     "sequence_gap", "undecodable_record", "undecodable_record"]
+    assert summary.rounds == 6 * 4 + 1
+
+
+def test_ids_that_cross_keys_are_replayed_together(tmp_path):
+    """A round's event under another table's key, a round id used at two tables and an
+    event id reused at another table: one process sees them together, so must N."""
+    by_table = _shift()
+    moved = by_table["T01"].pop(12)
+    clash = Table("T05").event("T02-000002", RoundEnded(), seq=900)
+    reused = replace(Table("T06").event("T06-000004", RoundEnded(), seq=901),
+                     event_id=by_table["T03"][3].event_id)
+    messages = _interleaved(by_table)
+    messages[40:40] = [(b"T04", encode(moved)), (b"T05", encode(clash)),
+                       (b"T06", encode(reused))]
+    log = _write(tmp_path, messages)
+    summary = _same_for_any_workers(tmp_path, log, counts=(2,))
+    assert "conflicting_duplicate_event" in {f.kind for f in summary.findings}
+
+
+def test_an_empty_log_and_more_workers_than_tables(tmp_path):
+    log = _write(tmp_path, _interleaved(_shift(tables=2, rounds=1)))
+    _same_for_any_workers(tmp_path, log, counts=(4,))
+    (tmp_path / "empty").mkdir()
+    assert replay(tmp_path / "empty", tmp_path / "e1").rounds == 0
+    assert replay(tmp_path / "empty", tmp_path / "e2", workers=2).rounds == 0
+    assert _files(tmp_path / "e1") == _files(tmp_path / "e2")
+
+
+def dying_rows_of(state, judgement):
+    """rows_of, except in a worker process, which it kills."""
+    if multiprocessing.parent_process() is not None:
+        os._exit(7)
+    return rows_of(state, judgement)
+
+
+def test_a_worker_that_dies_stops_the_replay_with_a_clear_error(tmp_path):
+    from replay.batch_decode import log_entries
+
+    log = _write(tmp_path, _interleaved(_shift(tables=3, rounds=2)))
+    rows = RowMaker(judge=judge_rounds, rows_of=dying_rows_of,
+                    schemas={n: s for n, s in TABLES.items() if n != "findings"})
+    with pytest.raises(ReplayWorkerError, match=r"stopped abruptly.*nothing was written"):
+        replay_entries(log_entries(log), rows, workers=2)
+
+
+def test_the_command_takes_workers_and_reports_progress(tmp_path):
+    log = _write(tmp_path, _interleaved(_shift(tables=3, rounds=2)))
+    replay(log, tmp_path / "one")
+    proc = run_cli("replay", "--data", str(tmp_path), "--workers", "2")
+    assert proc.returncode == 0, proc.stderr
+    assert "replay: 6 rounds judged" in proc.stderr
+    assert _files(tmp_path / "replay") == _files(tmp_path / "one")
+    bad = run_cli("replay", "--data", str(tmp_path), "--workers", "0")
+    assert bad.returncode == 2
+    assert "--workers must be a whole number from 1" in bad.stderr
