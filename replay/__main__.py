@@ -20,15 +20,25 @@ commands:
 examples:
   python -m replay                              replay ./var/log into ./var/replay
   python -m replay --data var/demo              replay the demo's log
+  python -m replay --data var/demo --workers 2  the same on two cores (identical files)
   python -m replay adjudicate rounds.jsonl      judge round documents
   echo '{"round_id": ...}' | python -m replay adjudicate -
   python -m replay census --game caribbean_stud --cards 5
 
-run writes (under DATA/replay/), one row each:
-  rounds.parquet   round: table, dealer, ruleset, evaluated or why not, one-line notation
-  hands.parquet    hand: cards, high and low hand as set, ranks, foul, house way (dealer)
-  wagers.parquet   wager: recorded and expected outcome, net and commission, in cents
-Same log and rulesets give byte-identical files. The round document is in the README.
+run judges every game (classic and Face Up pai gow poker, pai gow tiles, Caribbean stud)
+with the same judge as adjudicate, and writes (under DATA/replay/), one row each:
+  rounds.parquet    round: game, table, dealer, banker, ruleset, evaluated or why not (a
+                    round is evaluated only when every recorded wager was judged), the kinds
+                    of its problems, one-line notation
+  hands.parquet     hand: cards or tiles as dealt and as set, ranks, foul, re-sets, house way
+  wagers.parquet    wager (every wager, the dealer's own against a player banker too):
+                    recorded and expected outcome, net and commission, in cents
+  envy.parquet      Envy Bonus: recorded and expected per seat, and each payment
+  bankers.parquet   player banker's account: recorded and expected
+  jackpots.parquet  progressive winner: award, meter, each verification step
+  findings.parquet  the log: duplicates, sequence gaps, records that do not decode
+Same log and rulesets give byte-identical files. The round document is in the README;
+the rules are in docs/rules.md.
 """
 
 
