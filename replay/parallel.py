@@ -2,19 +2,24 @@
 
 The log's Kafka key is the table id, and everything the fold keeps across events is keyed by
 table, round or event: the table's sequence numbers (gaps are findings per table), the
-rounds (by round id) and the events seen (by event id, for duplicates). So the records of one
-key can be folded and judged on their own, each key a task for a worker process, and the
-parent merges the rows: rows sorted by (table, round) as one process sorts them (a stable
-sort, so each round's rows keep their order), the log-level findings in log order (the
-records that do not decode first, then the fold's). The files are then byte for byte those
-of one process (tests/test_replay_workers.py).
+rounds (by round id) and the events seen (by event id, for duplicates). So the records of
+one key can be folded and judged apart from the others'. With ``workers`` N, this process
+reads the log and deals each key, from its first record on, to itself or to one of N - 1
+helper processes, sending a helper its records in chunks while the log is still being read,
+so that the helpers decode and fold as the records arrive. Each process folds and judges
+its tables; this one then merges the rows: sorted by (table, round) as one process sorts
+them (a stable sort, so each round's rows keep their order), and the log-level findings in
+log order (the records that do not decode first, then the fold's). The files are byte for
+byte those of one process (tests/test_replay_workers.py).
 
 That holds when no table id, round id or event id spans two keys, which is what a table's
-devices write. A log where one does (a round recorded under two tables' keys, an event id
-reused at another table) is not split there: tasks that share an id are merged into one
-and replayed again, so that the fold sees them together, as one process would.
+devices write. When one does (a round recorded under two tables' keys, an event id reused
+at another table), the shards would not be those of one fold: the whole log is then replayed
+again in this process.
 
-Workers are started with ``spawn`` (STACK.md 4: no inherited state) and a worker that dies
+Keys are dealt as they first appear, without knowing their size: the tables of a shift are
+alike, and the parent takes a little less (:data:`PARENT_SHARE`), as it also reads the log.
+Helpers are started with ``spawn`` (no inherited state, STACK.md 4); one that dies
 stops the replay with :class:`ReplayWorkerError` before anything is written. This module
 names no table and no game: what a row is comes from the caller (:class:`RowMaker`).
 """
@@ -22,15 +27,14 @@ names no table and no game: what a row is comes from the caller (:class:`RowMake
 from __future__ import annotations
 
 import gc
-import importlib
 import multiprocessing
 import os
-from collections import defaultdict, deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
+import traceback
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
@@ -91,15 +95,15 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def replay_shard(entries: Sequence[Entry], rows: RowMaker, *, collect_ids: bool = False,
+def replay_shard(entries: Iterable[Entry], rows: RowMaker, *, collect_ids: bool = False,
                  progress: Callable[[int], None] | None = None) -> Shard:
     """Decode, fold and judge ``entries`` (log order) into one table of rows per name;
     ``progress`` gets the number of rounds judged every 500 rounds and at the end."""
-    with collector_paused():
+    with collector_paused():  # the work's locals are gone before the collector resumes
         return _replay_shard(entries, rows, collect_ids=collect_ids, progress=progress)
 
 
-def _replay_shard(entries: Sequence[Entry], rows: RowMaker, *, collect_ids: bool,
+def _replay_shard(entries: Iterable[Entry], rows: RowMaker, *, collect_ids: bool,
                   progress: Callable[[int], None] | None) -> Shard:
     undecodable: list[tuple[int, Finding]] = []
     folded: list[tuple[int, str]] = []
@@ -146,115 +150,149 @@ def _placed(findings: Iterable[Finding], folded: list[tuple[int, str]]) -> Itera
                 break
 
 
-def _shard_task(entries: list[Entry], rows: RowMaker) -> Shard:
-    return replay_shard(entries, rows, collect_ids=True)
+CHUNK = 1_000
+"""Records sent to a helper at a time, while the log is still being read."""
+
+PARENT_SHARE = 0.9
+"""The parent's share of tables relative to a helper's: it also reads the log and merges,
+so it takes fewer (a new key goes to whoever holds fewest for its share). Measured: with
+0.9, 20 and 40 tables, the parent and its helper finish within half a second."""
 
 
-def _warm_up(entries: list[Entry], rows: RowMaker) -> int:
-    """Replay some records and throw the rows away: whatever the games build on first use
-    (rank tables ...) is then built while the parent still reads the log."""
-    return replay_shard(entries, rows).rounds
+def _helper(inbox: Any, outbox: Connection, rows: RowMaker) -> None:
+    """A worker process: replay the records that arrive in ``inbox`` (chunks, then None)
+    as they arrive, and send back the shard."""
 
+    def arriving() -> Iterator[Entry]:
+        while (chunk := inbox.get()) is not None:
+            yield from chunk
 
-WARM_UP = 4_000
-"""Records of the log's start each helper replays, and throws away, while the log is read."""
-
-
-def _by_key(entries: Iterable[Entry]) -> list[list[Entry]]:
-    """The entries of each Kafka key, in log order; the largest group first (so that two
-    workers finish together), then in key order."""
-    groups: dict[bytes | None, list[Entry]] = defaultdict(list)
-    for entry in entries:
-        groups[entry[2]].append(entry)
-    return [groups[k] for k in sorted(groups, key=lambda k: (-len(groups[k]), k is None,
-                                                                k or b""))]
-
-
-def _joined(shards: list[Shard]) -> list[list[int]]:
-    """Groups of shards that share a table, round or event id (the usual log has none)."""
-    parent = list(range(len(shards)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    owner: dict[tuple[str, str], int] = {}
-    for i, shard in enumerate(shards):
-        for key in shard.ids:
-            j = root(owner.setdefault(key, i))
-            if j != root(i):
-                parent[root(i)] = j
-    groups: dict[int, list[int]] = defaultdict(list)
-    for i in range(len(shards)):
-        groups[root(i)].append(i)
-    return [members for members in groups.values() if len(members) > 1]
-
-
-def _share(pool: ProcessPoolExecutor, helpers: int, tasks: list[list[Entry]],
-           rows: RowMaker, done: Callable[[list[Entry], Shard], None]) -> None:
-    """Run ``tasks`` (largest first) on the pool's ``helpers`` processes and on this one:
-    the pool is kept one task ahead of each helper; this process takes the next task
-    whenever it is free, and waits for the helpers once none is left."""
-    queue = deque(tasks)
-    running: dict[Future[Shard], list[Entry]] = {}
     try:
-        while queue or running:
-            while queue and len(running) < 2 * helpers:
-                task = queue.popleft()
-                running[pool.submit(_shard_task, task, rows)] = task
-            if queue:
-                task = queue.popleft()
-                done(task, replay_shard(task, rows, collect_ids=True))
-                finished = [f for f in running if f.done()]
-            else:
-                finished = list(wait(running, return_when=FIRST_COMPLETED).done)
-            for future in finished:
-                done(running.pop(future), future.result())
-    except BrokenProcessPool as exc:
-        lost = sorted(_key_of(task) for task in running.values())
-        raise ReplayWorkerError(
-            f"a replay worker process stopped abruptly (killed, out of memory, or it could "
-            f"not start) while it held the records of {', '.join(lost) or 'a table'}; "
-            f"nothing was written") from exc
-    finally:
-        for future in running:
-            future.cancel()
+        result: Shard | tuple[Exception, str] = replay_shard(arriving(), rows, collect_ids=True)
+    except Exception as exc:  # sent to the parent, which raises it as one process would
+        result = (exc, traceback.format_exc())
+    outbox.send(result)
+    outbox.close()
 
 
-def _warming(entries: Iterable[Entry], pool: ProcessPoolExecutor, helpers: int,
-             rows: RowMaker) -> Iterator[Entry]:
-    """``entries``, once the first :data:`WARM_UP` of them are sent to each helper to
-    replay while the rest are read (errors there show again in the real tasks)."""
-    first: list[Entry] = []
-    sent = False
+@dataclass(slots=True, kw_only=True)
+class _Helper:
+    process: BaseProcess
+    inbox: Any
+    results: Connection
+    keys: int = 0
+    pending: list[Entry] = field(default_factory=list)
+
+    def send(self, final: bool = False) -> None:
+        if self.pending:
+            self.inbox.put(self.pending)
+            self.pending = []
+        if final:
+            self.inbox.put(None)
+
+
+def _start(workers: int, rows: RowMaker) -> list[_Helper]:
+    context = multiprocessing.get_context("spawn")
+    helpers = []
+    for _ in range(workers - 1):
+        inbox = context.Queue()
+        results, outbox = context.Pipe(duplex=False)
+        process = context.Process(target=_helper, args=(inbox, outbox, rows), daemon=True)
+        process.start()
+        outbox.close()
+        helpers.append(_Helper(process=process, inbox=inbox, results=results))
+    return helpers
+
+
+def _deal(entries: Iterable[Entry], helpers: list[_Helper]) -> tuple[list[Entry], list[Entry]]:
+    """Read the entries, sending each table's to the process that owns it as they come
+    (a table is owned from its first record on); (all entries, the parent's own)."""
+    owner: dict[bytes | None, _Helper | None] = {}
+    mine = 0
+    everything: list[Entry] = []
+    own: list[Entry] = []
     for entry in entries:
-        if not sent:
-            first.append(entry)
-            if len(first) == WARM_UP:
-                for _ in range(helpers):
-                    pool.submit(_warm_up, first, rows)
-                sent = True
-        yield entry
-    if not sent:
-        for _ in range(helpers):
-            pool.submit(_warm_up, first, rows)
+        everything.append(entry)
+        key = entry[2]
+        if key not in owner:
+            least = min(helpers, key=lambda h: h.keys)
+            if mine / PARENT_SHARE < least.keys:
+                owner[key], mine = None, mine + 1
+            else:
+                owner[key] = least
+                least.keys += 1
+        helper = owner[key]
+        if helper is None:
+            own.append(entry)
+        else:
+            helper.pending.append(entry)
+            if len(helper.pending) >= CHUNK:
+                helper.send()
+    for helper in helpers:
+        helper.send(final=True)
+    return everything, own
 
 
-def _key_of(task: list[Entry]) -> str:
-    key = task[0][2]
-    return "key None" if key is None else f"table {key.decode('utf-8', 'replace')}"
+def _collect(helpers: list[_Helper]) -> list[Shard]:
+    """Each helper's shard; ReplayWorkerError when one stops without sending it."""
+    shards: dict[int, Shard] = {}
+    pending = {h.results: i for i, h in enumerate(helpers)}
+    while pending:
+        sentinels = {helpers[i].process.sentinel: i for i in pending.values()}
+        ready = wait([*pending, *sentinels])
+        for conn in [r for r in ready if r in pending]:
+            i = pending.pop(conn)
+            try:
+                got = conn.recv()
+            except EOFError:
+                raise _died(helpers[i]) from None
+            if isinstance(got, tuple):
+                exc, where = got
+                exc.add_note(f"in replay worker process {helpers[i].process.pid}:\n{where}")
+                raise exc
+            shards[i] = got
+        for sentinel in [r for r in ready if r in sentinels]:
+            i = sentinels[sentinel]
+            if helpers[i].results in pending and not helpers[i].results.poll():
+                raise _died(helpers[i])
+    return [shards[i] for i in range(len(helpers))]
+
+
+def _died(helper: _Helper) -> ReplayWorkerError:
+    helper.process.join(timeout=1)
+    return ReplayWorkerError(
+        f"a replay worker process (pid {helper.process.pid}, exit code "
+        f"{helper.process.exitcode}) stopped abruptly (killed, out of memory, or it could not "
+        f"start) before it sent its tables' rows; nothing was written")
+
+
+def _stop(helpers: list[_Helper]) -> None:
+    for h in helpers:
+        h.inbox.cancel_join_thread()
+        if h.process.is_alive():
+            h.process.terminate()
+        h.process.join()
+        h.results.close()
+
+
+def _joined(shards: list[Shard]) -> bool:
+    """Whether two shards share a table, round or event id (the usual log has none)."""
+    seen: set[tuple[str, str]] = set()
+    for shard in shards:
+        if not seen.isdisjoint(shard.ids):
+            return True
+        seen |= shard.ids
+    return False
 
 
 def replay_entries(entries: Iterable[Entry], rows: RowMaker, *, workers: int = 1,
                    progress: Callable[[int], None] | None = None) -> Shard:
     """Every entry replayed into one table of rows per name and the log-level findings, in
     the order one process gives them, by ``workers`` processes: this one and
-    ``workers - 1`` started for the purpose."""
+    ``workers - 1`` helpers started for the purpose."""
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
-    with collector_paused():
+    with collector_paused():  # the work's locals are gone before the collector resumes
         return _replay_entries(entries, rows, workers, progress)
 
 
@@ -262,30 +300,18 @@ def _replay_entries(entries: Iterable[Entry], rows: RowMaker, workers: int,
                     progress: Callable[[int], None] | None) -> Shard:
     if workers == 1:
         return replay_shard(list(entries), rows, progress=progress)
-    helpers = workers - 1
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=helpers, mp_context=context,
-                             initializer=importlib.import_module,
-                             initargs=(rows.rows_of.__module__,)) as pool:
-        tasks = _by_key(_warming(entries, pool, helpers, rows))
-        if not tasks:
-            return replay_shard([], rows, progress=progress)
-        results: list[tuple[list[Entry], Shard]] = []
-
-        def done(task: list[Entry], shard: Shard) -> None:
-            results.append((task, shard))
-            if progress is not None:
-                progress(sum(s.rounds for _, s in results))
-
-        _share(pool, helpers, tasks, rows, done)
-        joined = _joined([s for _, s in results])
-        if joined:
-            again = [sorted((e for i in members for e in results[i][0]), key=lambda e: e[0])
-                     for members in joined]
-            gone = {i for members in joined for i in members}
-            results = [r for i, r in enumerate(results) if i not in gone]
-            _share(pool, helpers, again, rows, done)
-    return merge([s for _, s in results])
+    helpers = _start(workers, rows)
+    try:
+        everything, own = _deal(entries, helpers)
+        mine = replay_shard(own, rows, collect_ids=True, progress=progress)
+        shards = [mine, *_collect(helpers)]
+    finally:
+        _stop(helpers)
+    if progress is not None:
+        progress(sum(s.rounds for s in shards))
+    if _joined(shards):
+        return replay_shard(everything, rows)
+    return merge(shards)
 
 
 def merge(shards: list[Shard]) -> Shard:

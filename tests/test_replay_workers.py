@@ -11,6 +11,7 @@ from dataclasses import replace
 import pytest
 
 from ingest.log import LogWriter, Received
+from replay import parallel
 from replay.parallel import ReplayWorkerError, RowMaker, replay_entries
 from replay.run import TABLES, judge_rounds, replay, rows_of
 from schemas import RoundEnded, encode
@@ -114,7 +115,7 @@ def test_two_and_three_workers_write_the_same_bytes_as_one(tmp_path):
     assert summary.rounds == 6 * 4 + 1
 
 
-def test_ids_that_cross_keys_are_replayed_together(tmp_path):
+def test_ids_that_cross_keys_are_replayed_together(tmp_path, monkeypatch):
     """A round's event under another table's key, a round id used at two tables and an
     event id reused at another table: one process sees them together, so must N."""
     by_table = _shift()
@@ -126,7 +127,11 @@ def test_ids_that_cross_keys_are_replayed_together(tmp_path):
     messages[40:40] = [(b"T04", encode(moved)), (b"T05", encode(clash)),
                        (b"T06", encode(reused))]
     log = _write(tmp_path, messages)
+    joined = []
+    monkeypatch.setattr(parallel, "_joined", lambda shards: joined.append(
+        real_joined(shards)) or joined[-1])
     summary = _same_for_any_workers(tmp_path, log, counts=(2,))
+    assert joined == [True]
     assert "conflicting_duplicate_event" in {f.kind for f in summary.findings}
 
 
@@ -137,6 +142,27 @@ def test_an_empty_log_and_more_workers_than_tables(tmp_path):
     assert replay(tmp_path / "empty", tmp_path / "e1").rounds == 0
     assert replay(tmp_path / "empty", tmp_path / "e2", workers=2).rounds == 0
     assert _files(tmp_path / "e1") == _files(tmp_path / "e2")
+
+
+real_joined = parallel._joined
+
+
+def failing_rows_of(state, judgement):
+    """rows_of, except in a worker process, where it raises."""
+    if multiprocessing.parent_process() is not None:
+        raise ZeroDivisionError("rows_of failed in a worker")
+    return rows_of(state, judgement)
+
+
+def test_an_exception_in_a_worker_is_raised_in_the_parent(tmp_path):
+    from replay.batch_decode import log_entries
+
+    log = _write(tmp_path, _interleaved(_shift(tables=3, rounds=2)))
+    rows = RowMaker(judge=judge_rounds, rows_of=failing_rows_of,
+                    schemas={n: s for n, s in TABLES.items() if n != "findings"})
+    with pytest.raises(ZeroDivisionError, match="rows_of failed in a worker") as caught:
+        replay_entries(log_entries(log), rows, workers=2)
+    assert "in replay worker process" in "".join(caught.value.__notes__)
 
 
 def dying_rows_of(state, judgement):
@@ -166,3 +192,14 @@ def test_the_command_takes_workers_and_reports_progress(tmp_path):
     bad = run_cli("replay", "--data", str(tmp_path), "--workers", "0")
     assert bad.returncode == 2
     assert "--workers must be a whole number from 1" in bad.stderr
+
+
+def test_a_log_that_cannot_be_read_stops_the_workers_and_says_so(tmp_path):
+    from schemas.logformat import LogError
+
+    log = _write(tmp_path, _interleaved(_shift(tables=3, rounds=2)), batch=20)
+    seg = sorted(log.iterdir())[-1]
+    seg.write_bytes(seg.read_bytes()[:-30])
+    with pytest.raises(LogError, match="cannot be read as a log segment"):
+        replay(log, tmp_path / "out", workers=2)
+    assert multiprocessing.active_children() == []
