@@ -19,13 +19,12 @@ table named (replay/reconstruct.py), and writes, under the output directory:
 - ``findings.parquet``: the log-level findings (duplicates, sequence gaps, records that do
   not decode).
 
-Same log and rulesets: byte-identical files (DESIGN.md 5): rows are sorted, no wall clock is
-read, and files are written with fixed options. This module names no game.
+Same log and rulesets: byte-identical files (docs/design.md principle 5): rows are sorted,
+no wall clock is read, and files are written with fixed options. This module names no game.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,14 +32,19 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from replay.batch_decode import events_of, log_entries, undecodable_finding
 from replay.errors import ReplayError
 from replay.fold import DEALER, Finding, Replayed, RoundState
 from replay.games import find_game
 from replay.parallel import RowMaker, replay_entries, write_parquet
-from replay.reconstruct import Judgement, banker_text, dealt_at, judge_state
+from replay.reconstruct import (
+    Judgement,
+    award_from_meter,
+    banker_text,
+    dealt_at,
+    judge_state,
+)
 from schemas import JACKPOT_STEPS, RoundEvent
 
 _TS = pa.timestamp("us", tz="UTC")
@@ -92,7 +96,7 @@ JACKPOTS = pa.schema([
     ("recorded_award_cents", pa.int64()), ("expected_net_cents", pa.int64()),
     *[(step, pa.bool_()) for step in JACKPOT_STEPS],
     ("validated_by", pa.string()), ("validator_role", pa.string()), ("paid_from", pa.string()),
-    ("steps", pa.string()),
+    ("award_from_meter", pa.bool_()), ("steps", pa.string()),
 ])
 FINDINGS = pa.schema([
     ("kind", pa.string()), ("table_id", pa.string()), ("round_id", pa.string()),
@@ -251,17 +255,11 @@ def rows_of(state: RoundState, j: Judgement) -> dict[str, list[dict[str, Any]]]:
             "validated_by": validated.employee_id if validated else None,
             "validator_role": validated.role if validated else None,
             "paid_from": paid.paid_from if paid else None,
+            "award_from_meter": award_from_meter(j.ruleset, hit[1] if hit else None),
             "steps": ", ".join(f"{x.step} by {x.employee_id} ({x.role})" for x in steps)
             or None,
         })
     return out
-
-
-def _write(rows: list[dict[str, Any]], schema: pa.Schema, path: Path) -> None:
-    table = pa.Table.from_pylist(rows, schema=schema)
-    tmp = path.with_suffix(".parquet.tmp")
-    pq.write_table(table, tmp, compression="zstd", use_dictionary=True, write_statistics=True)
-    os.replace(tmp, path)
 
 
 def judge_rounds(replayed: Replayed) -> Iterator[tuple[RoundState, Judgement]]:

@@ -78,6 +78,15 @@ def data(tmp_path):
          "validator_role": "floorperson"},                                     # no light
         {"round_id": "R6", "table_id": "T01", "seat": 3, "recorded_award_cents": 25000,
          **steps, "validated_by": "E011", "validator_role": "dealer"},         # a dealer
+        {"round_id": "R2", "table_id": "T01", "seat": 4, "recorded_award_cents": 250_000,
+         **steps, "validated_by": "F1", "validator_role": "floorperson",
+         "award_from_meter": True, "paid_from": "table_inventory"},            # from inventory
+        {"round_id": "R2", "table_id": "T01", "seat": 5, "recorded_award_cents": 25000,
+         **steps, "validated_by": "F1", "validator_role": "floorperson",
+         "award_from_meter": False, "paid_from": "table_inventory"},           # trap: fixed sum
+        {"round_id": "R2", "table_id": "T01", "seat": 6, "recorded_award_cents": 250_000,
+         **steps, "validated_by": "F1", "validator_role": "floorperson",
+         "award_from_meter": True, "paid_from": "meter"},                      # trap: meter
     ]
     findings = [{"kind": "sequence_gap", "table_id": "T01", "where": "log position 7",
                  "detail": "table T01 sequence gap: 9 after 7"}]
@@ -198,3 +207,8 @@ def test_an_absurd_amount_is_a_flag_not_a_failure(data):
     pq.write_table(pa.Table.from_pylist(rows, schema=TABLES["wagers"]), path)
     run_all(data / "replay", data / "checks")
     assert ("R1", 5, None) in _flags(data, "mispay")
+
+
+def test_a_percentage_award_paid_from_the_table_inventory_is_flagged(data):
+    run_all(data / "replay", data / "checks")
+    assert _flags(data, "award_from_inventory") == [("R2", 4, None)]

@@ -50,11 +50,10 @@ KIND_CHECKS = {
     "missing_events": {"log_findings", "not_evaluated"},
     "duplicated_events": {"log_findings"},
     "raise_not_twice_ante": {"irregular_round"},
-    # Not seen by a rule-based check yet (the checks catalogue issue adds it): the award's
-    # source is recorded in jackpots.parquet (paid_from).
-    "award_from_inventory": set(),
+    "award_from_inventory": {"award_from_inventory"},
 }
-SEAT_CHECKS = {"mispay", "envy_mispay", "envy_own_or_dealer_hand", "jackpot_unverified"}
+SEAT_CHECKS = {"mispay", "envy_mispay", "envy_own_or_dealer_hand", "jackpot_unverified",
+               "award_from_inventory"}
 
 
 def test_a_mixed_shift_of_every_game_and_fault_gives_exactly_the_labelled_flags(
