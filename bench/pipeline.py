@@ -64,7 +64,7 @@ def main() -> None:
             ("checks (DuckDB)", ["checks", "--data", data], n_rounds, "rounds"),
         ]
         print(f"{n_events:,} events, {n_rounds:,} rounds ({args.tables} tables x {args.rounds}), "
-              f"{len(faults)} mispays; Python {platform.python_version()}, "
+              f"{len(faults)} injected faults; Python {platform.python_version()}, "
               f"{os.cpu_count()} CPUs, {platform.processor() or platform.machine()}")
         print("\n| stage | wall s | per second | last line |\n|---|---:|---:|---|")
         for name, cmd, count, unit in stages:
