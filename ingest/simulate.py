@@ -143,7 +143,8 @@ class TableSimulator:
 
 
 def _judge(plan: RoundPlan) -> dict[str, Any]:
-    return judge_document(document(plan))
+    """The judge's result object for the plan's round document, as a plain dict."""
+    return dict(judge_document(document(plan)))
 
 
 def simulate_shift(*, tables: int, rounds: int, seed: int, fault_rate: float,

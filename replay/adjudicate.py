@@ -15,10 +15,11 @@ from typing import Any
 from replay.document import DocumentError, round_label
 from replay.errors import ReplayError
 from replay.games import find_game
+from replay.games.results import ResultObject
 from replay.rulesets import default_ruleset, load_ruleset
 
 
-def judge_document(doc: Mapping[str, Any]) -> dict[str, Any]:
+def judge_document(doc: Mapping[str, Any]) -> ResultObject:
     """The result object for one round document (README "Round documents")."""
     if not isinstance(doc, Mapping):
         raise DocumentError(f"a round document must be a JSON object, got {type(doc).__name__}")
@@ -39,7 +40,7 @@ class Judged:
 
     line: int
     round: str
-    result: dict[str, Any] | None = None
+    result: ResultObject | None = None
     error: str | None = None
 
 

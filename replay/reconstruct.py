@@ -23,6 +23,7 @@ from typing import Any
 from replay.adjudicate import judge_document
 from replay.errors import ReplayError
 from replay.fold import DEALER, Problem, ProblemKind, RoundState
+from replay.games.results import ResultObject
 from replay.rulesets import load_ruleset, ruleset_in_force
 
 PROGRESSIVE_PAYTABLE = "progressive"
@@ -156,7 +157,7 @@ class Judgement:
     document: dict[str, Any] | None
     notation: str | None
     ruleset: str | None
-    result: dict[str, Any] | None
+    result: ResultObject | None
     expected: dict[tuple[int, str], Expected] = field(default_factory=dict)
     envy: dict[int, int] = field(default_factory=dict)
     evaluated: bool = False
@@ -198,9 +199,10 @@ def judge_state(state: RoundState) -> Judgement:
     envy: dict[int, int] = {}
     for seat in result["seats"]:
         envy[seat["seat"]] = seat.get("envy", 0)
-        for name, w in seat["wagers"].items():
-            expected[(seat["seat"], name)] = Expected(
-                outcome=w["outcome"], net_cents=w["net"], commission_cents=w["commission"])
+        for name, entry in seat["wagers"].items():
+            expected[(seat["seat"], name)] = Expected(outcome=entry["outcome"],
+                                                      net_cents=entry["net"],
+                                                      commission_cents=entry["commission"])
     dealer_wager = state.wager(DEALER, "main")
     if dealer_wager is not None and dealer_wager > 0 and state.banker_seat is not None:
         net = result["dealer"]["net"]

@@ -25,7 +25,7 @@ no wall clock is read, and files are written with fixed options. This module nam
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -153,7 +153,7 @@ def rows_of(state: RoundState, j: Judgement) -> dict[str, list[dict[str, Any]]]:
     game = state.game
     banker = banker_text(state)
     when = dealt_at(state)
-    result = j.result or {}
+    result: Mapping[str, Any] = j.result or {}
     out: dict[str, list[dict[str, Any]]] = {name: [] for name in TABLES if name != "findings"}
     out["rounds"].append({
         "round_id": state.round_id, "casino": state.casino, "table_id": state.table_id,

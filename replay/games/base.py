@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from replay.games.results import ResultObject
     from replay.rulesets import Ruleset
 
-JudgeDocument = Callable[[Mapping[str, Any], "Ruleset"], dict[str, Any]]
+JudgeDocument = Callable[[Mapping[str, Any], "Ruleset"], "ResultObject"]
 """A game's judge of one round document (README "Round documents"): the parsed JSON object
 in, the result object out; raises :class:`replay.document.DocumentError` naming what is
 wrong. Pure: no I/O, no clock."""

@@ -40,7 +40,13 @@ from replay.errors import HandError, MoneyError, ReplayError, RoundError, Rulese
 from replay.games.base import GameRules
 from replay.games.poker_ranks import HandCategory, HighRank, rank_high
 from replay.games.results import Outcome as Outcome
-from replay.games.results import dealer_entry, result_object, seat_entry, settled_entry
+from replay.games.results import (
+    ResultObject,
+    dealer_entry,
+    result_object,
+    seat_entry,
+    settled_entry,
+)
 from replay.rulesets import Wheel
 
 if TYPE_CHECKING:
@@ -619,7 +625,7 @@ def round_from_document(doc: Mapping[str, Any]) -> CaribbeanRound:
         raise DocumentError(str(exc)) from None
 
 
-def result_document(result: RoundResult) -> dict[str, Any]:
+def result_document(result: RoundResult) -> ResultObject:
     """The issue 3 result object of a judged round, keys in the issue's order. Caribbean
     stud has no fouls, house way, Ace High Pai Gow or envy: ``foul`` false, ``house_way``
     null, ``ace_high_pai_gow`` false, ``envy`` 0; ``dealer.net`` is 0 (the dealer makes no
@@ -634,7 +640,7 @@ def result_document(result: RoundResult) -> dict[str, Any]:
     )
 
 
-def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> dict[str, Any]:
+def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> ResultObject:
     """Judge one Caribbean stud round document under ``ruleset`` and return the issue 3
     result object (:func:`round_from_document`, :func:`adjudicate`,
     :func:`result_document`)."""

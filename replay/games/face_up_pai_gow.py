@@ -55,7 +55,15 @@ from replay.games.poker_ranks import LowRank as LowRank
 from replay.games.poker_ranks import rank_high as rank_high
 from replay.games.poker_ranks import rank_low as rank_low
 from replay.games.results import Outcome as Outcome
-from replay.games.results import dealer_entry, result_object, seat_entry, wager_entry
+from replay.games.results import (
+    ResultObject,
+    SeatEntry,
+    WagerEntry,
+    dealer_entry,
+    result_object,
+    seat_entry,
+    wager_entry,
+)
 from replay.games.seven_card_classes import ACE_HIGH_PAI_GOW_FLAG, CODE_MASK, classify_indexes
 from replay.games.seven_card_classes import ENVY_QUALIFYING_CLASSES as ENVY_QUALIFYING_CLASSES
 from replay.games.seven_card_classes import SevenCardClass as SevenCardClass
@@ -244,7 +252,7 @@ def _wagers(value: object, where: str) -> dict[str, int]:
     return read_wagers(value, f"{where}.wagers", WAGER_NAMES)
 
 
-def _main_result(amount: int, outcome: Outcome, ruleset: Ruleset) -> dict[str, Any]:
+def _main_result(amount: int, outcome: Outcome, ruleset: Ruleset) -> WagerEntry:
     """The Face Up wager's settlement in the result form, by the rule of
     :func:`replay.games.pai_gow_poker.settle_main` (docs/rules.md 1.2, 6: a win pays 1:1 less
     the ruleset's commission, none for Face Up; a loss loses the amount; a tie returns it),
@@ -260,7 +268,7 @@ def _main_result(amount: int, outcome: Outcome, ruleset: Ruleset) -> dict[str, A
                      f"got {outcome!r}")
 
 
-def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> dict[str, Any]:
+def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> ResultObject:
     """The result of one Face Up round document (issue 3 "Round document" and "Result").
 
     The Face Up wager (58 Pa. Code § 688a.7(f); docs/rules.md 6): a fouled player hand loses
@@ -367,12 +375,12 @@ def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> dict[str, Any]:
     dealer_joker = _JOKER_INDEX in dealer_cards
 
     codes: list[int] = []
-    seats_out: list[dict[str, Any]] = []
+    seats_out: list[SeatEntry] = []
     for number, (dealt, _, high, low, misset), amounts in zip(numbers, holdings, wagered,
                                                              strict=True):
         flags = classify_indexes(dealt)
         codes.append(flags & _CODE_MASK)
-        wagers_out: dict[str, Any] = {}
+        wagers_out: dict[str, WagerEntry] = {}
         foul: bool | None = None
         if misset:
             # (f)(1)(iv): "not otherwise set correctly" loses, reported as a foul

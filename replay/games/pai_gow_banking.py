@@ -30,12 +30,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from replay.document import DocumentError, seat_number
 from replay.document import field as read_field
 from replay.errors import MoneyError, RulesetError
-from replay.games.results import SettledWager, banker_entry
+from replay.games.results import BankerEntry, SettledWager, banker_entry
 
 if TYPE_CHECKING:
     from replay.rulesets import Ruleset
@@ -192,7 +192,7 @@ class BankerResult:
                 f"{self.commission}"
             )
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> BankerEntry:
         """The result object's ``banker`` entry (issue 3 "Result")."""
         return banker_entry(seat=self.seat, net=self.net, commission=self.commission,
                             house_net=self.house_net)

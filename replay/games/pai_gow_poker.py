@@ -88,7 +88,13 @@ from replay.games.poker_ranks import high_holds_low
 from replay.games.poker_ranks import rank_high as rank_high
 from replay.games.poker_ranks import rank_low as rank_low
 from replay.games.results import Outcome as Outcome
-from replay.games.results import dealer_entry, result_object, seat_entry, settled_entry
+from replay.games.results import (
+    ResultObject,
+    dealer_entry,
+    result_object,
+    seat_entry,
+    settled_entry,
+)
 from replay.notation import MAIN as MAIN
 from replay.notation import PaiGowRound, render_round
 from replay.rulesets import Wheel
@@ -274,7 +280,7 @@ class ClassicJudgement:
     seats: tuple[SeatResult, ...]
     banker: BankerResult | None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> ResultObject:
         """The result object (issue 3, "Result"), keys in the issue's order; a seat's wagers
         in the order main, fortune, progressive. Wagers of zero or absent, and the banker
         seat's own main wager, are left out (6a.18, 6a.14)."""
@@ -425,7 +431,7 @@ def judge_round(classic: ClassicRound, ruleset: Ruleset) -> ClassicJudgement:
                             dealer_main=dealer_main, seats=tuple(results), banker=banker)
 
 
-def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> dict[str, Any]:
+def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> ResultObject:
     """The result object for a classic round document (issue 3): :func:`read_document`,
     then :func:`judge_round`, as :meth:`ClassicJudgement.as_dict`."""
     return judge_round(read_document(doc), ruleset).as_dict()

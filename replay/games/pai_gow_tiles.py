@@ -72,7 +72,13 @@ from replay.games.pai_gow_tiles_house_way import allowed_settings as allowed_set
 from replay.games.pai_gow_tiles_house_way import follows_house_way as follows_house_way
 from replay.games.pai_gow_tiles_house_way import house_way_setting as house_way_setting
 from replay.games.results import Outcome as Outcome
-from replay.games.results import dealer_entry, result_object, seat_entry, settled_entry
+from replay.games.results import (
+    ResultObject,
+    dealer_entry,
+    result_object,
+    seat_entry,
+    settled_entry,
+)
 from replay.games.tile_ranks import GEE_JOON_VALUES as GEE_JOON_VALUES
 from replay.games.tile_ranks import GONG_PIPS as GONG_PIPS
 from replay.games.tile_ranks import HAND_TILES as HAND_TILES
@@ -362,7 +368,7 @@ class TilesJudgement:
     seats: tuple[SeatResult, ...]
     banker: BankerResult | None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> ResultObject:
         """The result object (issue 3, "Result"), keys in the issue's order; seats by seat
         number; wagers of zero or absent, and the banker seat's own, left out (6a.18,
         6a.14)."""
@@ -466,7 +472,7 @@ def judge_round(round: TilesRound, ruleset: Ruleset) -> TilesJudgement:
                           dealer_main=dealer_main, seats=tuple(results), banker=banker)
 
 
-def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> dict[str, Any]:
+def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> ResultObject:
     """The result object for a pai gow tiles round document (issue 3): :func:`read_document`,
     then :func:`judge_round`, as :meth:`TilesJudgement.as_dict`."""
     return judge_round(read_document(doc), ruleset).as_dict()

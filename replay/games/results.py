@@ -17,7 +17,7 @@ the games (docs/rules.md 6a.18). Plain dicts, built by position on Face Up's hot
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import NotRequired, Protocol, TypedDict
 
 
 class Outcome(StrEnum):
@@ -33,7 +33,57 @@ class Outcome(StrEnum):
     wagers shall be void"); net 0."""
 
 
-def wager_entry(outcome: str, net: int, commission: int) -> dict[str, Any]:
+class WagerEntry(TypedDict):
+    """A wager's settlement in the result: outcome, net after commission, commission."""
+
+    outcome: str
+    net: int
+    commission: int
+
+
+class SeatEntry(TypedDict):
+    """A seat in the result: its number, foul (null when it set no hand), its wagers by name
+    and the Envy Bonus it received, in cents."""
+
+    seat: int
+    foul: bool | None
+    wagers: dict[str, WagerEntry]
+    envy: int
+
+
+class DealerEntry(TypedDict):
+    """The dealer in the result (see :func:`dealer_entry`)."""
+
+    foul: bool | None
+    house_way: bool | None
+    ace_high_pai_gow: bool
+    qualifies: bool | None
+    net: int
+
+
+class BankerEntry(TypedDict):
+    """A player banker's account in the result (see :func:`banker_entry`)."""
+
+    seat: int
+    net: int
+    commission: int
+    house_net: int
+
+
+class ResultObject(TypedDict):
+    """The one judgement shape every game returns, whatever the game (see the module
+    docstring): the two front doors (round documents and the log) read only this."""
+
+    round_id: str
+    ruleset: str
+    evaluated: bool
+    dealer: DealerEntry
+    seats: list[SeatEntry]
+    banker: NotRequired[BankerEntry]
+    problems: NotRequired[list[str]]
+
+
+def wager_entry(outcome: str, net: int, commission: int) -> WagerEntry:
     """A wager's entry: its outcome (win, loss, push, void), its net after commission and
     the commission, in cents."""
     return {"outcome": outcome, "net": net, "commission": commission}
@@ -53,14 +103,14 @@ class SettledWager(Protocol):
     def commission_cents(self) -> int: ...
 
 
-def settled_entry(settled: SettledWager) -> dict[str, Any]:
+def settled_entry(settled: SettledWager) -> WagerEntry:
     """:func:`wager_entry` of a settlement."""
     return wager_entry(settled.outcome.value, settled.net_cents, settled.commission_cents)
 
 
 def seat_entry(
-    seat: int, foul: bool | None, wagers: dict[str, Any], envy: int = 0
-) -> dict[str, Any]:
+    seat: int, foul: bool | None, wagers: dict[str, WagerEntry], envy: int = 0
+) -> SeatEntry:
     """A seat's entry: its number, whether its hand fouled (null when it set none), its
     wagers' entries by name, and the Envy Bonus it received in cents."""
     return {"seat": seat, "foul": foul, "wagers": wagers, "envy": envy}
@@ -73,7 +123,7 @@ def dealer_entry(
     ace_high_pai_gow: bool = False,
     qualifies: bool | None = None,
     net: int = 0,
-) -> dict[str, Any]:
+) -> DealerEntry:
     """The dealer's entry: whether its hand fouled, whether it follows the house way (null
     where the game has none), whether it is an Ace High Pai Gow, whether it qualifies, and
     its own result in cents against a player banker."""
@@ -81,7 +131,7 @@ def dealer_entry(
             "qualifies": qualifies, "net": net}
 
 
-def banker_entry(*, seat: int, net: int, commission: int, house_net: int) -> dict[str, Any]:
+def banker_entry(*, seat: int, net: int, commission: int, house_net: int) -> BankerEntry:
     """A player banker's entry: its seat, its net after commission, the commission and the
     house's net of the round, in cents (docs/rules.md 6a.14)."""
     return {"seat": seat, "net": net, "commission": commission, "house_net": house_net}
@@ -91,16 +141,16 @@ def result_object(
     *,
     round_id: str,
     ruleset_id: str,
-    dealer: dict[str, Any],
-    seats: list[dict[str, Any]],
-    banker: dict[str, Any] | None = None,
+    dealer: DealerEntry,
+    seats: list[SeatEntry],
+    banker: BankerEntry | None = None,
     problems: tuple[str, ...] = (),
-) -> dict[str, Any]:
+) -> ResultObject:
     """The result object of an evaluated round: its id, the ruleset used, the dealer's and
     the seats' entries, the banker's when a player banks, and ``problems`` when the judge
     settled the round as recorded but found something an analyst should see (a Caribbean
     stud raise that is not twice the ante, say); absent when there is none."""
-    result: dict[str, Any] = {"round_id": round_id, "ruleset": ruleset_id, "evaluated": True,
+    result: ResultObject = {"round_id": round_id, "ruleset": ruleset_id, "evaluated": True,
                               "dealer": dealer, "seats": seats}
     if banker is not None:
         result["banker"] = banker
