@@ -4,9 +4,9 @@ Decoding messages one by one (``schemas.decode``) pays for a reader call, a fram
 the envelope's logical types on every message. The bodies of a run of records written
 under the same schema id can instead be read as one block of an in-memory Avro object
 container file (header with the writer schema, one block of the concatenated bodies, sync
-marker), the way ``fastavro.reader`` reads a file (STACK.md 3, "Learned while building").
+marker), the way ``fastavro.reader`` reads a file.
 
-Nothing may be misread or lost on the way (DESIGN.md principle 8): what ``decode`` rejects
+Nothing may be misread or lost on the way (docs/design.md principle 8): what ``decode`` rejects
 must still become the same finding, word for word. So the fast path takes a record only
 when it can show that the record decodes exactly as ``decode`` would decode it:
 

@@ -19,7 +19,7 @@ again in this process.
 
 Keys are dealt as they first appear, without knowing their size: the tables of a shift are
 alike, and the parent takes a little less (:data:`PARENT_SHARE`), as it also reads the log.
-Helpers are started with ``spawn`` (no inherited state, STACK.md 4); one that dies
+Helpers are started with ``spawn`` (no inherited state); one that dies
 stops the replay with :class:`ReplayWorkerError` before anything is written. This module
 names no table and no game: what a row is comes from the caller (:class:`RowMaker`).
 """
