@@ -193,6 +193,12 @@ def judge_state(state: RoundState) -> Judgement:
         fail(ProblemKind.NOT_JUDGEABLE, str(exc))
         return Judgement(document=doc, notation=line, ruleset=doc["ruleset"], result=None,
                          problems=tuple(problems))
+    except Exception as exc:  # a fault of the engine, not of the round: fail closed, say so
+        fail(ProblemKind.NOT_JUDGEABLE,
+             f"the rules engine failed on this round ({type(exc).__name__}: {exc}); the round "
+             f"is not evaluated: report it with the round's notation {line}")
+        return Judgement(document=doc, notation=line, ruleset=doc["ruleset"], result=None,
+                         problems=tuple(problems))
     for text in result.get("problems", ()):
         fail(ProblemKind.RULE_IRREGULARITY, str(text))
     expected: dict[tuple[int, str], Expected] = {}

@@ -13,7 +13,7 @@ import pytest
 from checks.runner import run_all
 from ingest.log import LogWriter, Received
 from replay.run import replay
-from schemas import BankerSettled, RoundStarted, WagerPlaced, encode
+from schemas import BankerSettled, RoundStarted, RoundVoided, WagerPlaced, encode
 from tests.events_factory import Table, events_of_document
 
 REPO = Path(__file__).resolve().parent.parent
@@ -219,3 +219,46 @@ def test_a_log_written_under_schema_id_1_still_replays(tmp_path):
     assert rnd["evaluated"] is True and rnd["problems"] is None
     wagers = pq.read_table(tmp_path / "replay" / "wagers.parquet").to_pylist()
     assert {(w["seat"], w["expected_net_cents"]) for w in wagers} == {(1, 2375), (3, 0)}
+
+
+def test_a_voided_round_returns_every_wager_and_a_paid_one_is_a_mispay(tmp_path):
+    """docs/rules.md 8.4: a void returns every wager (void, net 0); a void without a reason is
+    an irregularity."""
+    doc, _ = EXAMPLES["r-17"]
+    t = Table()
+    events = events_of_document(t, doc, settle={(1, "main"): ("void", 0, 0),
+                                                (3, "main"): ("win", 3800, 200)})
+    events.insert(-1, t.event("r-17", RoundVoided(reason="")))
+    table, flags = _replay(tmp_path, events)
+    (rnd,) = table("rounds")
+    assert rnd["evaluated"] is True and rnd["voided"] is True
+    assert "void_without_reason" in rnd["problem_kinds"]
+    got = {(f["check_id"], f["seat"], f["difference_cents"]) for f in flags}
+    assert ("mispay", 3, 3800) in got and ("irregular_round", None, None) in got
+    assert not any(c == "mispay" and s == 1 for c, s, _ in got)
+
+
+def test_an_engine_fault_on_one_round_fails_that_round_closed_not_the_replay(tmp_path,
+                                                                            monkeypatch):
+    """A programming error of a judge on one round must not stop the shift's replay."""
+    import replay.reconstruct as reconstruct
+
+    real = reconstruct.judge_document
+
+    def flaky(doc):
+        if doc["round_id"] == "r-19":
+            raise TypeError("unexpected")
+        return real(doc)
+
+    monkeypatch.setattr(reconstruct, "judge_document", flaky)
+    t = Table()
+    events = []
+    for rid in ("r-17", "r-19"):
+        doc, result = EXAMPLES[rid]
+        events += events_of_document(t, doc, settle=_settlements(result))
+    table, _ = _replay(tmp_path, events)
+    rounds = {r["round_id"]: r for r in table("rounds")}
+    assert rounds["r-17"]["evaluated"] is True
+    assert rounds["r-19"]["evaluated"] is False
+    assert "the rules engine failed on this round (TypeError: unexpected)" in \
+        rounds["r-19"]["problems"]
