@@ -22,7 +22,7 @@ Conventions of the record (docs/rules.md):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields, replace
 from enum import StrEnum
 from typing import Any
@@ -115,6 +115,14 @@ class JackpotStep:
     table_seq: int
 
 
+def _wager_in(wagers: Sequence[tuple[int, str, int]], seat: int, wager: str) -> int | None:
+    return next((a for s, w, a in wagers if s == seat and w == wager), None)
+
+
+def _action_in(actions: Sequence[tuple[int, str]], seat: int) -> str | None:
+    return next((a for s, a in reversed(actions) if s == seat), None)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RoundState:
     """Everything the log says about one round, and what did not fit. Seats are keyed by
@@ -158,14 +166,14 @@ class RoundState:
         return next(((h, lo) for s, h, lo in self.sets if s == seat), None)
 
     def wager(self, seat: int, wager: str) -> int | None:
-        return next((a for s, w, a in self.wagers if s == seat and w == wager), None)
+        return _wager_in(self.wagers, seat, wager)
 
     def settlement(self, seat: int, wager: str) -> Settled | None:
         return next((x for s, w, x in self.settled if s == seat and w == wager), None)
 
     def action(self, seat: int) -> str | None:
         """The seat's last decision (fold, raise, concede, withdraw), if any."""
-        return next((a for s, a in reversed(self.actions) if s == seat), None)
+        return _action_in(self.actions, seat)
 
     @property
     def seats(self) -> tuple[int, ...]:
@@ -217,13 +225,13 @@ class _Round:
         self.problems.append(Problem(kind=kind, detail=text))  # type: ignore[attr-defined]
 
     def wager(self, seat: int, wager: str) -> int | None:
-        return next((a for s, w, a in self.wagers if s == seat and w == wager), None)  # type: ignore[attr-defined]
+        return _wager_in(self.wagers, seat, wager)  # type: ignore[attr-defined]
 
     def has_cards(self, seat: int) -> bool:
         return any(s == seat for s, _ in self.dealt)  # type: ignore[attr-defined]
 
     def action(self, seat: int) -> str | None:
-        return next((a for s, a in reversed(self.actions) if s == seat), None)  # type: ignore[attr-defined]
+        return _action_in(self.actions, seat)  # type: ignore[attr-defined]
 
 
 def _started(r: Any, e: RoundEvent, p: RoundStarted) -> None:

@@ -25,15 +25,12 @@ from replay.errors import ReplayError
 from replay.fold import DEALER, Problem, ProblemKind, RoundState
 from replay.games.results import ResultObject
 from replay.rulesets import load_ruleset, ruleset_in_force
+from schemas.events import banker_words
 
 PROGRESSIVE_PAYTABLE = "progressive"
 """The posted progressive paytable's name in every ruleset that has one (docs/rules.md 6)."""
 
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
-
-ACTION_IN_DOCUMENT = {"fold": "fold", "concede": "concede", "withdraw": "withdraw",
-                      "raise": "raise"}
-"""A seat's last decision as the round document's ``action``."""
 
 
 def dealt_at(state: RoundState) -> dt.datetime | None:
@@ -45,9 +42,7 @@ def dealt_at(state: RoundState) -> dt.datetime | None:
 
 def banker_text(state: RoundState) -> str:
     """Who banks, in words: ``dealer``, ``seat 3`` or ``seat 3 co-bank``."""
-    if state.banker_seat is None:
-        return "dealer"
-    return f"seat {state.banker_seat}" + (" co-bank" if state.co_bank else "")
+    return banker_words(state.banker_seat, state.co_bank)
 
 
 def ruleset_id(state: RoundState) -> str:
@@ -94,7 +89,7 @@ def round_document(state: RoundState) -> dict[str, Any]:
         entry: dict[str, Any] = {"seat": number, **_holding(state, number)}
         action = state.action(number)
         if action is not None:
-            entry["action"] = ACTION_IN_DOCUMENT[action]
+            entry["action"] = action  # the document's actions are the events' words
         wagers = {w: a for s, w, a in state.wagers if s == number}
         if wagers:
             entry["wagers"] = wagers

@@ -97,6 +97,14 @@ def _cards_or_tiles(name: str, tokens: tuple[str, ...]) -> None:
         _cards(name, tokens)
 
 
+def banker_words(banker_seat: int | None, co_bank: bool) -> str:
+    """Who banks, in words: ``dealer``, ``seat 3`` or ``seat 3 co-bank`` (also schema id 1's
+    ``banker`` text for the first two)."""
+    if banker_seat is None:
+        return "dealer"
+    return f"seat {banker_seat}" + (" co-bank" if co_bank else "")
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RoundStarted:
     """A round opened at a table, run by ``dealer_id`` under ``ruleset`` (None: in force).
@@ -121,10 +129,8 @@ class RoundStarted:
 
     @property
     def banker(self) -> str:
-        """Who banks, in words: ``dealer``, ``seat 3`` or ``seat 3 co-bank``."""
-        if self.banker_seat is None:
-            return "dealer"
-        return f"seat {self.banker_seat}" + (" co-bank" if self.co_bank else "")
+        """Who banks, in words (:func:`banker_words`)."""
+        return banker_words(self.banker_seat, self.co_bank)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
