@@ -16,7 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -426,6 +426,28 @@ def load_ruleset(ruleset_id: str) -> Ruleset:
             f"unknown ruleset {ruleset_id!r}; shipped: {', '.join(sorted(_shipped()))}"
         )
     return ruleset
+
+
+_T = TypeVar("_T")
+
+
+def read_once(read: Callable[[Ruleset], _T]) -> Callable[[Ruleset], _T]:
+    """``read`` (a ruleset's paytables checked and arranged for a game's hot path), done once
+    per ruleset: the cache holds the ruleset itself, so its ``id()`` cannot be reused while
+    cached, and it is emptied past 64 rulesets."""
+    cached: dict[int, tuple[Ruleset, _T]] = {}
+
+    def once(ruleset: Ruleset) -> _T:
+        hit = cached.get(id(ruleset))
+        if hit is not None and hit[0] is ruleset:
+            return hit[1]
+        value = read(ruleset)
+        if len(cached) > 64:
+            cached.clear()
+        cached[id(ruleset)] = (ruleset, value)
+        return value
+
+    return once
 
 
 def default_ruleset(game: str) -> Ruleset:

@@ -69,6 +69,7 @@ from replay.games.seven_card_classes import ENVY_QUALIFYING_CLASSES as ENVY_QUAL
 from replay.games.seven_card_classes import SevenCardClass as SevenCardClass
 from replay.games.seven_card_classes import is_ace_high_pai_gow as is_ace_high_pai_gow
 from replay.games.seven_card_classes import seven_card_class as seven_card_class
+from replay.rulesets import read_once
 
 if TYPE_CHECKING:
     from replay.rulesets import Payout, Ruleset
@@ -119,20 +120,8 @@ def _read_ace_high(ruleset: Ruleset) -> _AceHigh | None:
             table[ACE_HIGH_DEALER_WITHOUT_JOKER])
 
 
-_ACE_HIGH: dict[int, tuple[Ruleset, _AceHigh | None]] = {}
-
-
-def _ace_high_table(ruleset: Ruleset) -> _AceHigh | None:
-    """The ruleset's Ace High Bonus paytable, read and checked once (the cache holds the
-    ruleset itself, so its id() cannot be reused while cached)."""
-    cached = _ACE_HIGH.get(id(ruleset))
-    if cached is not None and cached[0] is ruleset:
-        return cached[1]
-    table = _read_ace_high(ruleset)
-    if len(_ACE_HIGH) > 64:
-        _ACE_HIGH.clear()
-    _ACE_HIGH[id(ruleset)] = (ruleset, table)
-    return table
+_ace_high_table = read_once(_read_ace_high)
+"""The ruleset's Ace High Bonus paytable, read and checked once per ruleset."""
 
 
 def ace_high_line(*, dealer_ace_high: bool, dealer_joker: bool, player_ace_high: bool) -> int:

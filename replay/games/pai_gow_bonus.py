@@ -36,6 +36,7 @@ from replay.games.seven_card_classes import (
     classify_indexes,
     seven_card_indexes,
 )
+from replay.rulesets import read_once
 
 if TYPE_CHECKING:
     from replay.rulesets import Payout, Ruleset
@@ -123,20 +124,8 @@ def _read_posted(ruleset: Ruleset) -> _Posted:
     )
 
 
-_POSTED: dict[int, tuple[Ruleset, _Posted]] = {}
-
-
-def _posted(ruleset: Ruleset) -> _Posted:
-    """The ruleset's paytables, read and checked once (the cache holds the ruleset itself,
-    so its id() cannot be reused while cached)."""
-    cached = _POSTED.get(id(ruleset))
-    if cached is not None and cached[0] is ruleset:
-        return cached[1]
-    posted = _read_posted(ruleset)
-    if len(_POSTED) > 64:
-        _POSTED.clear()
-    _POSTED[id(ruleset)] = (ruleset, posted)
-    return posted
+_posted = read_once(_read_posted)
+"""The ruleset's Fortune, Progressive and Envy paytables, read and checked once per ruleset."""
 
 
 def missing_paytable(ruleset: Ruleset, name: str) -> RulesetError:
