@@ -15,6 +15,9 @@ machine's drift touches every row alike, it times:
 - the new input path: ``replay.batch_decode`` (log segments read without schema
   resolution, bodies decoded a block at a time);
 - ``replay.run.replay`` into Parquet with 1 worker and with 2 (fold, judge, write);
+- two lower bounds of replay's own work: reading the log segments without decoding the
+  bodies, and the rules engine alone (``replay.adjudicate.judge_document``) on the round
+  documents of the same shift, built beforehand (no I/O, no fold, no rows);
 - with --cli, also the whole command ``python -m replay --workers N`` (interpreter start-up
   and imports included).
 
@@ -25,6 +28,7 @@ ratio to the floor's median, then whether 1 and 2 workers wrote the same bytes.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import io
 import os
@@ -198,6 +202,25 @@ def main() -> None:
             for _ in decode_entries(log_entries(log)):
                 pass
 
+        def segments_only() -> None:
+            for _ in log_entries(log):
+                pass
+
+        from replay.adjudicate import judge_document
+        from replay.fold import fold
+        from replay.reconstruct import round_document
+        states = fold((w, e) for (_, w, *_), e in decode_entries(in_memory)
+                      if not isinstance(e, Exception)).rounds
+        documents = []
+        for state in states:
+            with contextlib.suppress(Exception):
+                documents.append(round_document(state))
+
+        def engine_only() -> None:
+            for doc in documents:
+                with contextlib.suppress(Exception):
+                    judge_document(doc)
+
         def replay_with(workers: int) -> Callable[[], None]:
             return lambda: replay(log, data / f"replay-{workers}", workers=workers)
 
@@ -214,6 +237,10 @@ def main() -> None:
             ("decode_entries, a block at a time (values in memory)", batched, False),
             ("read_log + schemas.decode (replay's input until now)", old_input, False),
             ("log_entries + decode_entries (replay's input now)", new_input, False),
+            ("lower bound: log_entries alone (segments read, bodies not decoded)",
+             segments_only, False),
+            ("lower bound: the rules engine alone on round documents already built",
+             engine_only, True),
             ("replay(), 1 worker: read, decode, fold, judge, Parquet", replay_with(1), True),
             ("replay(), 2 workers", replay_with(2), True),
         ]
