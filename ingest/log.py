@@ -49,7 +49,9 @@ class Received:
     offset: int
     timestamp_ms: int
     key: bytes | None
-    value: bytes
+    value: bytes | None
+    """None for a tombstone (a message without a value): it goes to quarantine, never to
+    the log."""
 
     @property
     def coordinates(self) -> str:
@@ -74,7 +76,7 @@ class Quarantined:
                 "timestamp_ms": m.timestamp_ms,
                 "reason": self.reason,
                 "key_b64": None if m.key is None else base64.b64encode(m.key).decode(),
-                "value_b64": base64.b64encode(m.value).decode(),
+                "value_b64": None if m.value is None else base64.b64encode(m.value).decode(),
             },
             sort_keys=True,
         )
