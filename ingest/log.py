@@ -170,6 +170,9 @@ class LogWriter:
         records = []
         position, prev = self._position, self._last_hash
         for m in sorted(accepted, key=lambda m: (m.topic, m.partition, m.offset)):
+            if m.value is None:
+                raise LogError(f"{m.coordinates} has no value (a tombstone): it belongs in "
+                               "quarantine, not in the log")
             digest = chain_hash(
                 prev_hash=prev, position=position, topic=m.topic, partition=m.partition,
                 offset=m.offset, timestamp_ms=m.timestamp_ms, key=m.key, value=m.value,
