@@ -1,0 +1,130 @@
+"""The Merkle tree over the log's records: the Certificate Transparency construction.
+
+RFC 9162 (Certificate Transparency 2.0), section 2.1, as in RFC 6962 section 2.1:
+
+- the hash of an empty tree is SHA-256 of the empty string;
+- a leaf hash is ``SHA-256(0x00 || leaf input)``; an interior node is
+  ``SHA-256(0x01 || left || right)`` (the prefixes keep a leaf from passing as a node);
+- the tree of n > 1 leaves splits at k, the largest power of two smaller than n: the left
+  subtree holds the first k leaves, the right one the rest.
+
+:class:`Tree` grows a leaf at a time keeping only the roots of its perfect subtrees (the
+"compact range", at most log2(n) hashes), so the writer never re-reads the log to sign its
+root. :func:`inclusion_proof` and :func:`verify_inclusion` are the audit path of RFC 9162
+sections 2.1.3.1 and 2.1.3.2: a regulator checks that a record is in a signed tree with the
+record, the path and the checkpoint alone (docs/log-integrity.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+EMPTY_ROOT = hashlib.sha256(b"").digest()
+
+
+def leaf_hash(leaf_input: bytes) -> bytes:
+    """RFC 9162 2.1.1: ``SHA-256(0x00 || leaf input)``."""
+    return hashlib.sha256(b"\x00" + leaf_input).digest()
+
+
+def node_hash(left: bytes, right: bytes) -> bytes:
+    """RFC 9162 2.1.1: ``SHA-256(0x01 || left || right)``."""
+    return hashlib.sha256(b"\x01" + left + right).digest()
+
+
+def _split(n: int) -> int:
+    """The largest power of two smaller than ``n`` (n > 1)."""
+    return 1 << ((n - 1).bit_length() - 1)
+
+
+class Tree:
+    """A Merkle tree grown leaf by leaf: its size and the roots of its perfect subtrees,
+    largest (leftmost) first."""
+
+    __slots__ = ("_size", "_stack")
+
+    def __init__(self, size: int = 0, subtrees: Sequence[bytes] = ()) -> None:
+        if size < 0 or len(subtrees) != size.bit_count():
+            raise ValueError(f"a tree of {size} leaves has {size.bit_count()} perfect "
+                             f"subtrees, not {len(subtrees)}")
+        self._size = size
+        self._stack = list(subtrees)
+
+    @property
+    def size(self) -> int:
+        return self._size
+
+    @property
+    def subtrees(self) -> tuple[bytes, ...]:
+        """What a writer keeps to go on growing the tree (in the segment header)."""
+        return tuple(self._stack)
+
+    def append(self, leaf: bytes) -> None:
+        """Add a leaf by its leaf hash (:func:`leaf_hash`)."""
+        node = leaf
+        size = self._size
+        while size & 1:
+            node = node_hash(self._stack.pop(), node)
+            size >>= 1
+        self._stack.append(node)
+        self._size += 1
+
+    def root(self) -> bytes:
+        """The tree head: the perfect subtrees folded right to left, which is the RFC's
+        split at the largest power of two."""
+        if not self._stack:
+            return EMPTY_ROOT
+        node = self._stack[-1]
+        for left in reversed(self._stack[:-1]):
+            node = node_hash(left, node)
+        return node
+
+
+def root_of(leaves: Sequence[bytes]) -> bytes:
+    """The root of the tree of these leaf hashes (RFC 9162 2.1.1, recursively)."""
+    n = len(leaves)
+    if n == 0:
+        return EMPTY_ROOT
+    if n == 1:
+        return leaves[0]
+    k = _split(n)
+    return node_hash(root_of(leaves[:k]), root_of(leaves[k:]))
+
+
+def inclusion_proof(leaves: Sequence[bytes], index: int) -> list[bytes]:
+    """PATH(m, D[n]) of RFC 9162 2.1.3.1: the audit path of leaf ``index`` in the tree of
+    ``leaves`` (leaf hashes), nearest sibling first."""
+    n = len(leaves)
+    if not 0 <= index < n:
+        raise ValueError(f"leaf {index} is not in a tree of {n} leaves")
+    if n == 1:
+        return []
+    k = _split(n)
+    if index < k:
+        return [*inclusion_proof(leaves[:k], index), root_of(leaves[k:])]
+    return [*inclusion_proof(leaves[k:], index - k), root_of(leaves[:k])]
+
+
+def verify_inclusion(leaf: bytes, index: int, size: int, path: Sequence[bytes],
+                     root: bytes) -> bool:
+    """RFC 9162 2.1.3.2: whether ``path`` proves leaf hash ``leaf`` at ``index`` in the tree
+    of ``size`` leaves whose root is ``root``."""
+    if not 0 <= index < size:
+        return False
+    fn, sn = index, size - 1
+    node = leaf
+    for sibling in path:
+        if sn == 0:
+            return False
+        if fn & 1 or fn == sn:
+            node = node_hash(sibling, node)
+            if not fn & 1:
+                while not fn & 1 and fn != 0:
+                    fn >>= 1
+                    sn >>= 1
+        else:
+            node = node_hash(node, sibling)
+        fn >>= 1
+        sn >>= 1
+    return sn == 0 and node == root
