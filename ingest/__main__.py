@@ -1,4 +1,5 @@
-"""``python -m ingest``: consume round events into the append-only log, or verify the log."""
+"""``python -m ingest``: consume round events into the append-only log; verify it; prove a
+round's events against a signed checkpoint."""
 
 from __future__ import annotations
 
@@ -13,12 +14,32 @@ EPILOG = """\
 examples:
   python -m ingest --until-idle 5        ingest what the topic holds, then stop
   python -m ingest                       keep ingesting until Ctrl-C / SIGTERM
-  python -m ingest verify                check the log's hash chain
+  python -m ingest verify                check every record, the Merkle tree and every signed
+                                         checkpoint (exit 0 only when all hold)
+  python -m ingest verify --key "$(cat pinned.pub)" --checkpoint kept.checkpoint
+                                         the regulator's check: a key and a checkpoint kept
+                                         apart from this directory (a removed tail shows)
+  python -m ingest verify --against-topic round-events
+                                         also: every message of the topic is in the log or
+                                         in quarantine
+  python -m ingest prove R-1234 --out r1234.proof
+                                         inclusion proofs of a round's events
+  python -m ingest verify --proof r1234.proof --key "$(cat pinned.pub)"
+                                         check a proof offline, without the log
 
 files (under --data, default $CATWALK_DATA or ./var):
-  log/segment-NNNNNN.avro          the append-only log (Avro, hash-chained, fsynced per batch)
+  log/segment-NNNNNN.avro          the append-only log (Avro, hash-chained, a signed checkpoint
+                                   of its Merkle tree in every segment, fsynced per batch)
+  checkpoints/*.checkpoint         the signed checkpoints beside the log (latest.checkpoint is
+                                   the last one, signed again at shutdown)
+  keys/signing.key, signing.pub    the checkpoint signing key (created on first ingest unless
+                                   --signing-key or CATWALK_SIGNING_KEY names one) and its
+                                   public half, the line to pin (docs/log-integrity.md)
   quarantine/segment-NNNNNN.jsonl  messages that could not enter the log, with the reason
                                    and their topic[partition]@offset
+
+exit codes: 0 done / verified; 1 the log does not verify or cannot be written; 2 the command
+cannot run (arguments, files, no broker).
 
 Kafka: KAFKA_BOOTSTRAP=host:port points at an existing cluster; otherwise the local broker
 started by `make kafka-up` is used.
@@ -37,8 +58,10 @@ def _parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("command", nargs="?", choices=["consume", "verify"], default="consume",
-                   help="consume (default) or verify the log")
+    p.add_argument("command", nargs="?", choices=["consume", "verify", "prove"],
+                   default="consume",
+                   help="consume (default), verify the log or a proof, prove a round")
+    p.add_argument("round_id", nargs="?", default=None, help="with prove: the round to prove")
     p.add_argument("--data", type=Path, default=None, help="data directory (default: ./var)")
     p.add_argument("--topic", default=DEFAULT_TOPIC, help=f"topic (default {DEFAULT_TOPIC})")
     p.add_argument("--bootstrap", default=None, help="Kafka host:port (default: see below)")
@@ -47,6 +70,24 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--until-idle", type=float, default=None, metavar="SECONDS",
                    help="stop once caught up and no event arrived for SECONDS (batch runs)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
+    audit = p.add_argument_group("verify and prove")
+    audit.add_argument("--key", default=None, metavar="PUBLIC_KEY",
+                       help="the public key to check signatures with: its text "
+                       "(name+hash+key) or a file holding it (default: keys/signing.pub "
+                       "beside the log, which proves less: pin your own)")
+    audit.add_argument("--checkpoint", type=Path, action="append", default=[], metavar="FILE",
+                       help="a checkpoint kept apart from the log (repeatable): the log must "
+                       "hold at least its records, with its root")
+    audit.add_argument("--proof", type=Path, default=None, metavar="FILE",
+                       help="verify: check this inclusion proof (from prove) offline")
+    audit.add_argument("--against-topic", default=None, metavar="TOPIC",
+                       help="verify: also read TOPIC from the beginning and name every message "
+                       "neither in the log nor in quarantine")
+    audit.add_argument("--out", type=Path, default=None, metavar="FILE",
+                       help="prove: write the proof to FILE (default: standard output)")
+    p.add_argument("--signing-key", type=Path, default=None, metavar="FILE",
+                   help="consume: the checkpoint signing key (default $CATWALK_SIGNING_KEY, "
+                   "else keys/signing.key under --data, created on first use)")
     return p
 
 
@@ -54,24 +95,16 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     data = args.data or default_data_dir()
     if args.command == "verify":
-        return _verify(data)
+        from ingest.audit import verify_command
+
+        return verify_command(data, key=args.key, checkpoint_files=args.checkpoint,
+                              proof=args.proof, against_topic=args.against_topic,
+                              bootstrap=args.bootstrap)
+    if args.command == "prove":
+        from ingest.audit import prove_command
+
+        return prove_command(data, args.round_id, key=args.key, out=args.out)
     return _consume(args, data)
-
-
-def _verify(data: Path) -> int:
-    from schemas.logformat import LogError, verify
-
-    try:
-        result = verify(data / "log")
-    except LogError as exc:
-        print(f"verify: FAILED: {exc}", file=sys.stderr)
-        return 1
-    if result.ok:
-        print(f"verify: OK: {result.records} records in {result.segments} segments, "
-              f"last hash {result.last_hash.hex()}")
-        return 0
-    print(f"verify: FAILED after {result.records} good records: {result.problem}", file=sys.stderr)
-    return 1
 
 
 def _consume(args: argparse.Namespace, data: Path) -> int:

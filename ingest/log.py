@@ -17,27 +17,39 @@ files are removed: that batch was not committed and will be consumed again.
 from __future__ import annotations
 
 import base64
+import datetime as dt
+import fcntl
 import json
 import os
-from collections.abc import Iterator
+import socket
+import sys
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from fastavro import writer
 
+from ingest.keys import load_signer
+from schemas.checkpoint import Checkpoint, CheckpointError, Signer, open_signed
 from schemas.logformat import (
     GENESIS,
+    META_CHECKPOINT,
+    META_LOG_ID,
     META_NEXT_OFFSETS,
+    META_TREE,
     SEGMENT,
     LogError,
-    LogRecord,
     chain_hash,
+    leaf_input,
     next_offsets,
     read_segment,
     record_schema,
+    segment_metadata,
     segment_name,
     segments,
 )
+from schemas.merkle import Tree, leaf_hash
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -82,14 +94,6 @@ class Quarantined:
         )
 
 
-def _last(records: Iterator[LogRecord]) -> LogRecord | None:
-    """The last record of a segment (segments are read whole; they are small)."""
-    last = None
-    for last in records:  # noqa: B007 - only the last one is wanted
-        pass
-    return last
-
-
 def _fsync_dir(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
@@ -99,13 +103,32 @@ def _fsync_dir(path: Path) -> None:
 
 
 class LogWriter:
-    """Appends batches to the log in ``log_dir`` and bad messages to ``quarantine_dir``."""
+    """Appends batches to the log in ``log_dir`` and bad messages to ``quarantine_dir``,
+    signs a checkpoint of the log's Merkle tree into every segment it writes and beside the
+    log (``checkpoints/``), and holds an exclusive lock on the log while it lives: a second
+    writer on the same log is refused (LogError), whatever the process.
 
-    def __init__(self, log_dir: Path, quarantine_dir: Path) -> None:
+    ``signer`` is the checkpoint signing key (ingest/keys.py); by default the key of the
+    log's data directory (``log_dir``'s parent), created on first use."""
+
+    def __init__(self, log_dir: Path, quarantine_dir: Path, *, signer: Signer | None = None,
+                 checkpoint_dir: Path | None = None) -> None:
         self.log_dir = log_dir
         self.quarantine_dir = quarantine_dir
+        self.checkpoint_dir = checkpoint_dir or log_dir.parent / "checkpoints"
         log_dir.mkdir(parents=True, exist_ok=True)
-        quarantine_dir.mkdir(parents=True, exist_ok=True)
+        self._lock = _lock(log_dir)
+        try:
+            self._open(signer)
+        except BaseException:
+            self._lock.close()
+            raise
+
+    def _open(self, signer: Signer | None) -> None:
+        log_dir = self.log_dir
+        self.signer = signer or load_signer(log_dir.parent)
+        self.quarantine_dir.mkdir(parents=True, exist_ok=True)
+        self.checkpoint_dir.mkdir(parents=True, exist_ok=True)
         for tmp in log_dir.glob("*.tmp"):
             tmp.unlink()
         segs = segments(log_dir)
@@ -113,28 +136,53 @@ class LogWriter:
         self._position = 0
         self._last_hash = GENESIS
         self._next: dict[str, int] = {}
+        self._tree = Tree()
+        self._log_id = uuid.uuid4().hex
+        self._checkpoint: str | None = None
         if segs:
             last = segs[-1]
             match = SEGMENT.match(last.name)
             assert match is not None
             self._number = int(match.group(1))
-            self._next = next_offsets(last)
-            tail = _last(read_segment(last))
-            if tail is not None:
-                self._position, self._last_hash = tail.position + 1, tail.hash
+            meta = segment_metadata(last)
+            if META_CHECKPOINT in meta:
+                self._resume_signed(last, meta)
             else:
-                self._position, self._last_hash = self._tail_before(segs[:-1])
-        for q in quarantine_dir.glob("segment-*.jsonl"):
+                self._resume_unsigned(segs, last)
+        for q in self.quarantine_dir.glob("segment-*.jsonl"):
             if int(q.stem.split("-")[1]) > self._number:
                 q.unlink()
 
-    @staticmethod
-    def _tail_before(segs: list[Path]) -> tuple[int, bytes]:
-        for seg in reversed(segs):
-            tail = _last(read_segment(seg))
-            if tail is not None:
-                return tail.position + 1, tail.hash
-        return 0, GENESIS
+    def _resume_signed(self, last: Path, meta: dict[str, str]) -> None:
+        """Go on from the last segment's signed checkpoint and tree (no re-reading)."""
+        try:
+            cp = open_signed(meta[META_CHECKPOINT], self.signer.verifier)
+            tree_meta = json.loads(meta[META_TREE])
+            tree = Tree(int(tree_meta["size"]), [bytes.fromhex(h) for h in tree_meta["subtrees"]])
+        except (CheckpointError, ValueError, KeyError, TypeError) as exc:
+            raise LogError(
+                f"{last.name}: the log's last checkpoint cannot be trusted ({exc}); nothing was "
+                "written. Run `python -m ingest verify` to find out why; if the signing key "
+                "was changed, restore it (docs/log-integrity.md)") from exc
+        if tree.size != cp.size or tree.root() != cp.root:
+            raise LogError(f"{last.name}: the tree in its header does not give the signed root "
+                           "(the header was edited); run `python -m ingest verify`")
+        self._tree, self._checkpoint, self._log_id = tree, meta[META_CHECKPOINT], cp.log_id
+        self._position, self._last_hash, self._next = cp.size, cp.chain, dict(cp.next_offsets)
+
+    def _resume_unsigned(self, segs: list[Path], last: Path) -> None:
+        """A log written before checkpoints: rebuild the tree by reading it all once."""
+        print(f"ingest: {self.log_dir} was written without signed checkpoints; its tree is "
+              "rebuilt and the next segments are signed (the old ones stay unsigned: verify "
+              "will say so)", file=sys.stderr)
+        self._next = next_offsets(last)
+        for seg in segs:
+            for rec in read_segment(seg):
+                self._tree.append(leaf_hash(leaf_input(
+                    position=rec.position, topic=rec.topic, partition=rec.partition,
+                    offset=rec.offset, timestamp_ms=rec.timestamp_ms, key=rec.key,
+                    value=rec.value)))
+                self._position, self._last_hash = rec.position + 1, rec.hash
 
     def next_offset(self, topic: str, partition: int) -> int | None:
         """The next Kafka offset the log expects from a partition; None if never seen."""
@@ -143,6 +191,17 @@ class LogWriter:
     @property
     def records(self) -> int:
         return self._position
+
+    @property
+    def last_checkpoint(self) -> str | None:
+        """The signed checkpoint of the last segment (None for a log still empty)."""
+        return self._checkpoint
+
+    def _sign(self, tree: Tree, segment: str, chain: bytes, nxt: dict[str, int]) -> str:
+        now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        return self.signer.sign(Checkpoint(
+            log_id=self._log_id, size=tree.size, root=tree.root(), signed_at=now,
+            next_offsets=nxt, segment=segment, chain=chain))
 
     def append(self, accepted: list[Received], quarantined: list[Quarantined]) -> Path | None:
         """Make one batch durable (see the module docstring); returns the new segment."""
@@ -169,27 +228,30 @@ class LogWriter:
             _fsync_dir(self.quarantine_dir)
         records = []
         position, prev = self._position, self._last_hash
+        tree = Tree(self._tree.size, self._tree.subtrees)
         for m in sorted(accepted, key=lambda m: (m.topic, m.partition, m.offset)):
             if m.value is None:
                 raise LogError(f"{m.coordinates} has no value (a tombstone): it belongs in "
                                "quarantine, not in the log")
-            digest = chain_hash(
-                prev_hash=prev, position=position, topic=m.topic, partition=m.partition,
-                offset=m.offset, timestamp_ms=m.timestamp_ms, key=m.key, value=m.value,
-            )
-            records.append(
-                {
-                    "position": position, "topic": m.topic, "partition": m.partition,
-                    "offset": m.offset, "timestamp_ms": m.timestamp_ms, "key": m.key,
-                    "value": m.value, "prev_hash": prev, "hash": digest,
-                }
-            )
+            fields = {"position": position, "topic": m.topic, "partition": m.partition,
+                      "offset": m.offset, "timestamp_ms": m.timestamp_ms, "key": m.key,
+                      "value": m.value}
+            digest = chain_hash(prev_hash=prev, **fields)  # type: ignore[arg-type]
+            tree.append(leaf_hash(leaf_input(**fields)))  # type: ignore[arg-type]
+            records.append({**fields, "prev_hash": prev, "hash": digest})
             position, prev = position + 1, digest
+        checkpoint = self._sign(tree, name, prev, nxt)
         tmp = self.log_dir / (name + ".tmp")
         with tmp.open("wb") as fo:
             writer(
                 fo, record_schema(), records, codec="deflate",
-                metadata={META_NEXT_OFFSETS: json.dumps(nxt, sort_keys=True)},
+                metadata={
+                    META_NEXT_OFFSETS: json.dumps(nxt, sort_keys=True),
+                    META_CHECKPOINT: checkpoint,
+                    META_TREE: json.dumps({"size": tree.size,
+                                           "subtrees": [h.hex() for h in tree.subtrees]}),
+                    META_LOG_ID: self._log_id,
+                },
                 strict_allow_default=True,
             )
             fo.flush()
@@ -198,4 +260,57 @@ class LogWriter:
         os.replace(tmp, final)
         _fsync_dir(self.log_dir)
         self._number, self._position, self._last_hash, self._next = number, position, prev, nxt
+        self._tree, self._checkpoint = tree, checkpoint
+        _write_atomic(self.checkpoint_dir / name.replace(".avro", ".checkpoint"), checkpoint)
+        _write_atomic(self.checkpoint_dir / "latest.checkpoint", checkpoint)
         return final
+
+    def close(self) -> str | None:
+        """Sign the shutdown checkpoint (the log as it stands, the time of shutdown) into
+        ``checkpoints/latest.checkpoint``, and release the lock. Returns that checkpoint."""
+        text = None
+        try:
+            if self._number:
+                text = self._sign(self._tree, segment_name(self._number), self._last_hash,
+                                  self._next)
+                _write_atomic(self.checkpoint_dir / "latest.checkpoint", text)
+                self._checkpoint = text
+        finally:
+            self._lock.close()
+        return text
+
+    def __enter__(self) -> LogWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("w", encoding="utf-8") as fo:
+        fo.write(text)
+        fo.flush()
+        os.fsync(fo.fileno())
+    os.replace(tmp, path)
+
+
+def _lock(log_dir: Path) -> IO[str]:
+    """Hold an exclusive lock on the log (``log_dir/.lock``) for this process's life; the
+    kernel releases it when the process ends, however it ends."""
+    fo = (log_dir / ".lock").open("a+", encoding="utf-8")
+    try:
+        fcntl.flock(fo.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        fo.seek(0)
+        holder = fo.read().strip() or "another process"
+        fo.close()
+        raise LogError(
+            f"{log_dir} is already being written by {holder}: a second writer would corrupt "
+            "the log. Stop the other ingest first, or give this one another --data "
+            "directory") from None
+    fo.seek(0)
+    fo.truncate()
+    fo.write(f"pid {os.getpid()} on {socket.gethostname()}\n")
+    fo.flush()
+    return fo

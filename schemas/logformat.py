@@ -8,9 +8,10 @@ Layout of a log directory (written only by ``ingest``; read by ``replay`` and ``
 - Each segment's header metadata holds ``catwalk.next_offsets``: for every partition the
   log has seen, the next Kafka offset to consume, counting quarantined messages too. Ingest
   resumes from the last segment's value, so a restart neither skips nor repeats a message.
-- Every record carries the hash of the one before it (docs/design.md principle 4): ``verify``
-  names the first record that does not fit, whether it was modified, removed, inserted or
-  reordered.
+- Every record carries the hash of the one before it (docs/design.md principle 4), and
+  every record is a leaf of the log's Merkle tree (schemas/merkle.py), whose root each
+  segment's header signs in a checkpoint (schemas/checkpoint.py). ``schemas.log_verify``
+  names the first record, header or checkpoint that does not fit.
 """
 
 from __future__ import annotations
@@ -34,6 +35,14 @@ GENESIS = bytes(32)
 
 SEGMENT = re.compile(r"^segment-(\d{6,})\.avro$")
 META_NEXT_OFFSETS = "catwalk.next_offsets"
+META_CHECKPOINT = "catwalk.checkpoint"
+"""The signed checkpoint of the log as of the segment's last record (schemas/checkpoint.py):
+written in the same file, so a committed segment is always signed."""
+META_TREE = "catwalk.tree"
+"""The Merkle tree's size and perfect subtrees after the segment (schemas/merkle.py), so a
+restarted writer goes on without re-reading the log; trusted only once it gives the signed
+root."""
+META_LOG_ID = "catwalk.log_id"
 
 
 class LogError(Exception):
@@ -68,6 +77,72 @@ def record_schema() -> Any:
 
 def _field(data: bytes) -> bytes:
     return struct.pack(">Q", len(data)) + data
+
+
+def leaf_input(
+    *,
+    position: int,
+    topic: str,
+    partition: int,
+    offset: int,
+    timestamp_ms: int,
+    key: bytes | None,
+    value: bytes,
+) -> bytes:
+    """The bytes a record contributes to the Merkle tree (its leaf input): every field,
+    each length-prefixed, so that no two different records share a leaf."""
+    return (struct.pack(">qqiq", position, timestamp_ms, partition, offset)
+            + _field(topic.encode())
+            + (b"\x00" if key is None else b"\x01" + _field(key))
+            + _field(value))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Leaf:
+    """A leaf input read back: what an inclusion proof shows of its record."""
+
+    position: int
+    topic: str
+    partition: int
+    offset: int
+    timestamp_ms: int
+    key: bytes | None
+    value: bytes
+
+    @property
+    def coordinates(self) -> str:
+        return f"{self.topic}[{self.partition}]@{self.offset}"
+
+
+def parse_leaf_input(data: bytes) -> Leaf:
+    """The record a leaf input encodes; ValueError when the bytes are not one."""
+    view = memoryview(data)
+    try:
+        position, timestamp_ms, partition, offset = struct.unpack_from(">qqiq", view)
+        at = struct.calcsize(">qqiq")
+
+        def field() -> bytes:
+            nonlocal at
+            (n,) = struct.unpack_from(">Q", view, at)
+            if at + 8 + n > len(view):
+                raise ValueError("a field runs past the end of the leaf")
+            out = bytes(view[at + 8:at + 8 + n])
+            at += 8 + n
+            return out
+
+        topic = field().decode()
+        marker = view[at]
+        at += 1
+        key = field() if marker == 1 else None
+        if marker not in (0, 1):
+            raise ValueError("bad key marker")
+        value = field()
+    except (struct.error, IndexError, UnicodeDecodeError) as exc:
+        raise ValueError(f"not a leaf input: {exc}") from exc
+    if at != len(view):
+        raise ValueError("not a leaf input: bytes after the value")
+    return Leaf(position=position, topic=topic, partition=partition, offset=offset,
+                timestamp_ms=timestamp_ms, key=key, value=value)
 
 
 def chain_hash(
@@ -105,6 +180,16 @@ def segment_name(number: int) -> str:
     return f"segment-{number:06d}.avro"
 
 
+def segment_metadata(segment: Path) -> dict[str, str]:
+    """A segment's header metadata (the Avro header only is read)."""
+    try:
+        with segment.open("rb") as fo:
+            meta = reader(fo).metadata
+    except (OSError, ValueError, EOFError, StopIteration) as exc:
+        raise LogError(f"{segment.name}: cannot read its header: {exc!r}") from exc
+    return {k: v for k, v in meta.items() if not k.startswith("avro.")}
+
+
 def next_offsets(segment: Path) -> dict[str, int]:
     """``{"topic[partition]": next offset}`` recorded in a segment's header."""
     with segment.open("rb") as fo:
@@ -132,46 +217,3 @@ def read_log(log_dir: Path) -> Iterator[LogRecord]:
     """Every record of the log, in the order it was written."""
     for seg in segments(log_dir):
         yield from read_segment(seg)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Verification:
-    records: int
-    segments: int
-    last_hash: bytes
-    problem: str | None
-
-    @property
-    def ok(self) -> bool:
-        return self.problem is None
-
-
-def verify(log_dir: Path) -> Verification:
-    """Walk the hash chain from the first record; report the first record that does not fit."""
-    prev, count = GENESIS, 0
-    segs = segments(log_dir)
-    for seg in segs:
-        for number, rec in enumerate(read_segment(seg), start=1):
-            where = f"{seg.name} record {number} ({rec.coordinates}, position {rec.position})"
-            if rec.position != count:
-                return Verification(
-                    records=count, segments=len(segs), last_hash=prev,
-                    problem=f"{where}: position {rec.position} where {count} was expected "
-                    "(a record was removed, inserted or reordered before it)",
-                )
-            if rec.prev_hash != prev:
-                return Verification(
-                    records=count, segments=len(segs), last_hash=prev,
-                    problem=f"{where}: prev_hash does not match the record before it",
-                )
-            expected = chain_hash(
-                prev_hash=prev, position=rec.position, topic=rec.topic, partition=rec.partition,
-                offset=rec.offset, timestamp_ms=rec.timestamp_ms, key=rec.key, value=rec.value,
-            )
-            if rec.hash != expected:
-                return Verification(
-                    records=count, segments=len(segs), last_hash=prev,
-                    problem=f"{where}: contents do not match its hash (the record was altered)",
-                )
-            prev, count = rec.hash, count + 1
-    return Verification(records=count, segments=len(segs), last_hash=prev, problem=None)

@@ -128,3 +128,48 @@ def verify_inclusion(leaf: bytes, index: int, size: int, path: Sequence[bytes],
         fn >>= 1
         sn >>= 1
     return sn == 0 and node == root
+
+
+class Levels:
+    """Every level of the tree over a list of leaf hashes, kept to answer many audit paths
+    without hashing the whole tree again: level 0 is the leaves, level i+1 pairs level i.
+    A subtree that starts at a multiple of its size, a power of two, is one stored node;
+    any other is split as the RFC splits it."""
+
+    def __init__(self, leaves: Sequence[bytes]) -> None:
+        self._levels = [list(leaves)]
+        while len(self._levels[-1]) > 1:
+            below = self._levels[-1]
+            self._levels.append([node_hash(below[i], below[i + 1])
+                                 for i in range(0, len(below) - 1, 2)])
+
+    def _root(self, start: int, end: int) -> bytes:
+        n = end - start
+        if n == 0:
+            return EMPTY_ROOT
+        height = n.bit_length() - 1
+        if n == 1 << height and start % n == 0:
+            return self._levels[height][start >> height]
+        k = _split(n)
+        return node_hash(self._root(start, start + k), self._root(start + k, end))
+
+    def root(self, size: int) -> bytes:
+        """The head of the tree of the first ``size`` leaves."""
+        return self._root(0, size)
+
+    def path(self, index: int, size: int) -> list[bytes]:
+        """PATH(index, D[size]) of RFC 9162 2.1.3.1, as :func:`inclusion_proof` gives it."""
+        if not 0 <= index < size <= len(self._levels[0]):
+            raise ValueError(f"leaf {index} is not in a tree of {size} leaves")
+        out: list[bytes] = []
+        start, end = 0, size
+        while end - start > 1:
+            k = _split(end - start)
+            if index < start + k:
+                out.append(self._root(start + k, end))
+                end = start + k
+            else:
+                out.append(self._root(start, start + k))
+                start += k
+        out.reverse()
+        return out

@@ -12,7 +12,9 @@ from hypothesis import strategies as st
 from ingest.consume import judge
 from ingest.log import LogWriter, Quarantined, Received
 from schemas import WagerPlaced, encode
-from schemas.logformat import META_NEXT_OFFSETS, read_log, record_schema, segments, verify
+from schemas.checkpoint import read_verifier
+from schemas.log_verify import verify_log
+from schemas.logformat import META_NEXT_OFFSETS, read_log, record_schema, segments
 from tests.events_factory import Table
 
 
@@ -30,10 +32,15 @@ def _writer(tmp_path):
     return LogWriter(tmp_path / "log", tmp_path / "quarantine")
 
 
+def verify(log_dir):
+    return verify_log(log_dir, read_verifier(log_dir.parent / "keys" / "signing.pub"))
+
+
 def test_batches_append_and_resume_after_reopen(tmp_path):
     log = _writer(tmp_path)
     log.append([_received(0), _received(1)], [])
     log.append([_received(2)], [Quarantined(message=_received(3, value=b"junk"), reason="bad")])
+    log.close()
     reopened = _writer(tmp_path)
     assert reopened.next_offset("round-events", 0) == 4
     assert reopened.next_offset("round-events", 1) is None
@@ -53,6 +60,7 @@ def test_quarantine_keeps_the_message_with_reason_and_coordinates(tmp_path):
     assert entry["coordinates"] == "round-events[0]@7"
     assert entry["reason"] == "not framed"
     assert entry["value_b64"] == "AWp1bms="
+    log.close()
     assert _writer(tmp_path).next_offset("round-events", 0) == 8
 
 
@@ -70,6 +78,7 @@ def test_crash_leftovers_are_cleared_on_open(tmp_path):
     (tmp_path / "log" / "segment-000002.avro.tmp").write_bytes(b"half a segment")
     orphan = tmp_path / "quarantine" / "segment-000002.jsonl"
     orphan.write_text("{}\n")
+    log.close()
     reopened = _writer(tmp_path)
     assert not orphan.exists()
     assert not list((tmp_path / "log").glob("*.tmp"))
@@ -79,7 +88,8 @@ def test_crash_leftovers_are_cleared_on_open(tmp_path):
 def _rewrite(segment, change):
     with segment.open("rb") as fo:
         r = reader(fo)
-        meta = {META_NEXT_OFFSETS: r.metadata[META_NEXT_OFFSETS]}
+        meta = {k: v for k, v in r.metadata.items() if k.startswith("catwalk.")}
+        assert META_NEXT_OFFSETS in meta
         records = list(r)
     records = change(records)
     with segment.open("wb") as fo:
@@ -130,7 +140,9 @@ def test_a_batch_mixing_good_and_quarantined_messages_in_any_order(tmp_path):
            Quarantined(message=_received(3, value=b"y"), reason="bad")]
     log.append([_received(4), _received(0), _received(2)], bad)
     assert [r.offset for r in read_log(tmp_path / "log")] == [0, 2, 4]
-    assert _writer(tmp_path).next_offset("round-events", 0) == 5
+    assert log.next_offset("round-events", 0) == 5
+    with pytest.raises(Exception, match="already being written by pid"):
+        _writer(tmp_path)
     with pytest.raises(Exception, match="is already in the log"):
         log.append([_received(5), _received(5)], [])
 

@@ -98,3 +98,16 @@ def test_every_proof_verifies_and_nothing_else_does() -> None:
                 assert not verify_inclusion(leaves[index], index, size, path[:-1], root)
             assert not verify_inclusion(leaves[index], index, size, [*path, root], root)
             assert not verify_inclusion(leaves[index], size, size, path, root)
+
+
+def test_levels_answer_the_same_paths_as_the_recursive_definition() -> None:
+    from schemas.merkle import Levels
+
+    leaves = [leaf_hash(i.to_bytes(2, "big")) for i in range(70)]
+    levels = Levels(leaves)
+    for size in (1, 2, 3, 7, 8, 9, 33, 64, 65, 70):
+        assert levels.root(size) == root_of(leaves[:size])
+        for index in range(size):
+            assert levels.path(index, size) == inclusion_proof(leaves[:size], index)
+    with pytest.raises(ValueError):
+        levels.path(3, 71)

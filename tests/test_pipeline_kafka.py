@@ -14,7 +14,9 @@ from kafka import KafkaProducer
 
 from ingest.simulate import simulate_shift
 from schemas import WagerPlaced, decode, encode
-from schemas.logformat import read_log, verify
+from schemas.checkpoint import read_verifier
+from schemas.log_verify import verify_log
+from schemas.logformat import read_log
 from tests.conftest import run_cli
 from tests.events_factory import Table
 
@@ -76,7 +78,7 @@ def test_a_mixed_shift_of_every_game_and_fault_gives_exactly_the_labelled_flags(
     expected_events, _ = simulate_shift(**shift)
     logged = [decode(r.value) for r in read_log(tmp_path / "log")]
     assert sorted(e.event_id for e in logged) == sorted(e.event_id for e in expected_events)
-    assert verify(tmp_path / "log").ok
+    assert verify_log(tmp_path / "log", read_verifier(tmp_path / "keys" / "signing.pub")).ok
     assert not list((tmp_path / "quarantine").glob("*.jsonl"))
 
     labels = {label["round_id"]: label for label in _labels(labels_file)}
@@ -151,4 +153,5 @@ def test_restart_resumes_exactly_once(kafka_bootstrap, tmp_path):
     _ok(run_cli("ingest", *args))
     logged = [decode(r.value) for r in read_log(tmp_path / "log")]
     assert logged == events
-    assert verify(tmp_path / "log").records == 40
+    key = read_verifier(tmp_path / "keys" / "signing.pub")
+    assert verify_log(tmp_path / "log", key).records == 40

@@ -1,0 +1,250 @@
+"""``python -m ingest verify`` and ``python -m ingest prove``: what a regulator runs.
+
+- ``verify`` checks the whole log offline against a public key (schemas/log_verify.py), the
+  checkpoints beside the log and any checkpoint the regulator kept (``--checkpoint``);
+  ``--against-topic`` also reads the topic (kept forever) and names every message the log
+  and the quarantine both lack; ``--proof FILE`` checks an inclusion proof offline, with no
+  log at all.
+- ``prove ROUND_ID`` prints, for every event of a round, its record and the audit path that
+  ties it to the log's latest signed checkpoint (RFC 9162 2.1.3), as JSON.
+
+Exit codes: 0 verified; 1 the log, a checkpoint or a proof does not verify (the first
+problem is named); 2 the command cannot run (bad arguments, unreadable files, no broker).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from schemas.checkpoint import CheckpointError, Verifier, open_signed, read_verifier
+from schemas.log_verify import READ_ERRORS, LogVerdict, verify_log
+from schemas.logformat import LogError, leaf_input, parse_leaf_input, read_log
+from schemas.merkle import Levels, leaf_hash, verify_inclusion
+
+PROOF_FORMAT = "catwalk-inclusion-proof/1"
+MAX_PROOF_BYTES = 16 * 1024 * 1024
+
+
+class AuditError(Exception):
+    """The command cannot run; the message says why and what to do (exit 2)."""
+
+
+def _key(data: Path, given: str | None) -> tuple[Verifier, str]:
+    """The verifier key, and where it came from (said on every verdict)."""
+    source = given or str(data / "keys" / "signing.pub")
+    try:
+        verifier = read_verifier(source)
+    except CheckpointError as exc:
+        if given is None:
+            raise AuditError(
+                f"no public key given and none beside the log ({exc}): pass the key you "
+                "pinned with --key (the text name+hash+key, or a file holding it)") from exc
+        raise AuditError(f"--key: {exc}") from exc
+    if given is None:
+        return verifier, (f"the key beside the log ({source}); pin yours with --key for a "
+                          "check that does not trust this directory")
+    return verifier, "the key given with --key"
+
+
+def _checkpoints(data: Path, files: list[Path]) -> list[tuple[str, str]]:
+    found = []
+    for path in [*sorted((data / "checkpoints").glob("*.checkpoint")), *files]:
+        try:
+            found.append((str(path), path.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError) as exc:
+            raise AuditError(f"{path}: cannot read the checkpoint: {exc}") from exc
+    return found
+
+
+def verify(data: Path, *, key: str | None, checkpoint_files: list[Path],
+           quiet: bool = False) -> tuple[LogVerdict, str]:
+    """Verify the log of ``data``; (verdict, where the key came from)."""
+    verifier, source = _key(data, key)
+
+    def progress(n: int) -> None:
+        if not quiet:
+            print(f"verify: {n:,} records checked", file=sys.stderr, flush=True)
+
+    verdict = verify_log(data / "log", verifier, checkpoints=_checkpoints(data, checkpoint_files),
+                         progress=progress)
+    return verdict, source
+
+
+def verify_command(data: Path, *, key: str | None, checkpoint_files: list[Path],
+                   proof: Path | None, against_topic: str | None, bootstrap: str | None) -> int:
+    try:
+        if proof is not None:
+            return _check_proof(proof, data, key)
+        verdict, source = verify(data, key=key, checkpoint_files=checkpoint_files)
+    except AuditError as exc:
+        print(f"verify: {exc}", file=sys.stderr)
+        return 2
+    if not verdict.ok:
+        print(f"verify: {verdict.line()}", file=sys.stderr)
+        print("verify: the log cannot be trusted as it stands: keep this directory as it is "
+              "(evidence) and compare it with the topic (--against-topic) and the "
+              "checkpoints your regulator holds (docs/log-integrity.md)", file=sys.stderr)
+        return 1
+    print(f"verify: {verdict.line()}")
+    print(f"verify: checked with {source}")
+    if against_topic is not None:
+        return _against_topic(data, against_topic, bootstrap)
+    return 0
+
+
+def _round_records(data: Path, round_id: str) -> Iterator[tuple[int, dict[str, Any], str, str]]:
+    from schemas.codec import decode
+
+    for rec in read_log(data / "log"):
+        try:
+            event = decode(rec.value)
+        except Exception:  # a record that does not decode is in no round
+            continue
+        if event.round_id == round_id:
+            fields = {"position": rec.position, "topic": rec.topic, "partition": rec.partition,
+                      "offset": rec.offset, "timestamp_ms": rec.timestamp_ms, "key": rec.key,
+                      "value": rec.value}
+            yield rec.position, fields, event.event_id, event.kind
+
+
+def prove(data: Path, round_id: str, *, key: str | None) -> dict[str, Any]:
+    """The inclusion proofs of every event of ``round_id`` against the log's latest signed
+    checkpoint, once the log verifies."""
+    verdict, _ = verify(data, key=key, checkpoint_files=[], quiet=True)
+    if not verdict.ok or verdict.checkpoint is None or verdict.checkpoint_text is None:
+        raise AuditError(f"the log does not verify, so no proof is given: {verdict.line()}")
+    size = verdict.checkpoint.size
+    try:
+        leaves = [leaf_hash(leaf_input(position=r.position, topic=r.topic, partition=r.partition,
+                                       offset=r.offset, timestamp_ms=r.timestamp_ms, key=r.key,
+                                       value=r.value))
+                  for r in read_log(data / "log")]
+        found = list(_round_records(data, round_id))
+    except (LogError, *READ_ERRORS) as exc:
+        raise AuditError(f"the log changed while it was read: {exc}") from exc
+    if not found:
+        raise AuditError(f"round {round_id!r} has no event in the log (check the round id; "
+                         "`python -m replay round` lists a table's rounds)")
+    levels = Levels(leaves[:size])
+    events = []
+    for position, fields, event_id, kind in found:
+        if position >= size:
+            continue
+        events.append({
+            "index": position, "event_id": event_id, "kind": kind,
+            "coordinates": f"{fields['topic']}[{fields['partition']}]@{fields['offset']}",
+            "leaf_input": base64.b64encode(leaf_input(**fields)).decode(),
+            "path": [base64.b64encode(h).decode() for h in levels.path(position, size)],
+        })
+    return {"format": PROOF_FORMAT, "round_id": round_id, "tree_size": size,
+            "checkpoint": verdict.checkpoint_text, "key": verdict.key.vkey, "events": events}
+
+
+def prove_command(data: Path, round_id: str | None, *, key: str | None, out: Path | None) -> int:
+    if not round_id:
+        print("prove: which round? python -m ingest prove ROUND_ID", file=sys.stderr)
+        return 2
+    try:
+        proof = prove(data, round_id, key=key)
+    except AuditError as exc:
+        print(f"prove: {exc}", file=sys.stderr)
+        return 2
+    text = json.dumps(proof, indent=2) + "\n"
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        out.write_text(text, encoding="utf-8")
+        print(f"prove: {len(proof['events'])} events of round {round_id} proved against the "
+              f"checkpoint of {proof['tree_size']:,} records; written to {out}. Check it with "
+              f"python -m ingest verify --proof {out} --key <public key>", file=sys.stderr)
+    return 0
+
+
+def _check_proof(path: Path, data: Path, key: str | None) -> int:
+    """Check an inclusion proof offline: the checkpoint's signature, then each event's
+    path to its root, then that each record is an event of the round the proof names."""
+    from schemas.codec import decode
+
+    try:
+        if path.stat().st_size > MAX_PROOF_BYTES:
+            raise AuditError(f"{path}: larger than {MAX_PROOF_BYTES:,} bytes: not a proof")
+        proof = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise AuditError(f"{path}: cannot read the proof: {exc}") from exc
+    if not isinstance(proof, dict) or proof.get("format") != PROOF_FORMAT:
+        raise AuditError(f"{path}: not a Catwalk inclusion proof ({PROOF_FORMAT})")
+    if key is None:
+        print(f"verify: no --key given: checking with {data / 'keys' / 'signing.pub'}; a proof "
+              "is only as good as the key you pin", file=sys.stderr)
+    verifier, _ = _key(data, key)
+    try:
+        cp = open_signed(str(proof.get("checkpoint", "")), verifier)
+    except CheckpointError as exc:
+        print(f"verify: FAILED: {path}: its checkpoint: {exc}", file=sys.stderr)
+        return 1
+    round_id = proof.get("round_id")
+    events = proof.get("events")
+    if not isinstance(events, list) or not events:
+        print(f"verify: FAILED: {path}: proves no event", file=sys.stderr)
+        return 1
+    for n, item in enumerate(events, start=1):
+        try:
+            raw = base64.b64decode(item["leaf_input"], validate=True)
+            path_hashes = [base64.b64decode(h, validate=True) for h in item["path"]]
+            index = int(item["index"])
+            leaf = parse_leaf_input(raw)
+        except (KeyError, TypeError, ValueError, binascii.Error) as exc:
+            print(f"verify: FAILED: {path} event {n}: malformed ({exc})", file=sys.stderr)
+            return 1
+        if not verify_inclusion(leaf_hash(raw), index, cp.size, path_hashes, cp.root):
+            print(f"verify: FAILED: {path} event {n} ({leaf.coordinates}): not in the tree of "
+                  f"{cp.size:,} records the checkpoint signs: the record or its path was "
+                  "altered", file=sys.stderr)
+            return 1
+        try:
+            event = decode(leaf.value)
+        except Exception as exc:
+            print(f"verify: FAILED: {path} event {n} ({leaf.coordinates}): the record is in "
+                  f"the log but does not decode ({exc})", file=sys.stderr)
+            return 1
+        if event.round_id != round_id or event.event_id != item.get("event_id"):
+            print(f"verify: FAILED: {path} event {n} ({leaf.coordinates}): the record is "
+                  f"event {event.event_id} of round {event.round_id}, not what the proof "
+                  "says", file=sys.stderr)
+            return 1
+    print(f"verify: OK: {len(events)} events of round {round_id} are records of the log "
+          f"whose checkpoint of {cp.size:,} records, signed at {cp.signed_at}, verifies with "
+          f"key {verifier.name} ({verifier.key_hash.hex()})")
+    return 0
+
+
+def _against_topic(data: Path, topic: str, bootstrap: str | None) -> int:
+    """Every message of ``topic`` must be in the log (same bytes) or in quarantine."""
+    from ingest.kafka_io import NoClusterError, bootstrap_servers
+    from ingest.topic_audit import missing_messages
+
+    try:
+        servers = bootstrap_servers(bootstrap)
+    except NoClusterError as exc:
+        print(f"verify: --against-topic: {exc}", file=sys.stderr)
+        return 2
+    try:
+        missing, checked = missing_messages(data, topic, servers)
+    except AuditError as exc:
+        print(f"verify: --against-topic: {exc}", file=sys.stderr)
+        return 2
+    if missing:
+        for line in missing[:20]:
+            print(f"verify: MISSING: {line}", file=sys.stderr)
+        print(f"verify: FAILED: {len(missing):,} of the topic's {checked:,} messages are neither "
+              "in the log nor in quarantine (or differ)", file=sys.stderr)
+        return 1
+    print(f"verify: OK: all {checked:,} messages of topic {topic} are in the log or in "
+          "quarantine, byte for byte")
+    return 0

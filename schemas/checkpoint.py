@@ -1,0 +1,232 @@
+"""Signed checkpoints of the log: what a regulator keeps to hold us to the log we wrote.
+
+A checkpoint states the log's size (records), the root of its Merkle tree
+(``schemas.merkle``), the Kafka offsets the log holds and when it was signed, and is
+signed with Ed25519. Its text follows two public formats, so that tools written by others
+can read and check it (docs/log-integrity.md):
+
+- the checkpoint body of C2SP tlog-checkpoint: the log's origin line, the tree size in
+  decimal, the root hash in base64, then extension lines (ours start with ``catwalk-``);
+- the envelope of C2SP signed-note: the body, a blank line, then one signature line per
+  signer, ``— <key name> <base64(4-byte key hash || signature)>``, where the key hash is
+  the first four bytes of SHA-256(key name, a newline, the byte 0x01 for Ed25519, the
+  public key). A verifier key is written ``<name>+<key hash, 8 hex digits>+<base64(0x01
+  || public key)>``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+ED25519 = 1
+"""The signature type byte of Ed25519 in a signed note."""
+DASH = "\u2014"
+_NAME = re.compile(r"[^\s+]+")
+_ORIGIN = "catwalk event log "
+MAX_NOTE = 64 * 1024
+"""No checkpoint is longer than this; a longer text is refused before it is parsed."""
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be read, or whose signature does not verify."""
+
+
+def key_hash(name: str, public: bytes) -> bytes:
+    """The signed-note key hash: SHA-256(name, newline, type byte, public key)[:4]."""
+    return hashlib.sha256(name.encode() + b"\n" + bytes([ED25519]) + public).digest()[:4]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Checkpoint:
+    """What one signed checkpoint says of the log."""
+
+    log_id: str
+    size: int
+    root: bytes
+    signed_at: str
+    """UTC, ISO 8601 with microseconds and ``Z``."""
+    next_offsets: Mapping[str, int] = field(default_factory=dict)
+    """``topic[partition]`` -> the next Kafka offset the log expects (quarantined messages
+    counted): ingest resumes from these, never from an unsigned header."""
+    segment: str = ""
+    """The segment whose last record is record ``size - 1`` (empty for an empty log)."""
+    chain: bytes = bytes(32)
+    """The hash chain's last hash (schemas.logformat.chain_hash) at that record."""
+
+    @property
+    def origin(self) -> str:
+        return _ORIGIN + self.log_id
+
+    def body(self) -> str:
+        """The checkpoint body (C2SP tlog-checkpoint), every line ending in a newline."""
+        offsets = json.dumps(dict(sorted(self.next_offsets.items())), separators=(",", ":"))
+        lines = [
+            self.origin, str(self.size), base64.b64encode(self.root).decode(),
+            f"catwalk-time {self.signed_at}",
+            f"catwalk-segment {self.segment or '-'}",
+            f"catwalk-chain {self.chain.hex()}",
+            f"catwalk-next-offsets {offsets}",
+        ]
+        return "".join(line + "\n" for line in lines)
+
+
+@dataclass(frozen=True, slots=True)
+class Verifier:
+    """A public key that checks checkpoint signatures, with the name it signs under."""
+
+    name: str
+    public: bytes
+
+    @property
+    def key_hash(self) -> bytes:
+        return key_hash(self.name, self.public)
+
+    @property
+    def vkey(self) -> str:
+        """The verifier key in signed-note form: what a regulator pins."""
+        return (f"{self.name}+{self.key_hash.hex()}+"
+                f"{base64.b64encode(bytes([ED25519]) + self.public).decode()}")
+
+    @classmethod
+    def from_vkey(cls, text: str) -> Verifier:
+        """Read ``<name>+<hash>+<base64 key>``; CheckpointError says what is wrong."""
+        parts = text.strip().split("+", 2)
+        if len(parts) != 3 or not _NAME.fullmatch(parts[0]):
+            raise CheckpointError(
+                "not a verifier key: expected <name>+<8 hex digits>+<base64 key> "
+                "(the text of keys/signing.pub)")
+        name, digest, encoded = parts
+        try:
+            raw = base64.b64decode(encoded, validate=True)
+        except binascii.Error as exc:
+            raise CheckpointError(f"verifier key {name}: the key is not base64") from exc
+        if len(raw) != 33 or raw[0] != ED25519:
+            raise CheckpointError(f"verifier key {name}: not an Ed25519 key")
+        verifier = cls(name, raw[1:])
+        if verifier.key_hash.hex() != digest.lower():
+            raise CheckpointError(f"verifier key {name}: its key hash {digest} does not match "
+                                  f"the key ({verifier.key_hash.hex()})")
+        return verifier
+
+    def check(self, message: bytes, signature: bytes) -> bool:
+        try:
+            Ed25519PublicKey.from_public_bytes(self.public).verify(signature, message)
+        except InvalidSignature:
+            return False
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class Signer:
+    """The private key ingest signs checkpoints with, and its name."""
+
+    name: str
+    private: Ed25519PrivateKey
+
+    @property
+    def verifier(self) -> Verifier:
+        from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+        public = self.private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+        return Verifier(self.name, public)
+
+    def sign(self, checkpoint: Checkpoint) -> str:
+        """The signed note: body, blank line, signature line."""
+        body = checkpoint.body()
+        signature = self.private.sign(body.encode())
+        stamp = base64.b64encode(self.verifier.key_hash + signature).decode()
+        return f"{body}\n{DASH} {self.name} {stamp}\n"
+
+
+def _line(lines: list[str], index: int, prefix: str) -> str:
+    if index >= len(lines) or not lines[index].startswith(prefix + " "):
+        raise CheckpointError(f"line {index + 1} should start with {prefix!r}")
+    return lines[index][len(prefix) + 1:]
+
+
+def parse(text: str) -> Checkpoint:
+    """The checkpoint a signed note states, WITHOUT checking its signature (see
+    :func:`open_signed`)."""
+    body, _ = _split(text)
+    lines = body.split("\n")[:-1]
+    if len(lines) < 3 or not lines[0].startswith(_ORIGIN):
+        raise CheckpointError(f"not a Catwalk checkpoint: the first line should start with "
+                              f"{_ORIGIN.strip()!r}")
+    try:
+        size = int(lines[1]) if lines[1].isdigit() else -1
+        root = base64.b64decode(lines[2], validate=True)
+        chain = bytes.fromhex(_line(lines, 5, "catwalk-chain"))
+        offsets = json.loads(_line(lines, 6, "catwalk-next-offsets"))
+    except (ValueError, binascii.Error) as exc:
+        raise CheckpointError(f"checkpoint body cannot be read: {exc}") from exc
+    if size < 0 or len(root) != 32 or len(chain) != 32:
+        raise CheckpointError("checkpoint body: size, root or chain hash malformed")
+    if not isinstance(offsets, dict) or not all(
+            isinstance(k, str) and type(v) is int and v >= 0 for k, v in offsets.items()):
+        raise CheckpointError("checkpoint body: catwalk-next-offsets is not a map of offsets")
+    segment = _line(lines, 4, "catwalk-segment")
+    return Checkpoint(log_id=lines[0][len(_ORIGIN):], size=size, root=root,
+                      signed_at=_line(lines, 3, "catwalk-time"), next_offsets=offsets,
+                      segment="" if segment == "-" else segment, chain=chain)
+
+
+def _split(text: str) -> tuple[str, list[str]]:
+    if len(text) > MAX_NOTE:
+        raise CheckpointError(f"a checkpoint is at most {MAX_NOTE:,} characters")
+    body, sep, signatures = text.partition("\n\n")
+    if not sep or not body or any(c < " " and c != "\n" for c in text):
+        raise CheckpointError("not a signed note: a body, a blank line, then signature lines")
+    lines = signatures.split("\n")
+    if lines[-1] != "" or len(lines) < 2:
+        raise CheckpointError("not a signed note: no signature line, or no final newline")
+    return body + "\n", lines[:-1]
+
+
+def open_signed(text: str, verifier: Verifier) -> Checkpoint:
+    """The checkpoint, once ``verifier``'s signature on it is found and checks; otherwise
+    CheckpointError saying whether the note is malformed, signed by another key, or
+    forged/altered."""
+    body, lines = _split(text)
+    checkpoint = parse(text)
+    others = []
+    for line in lines:
+        parts = line.split(" ")
+        if len(parts) != 3 or parts[0] != DASH:
+            raise CheckpointError(f"malformed signature line {line[:80]!r}")
+        try:
+            raw = base64.b64decode(parts[2], validate=True)
+        except binascii.Error as exc:
+            raise CheckpointError("a signature is not base64") from exc
+        if parts[1] != verifier.name or raw[:4] != verifier.key_hash:
+            others.append(f"{parts[1]} ({raw[:4].hex()})")
+            continue
+        if len(raw) != 68 or not verifier.check(body.encode(), raw[4:]):
+            raise CheckpointError(
+                f"bad signature: the checkpoint for {checkpoint.size:,} records signed at "
+                f"{checkpoint.signed_at} does not verify with key {verifier.name} "
+                f"({verifier.key_hash.hex()}): it was altered or forged")
+        return checkpoint
+    raise CheckpointError(
+        f"the checkpoint is not signed by the key {verifier.name} ({verifier.key_hash.hex()})"
+        f"; signed by {', '.join(others) or 'no one'}")
+
+
+def read_verifier(source: str | Path) -> Verifier:
+    """A verifier key given as its text (``name+hash+key``) or as a file holding it."""
+    text = str(source)
+    if "+" not in text or Path(text).is_file():
+        try:
+            text = Path(text).read_text(encoding="ascii")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CheckpointError(f"{source}: cannot read a public key: {exc}") from exc
+    return Verifier.from_vkey(text)
