@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from schemas.checkpoint import CheckpointError, Verifier, open_signed, read_verifier
-from schemas.log_verify import READ_ERRORS, LogVerdict, verify_log
+from schemas.log_verify import READ_ERRORS, LogVerdict, checkpoints_beside, verify_log
 from schemas.logformat import LogError, leaf_input, parse_leaf_input, read_log
 from schemas.merkle import Levels, leaf_hash, verify_inclusion
 
@@ -53,8 +53,8 @@ def _key(data: Path, given: str | None) -> tuple[Verifier, str]:
 
 
 def _checkpoints(data: Path, files: list[Path]) -> list[tuple[str, str]]:
-    found = []
-    for path in [*sorted((data / "checkpoints").glob("*.checkpoint")), *files]:
+    found = checkpoints_beside(data / "log")
+    for path in files:
         try:
             found.append((str(path), path.read_text(encoding="utf-8")))
         except (OSError, UnicodeDecodeError) as exc:

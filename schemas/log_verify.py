@@ -112,6 +112,19 @@ def _records(segment: Path, meta: dict[str, str]) -> Iterator[dict[str, Any]]:
             yield rec
 
 
+def checkpoints_beside(log_dir: Path) -> list[tuple[str, str]]:
+    """The signed checkpoints ingest wrote beside the log (``checkpoints/*.checkpoint`` in
+    the log's data directory), as (file, text); one that cannot be read is given as an empty
+    text, which fails verification with its name."""
+    found = []
+    for path in sorted((log_dir.parent / "checkpoints").glob("*.checkpoint")):
+        try:
+            found.append((str(path), path.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError):
+            found.append((str(path), ""))
+    return found
+
+
 def verify_log(log_dir: Path, key: Verifier, *,
                checkpoints: Sequence[tuple[str, str]] = (),
                progress: Callable[[int], None] | None = None) -> LogVerdict:
