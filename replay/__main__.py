@@ -43,6 +43,8 @@ the rules are in docs/rules.md.
 
 
 def _parser() -> argparse.ArgumentParser:
+    from replay.document import LIMITS
+
     p = argparse.ArgumentParser(
         prog="python -m replay",
         description="Rebuild every round from the append-only log and judge it under the "
@@ -61,7 +63,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Read one round document or JSON lines of them from FILE ('-' for "
         "standard input) and print one result per round as JSON lines. A round that cannot "
         "be judged is named on standard error with what is wrong; the others are still "
-        "judged; the exit code is 2 when any round was rejected.")
+        "judged; the exit code is 2 when any round was rejected. Limits on the input: "
+        + LIMITS + ".")
     adj.add_argument("file", metavar="FILE", help="round documents, or - for standard input")
     cen = sub.add_parser("census", help="count every hand of a deck by category",
                          description="Print one JSON object: for every hand of CARDS cards "
@@ -85,23 +88,32 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _adjudicate(file: str) -> int:
-    from replay.adjudicate import dumps, judge_lines
+    from replay.adjudicate import dumps, judge_stream, one_line
 
+    shown = one_line(file, 200)
     try:
-        source = sys.stdin if file == "-" else open(file, encoding="utf-8")  # noqa: SIM115
+        source = sys.stdin.buffer if file == "-" else open(file, "rb")  # noqa: SIM115
     except OSError as exc:
-        print(f"adjudicate: cannot read {file}: {exc.strerror}", file=sys.stderr)
+        print(f"adjudicate: cannot read {shown}: {exc.strerror}; give a file of round "
+              "documents, or - for standard input", file=sys.stderr)
         return 2
     rejected = 0
-    with source:
-        for judged in judge_lines(source):
-            if judged.result is not None:
-                print(dumps(judged.result), flush=False)
-            else:
-                rejected += 1
-                print(f"adjudicate: {file} line {judged.line}: round {judged.round}: "
-                      f"{judged.error}", file=sys.stderr)
-    sys.stdout.flush()
+    try:
+        with source:
+            for judged in judge_stream(source):
+                if judged.result is not None:
+                    print(dumps(judged.result), flush=False)
+                else:
+                    rejected += 1
+                    print(f"adjudicate: {shown} line {judged.line}: round "
+                          f"{one_line(judged.round, 100)}: {judged.error}", file=sys.stderr)
+        sys.stdout.flush()
+    except OSError as exc:
+        if isinstance(exc, BrokenPipeError):  # the reader of standard output went away
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 2
+        print(f"adjudicate: cannot read {shown}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     return 2 if rejected else 0
 
 

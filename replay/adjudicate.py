@@ -7,12 +7,20 @@ and what is wrong, so one bad round never stops the batch (issue 3, "Bad input")
 
 from __future__ import annotations
 
+import io
 import json
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
 
-from replay.document import DocumentError, round_label
+from replay.document import (
+    MAX_DEPTH,
+    MAX_DOCUMENT_BYTES,
+    MAX_INT_DIGITS,
+    DocumentError,
+    round_label,
+)
 from replay.errors import ReplayError
 from replay.games import find_game
 from replay.games.results import ResultObject
@@ -44,35 +52,245 @@ class Judged:
     error: str | None = None
 
 
-def _documents(lines: Iterable[str]) -> Iterator[tuple[int, Any | Exception]]:
-    text = list(lines)
-    whole = "".join(text).strip()
-    if whole.startswith("{") and "\n" in whole:
-        try:
-            yield 1, json.loads(whole)
-            return
-        except json.JSONDecodeError:
-            pass  # not one pretty-printed document: read it as JSON lines below
-    for number, line in enumerate(text, start=1):
-        if not line.strip():
+NOT_JSON = "<not JSON>"
+NOT_READ = "<not read>"
+_SKIP_CHUNK = 1 << 16
+_STRUCTURE = re.compile(r'[\[\]{}"\\]')
+
+
+class Refused(ValueError):
+    """Input refused before or while parsing it; the message says where, why and what to do."""
+
+    def __init__(self, message: str, *, offset: int | None = None, needle: str = "") -> None:
+        super().__init__(message)
+        self.offset = offset
+        self.needle = needle
+
+
+def nesting_refused(text: str, limit: int = MAX_DEPTH) -> int | None:
+    """The offset in ``text`` where arrays and objects nest deeper than ``limit``, or None.
+
+    Counts brackets outside JSON strings without parsing, so ``json.loads`` never sees a
+    document deep enough to exhaust the interpreter's recursion (100,000 ``[`` in a row).
+    """
+    if text.count("[") + text.count("{") <= limit:
+        return None  # cannot nest deeper than the brackets it holds
+    depth = 0
+    in_string = False
+    escaped_at = -1
+    for match in _STRUCTURE.finditer(text):
+        at = match.start()
+        if at == escaped_at:
             continue
+        char = match.group()
+        if in_string:
+            if char == "\\":
+                escaped_at = at + 1
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > limit:
+                return at
+        elif char in "]}":
+            depth -= 1
+    return None
+
+
+def _parse_int(digits: str) -> int:
+    count = len(digits.lstrip("-"))
+    if count > MAX_INT_DIGITS:
+        raise Refused(f"an integer of {count:,} digits ({digits[:12]}...): integers may have "
+                      f"at most {MAX_INT_DIGITS} digits (amounts are integer cents)",
+                      needle=digits)
+    return int(digits)
+
+
+def _parse_constant(name: str) -> Any:
+    raise Refused(f"{name} is not a JSON number: amounts are integer cents")
+
+
+_DECODER = json.JSONDecoder(parse_int=_parse_int, parse_constant=_parse_constant)
+
+
+def loads(text: str) -> Any:
+    """``json.loads`` within the limits: :class:`Refused` (with the offset when known) for
+    nesting deeper than MAX_DEPTH, integers longer than MAX_INT_DIGITS, NaN and Infinity;
+    json.JSONDecodeError for text that is not JSON."""
+    deep = nesting_refused(text)
+    if deep is not None:
+        raise Refused(f"arrays and objects nested more than {MAX_DEPTH} deep: not a round "
+                      "document", offset=deep)
+    try:
+        return _DECODER.decode(text)
+    except Refused as exc:
+        if exc.offset is None and exc.needle:
+            found = text.find(exc.needle)  # the first such integer: json does not say where
+            exc.offset = found if found >= 0 else None
+        raise
+
+
+def _position(text: str, offset: int, first_line: int) -> tuple[int, int]:
+    line = first_line + text.count("\n", 0, offset)
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return line, column
+
+
+def _decode(raw: bytes, number: int) -> str:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise Refused(f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at column {exc.start + 1}; "
+                      "round documents are UTF-8 JSON") from None
+    return text[1:] if number == 1 and text.startswith("\ufeff") else text
+
+
+class _Lines:
+    """The lines of a binary stream, each read with a bound: a line longer than
+    MAX_DOCUMENT_BYTES is skipped to its end (never held whole) and reported."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self.stream = stream
+        self.number = 0
+
+    def next(self) -> tuple[int, bytes | None] | None:
+        """(line number, bytes or None when too long), or None at the end."""
+        raw = self.stream.readline(MAX_DOCUMENT_BYTES + 1)
+        if not raw:
+            return None
+        self.number += 1
+        if len(raw) > MAX_DOCUMENT_BYTES and not raw.endswith(b"\n"):
+            while (rest := self.stream.readline(_SKIP_CHUNK)) and not rest.endswith(b"\n"):
+                pass
+            return self.number, None
+        return self.number, raw
+
+
+def _too_long() -> Refused:
+    return Refused(f"the line is longer than {MAX_DOCUMENT_BYTES >> 20} MiB, the limit for one "
+                   "round document; it was skipped (JSON lines hold one document per line)")
+
+
+def _line_document(number: int, raw: bytes | None) -> tuple[int, Any | Exception] | None:
+    if raw is None:
+        return number, _too_long()
+    try:
+        text = _decode(raw, number)
+        if not text.strip():
+            return None
+        return number, loads(text)
+    except Refused as exc:
+        if exc.offset is not None:
+            return number, Refused(f"{exc} (column {exc.offset + 1})")
+        return number, exc
+    except json.JSONDecodeError as exc:
+        return number, exc
+
+
+def read_documents(stream: IO[bytes]) -> Iterator[tuple[int, Any | Exception]]:
+    """The round documents of ``stream``: one JSON document (pretty-printed over many lines)
+    or JSON lines of them, each as (line number, document) or (line number, the error).
+
+    Memory stays bounded (LIMITS): the first MAX_DOCUMENT_BYTES are read to tell one
+    document from JSON lines; beyond that the input can only be JSON lines, read a line at
+    a time. Errors are values, never raised, so one bad round never stops the batch.
+    """
+    lines = _Lines(stream)
+    head: list[tuple[int, bytes | None]] = []
+    size = 0
+    while size <= MAX_DOCUMENT_BYTES and (item := lines.next()) is not None:
+        head.append(item)
+        size += MAX_DOCUMENT_BYTES + 1 if item[1] is None else len(item[1])
+    if size <= MAX_DOCUMENT_BYTES:
+        whole = _one_document(head)
+        if whole is not None:
+            yield whole
+            return
+    elif _opens_a_document(head):
+        yield head[0][0], Refused(
+            f"the input reads as one JSON document (its first line is a lone '{{') longer than "
+            f"{MAX_DOCUMENT_BYTES >> 20} MiB, the limit for one round document; nothing was "
+            "judged (give JSON lines, one document per line)")
+        return
+    for number, raw in head:
+        if (found := _line_document(number, raw)) is not None:
+            yield found
+    while (item := lines.next()) is not None:
+        if (found := _line_document(*item)) is not None:
+            yield found
+
+
+def _opens_a_document(head: list[tuple[int, bytes | None]]) -> bool:
+    for _, raw in head:
+        if raw is None:
+            return False
+        if raw.strip():
+            return raw.strip() == b"{"
+    return False
+
+
+def _one_document(head: list[tuple[int, bytes | None]]) -> tuple[int, Any | Exception] | None:
+    """The input read as one document, when it is one: text that starts with '{', spans lines
+    and parses whole (else None: read it as JSON lines). A document over the limits is
+    refused here, with its line and column, when its first line is not a document itself."""
+    try:
+        texts = [_decode(raw, number) for number, raw in head if raw is not None]
+    except Refused:
+        return None  # read line by line, so the bad byte is named with its line
+    joined = "".join(texts)
+    whole = joined.strip()
+    if not (whole.startswith("{") and "\n" in whole):
+        return None
+    try:
+        return 1, loads(whole)
+    except json.JSONDecodeError:
+        return None  # not one pretty-printed document: read it as JSON lines
+    except Refused as exc:
+        first = next(text for text in texts if text.strip())
         try:
-            yield number, json.loads(line)
-        except json.JSONDecodeError as exc:
-            yield number, exc
+            loads(first)
+            return None  # the first line is a document: these are JSON lines
+        except (Refused, json.JSONDecodeError):
+            pass
+        if exc.offset is None:
+            return 1, exc
+        skipped = len(joined) - len(joined.lstrip())
+        line, column = _position(joined, exc.offset + skipped, 1)
+        return line, Refused(f"{exc} (column {column})")
 
 
-def judge_lines(lines: Iterable[str]) -> Iterator[Judged]:
-    """Judge every document in ``lines``; errors are reported per round, never raised."""
-    for number, doc in _documents(lines):
+def judge_stream(stream: IO[bytes]) -> Iterator[Judged]:
+    """Judge every document read from ``stream`` (:func:`read_documents`); errors are reported
+    per round, never raised."""
+    for number, doc in read_documents(stream):
+        if isinstance(doc, Refused):
+            yield Judged(line=number, round=NOT_READ, error=str(doc))
+            continue
         if isinstance(doc, Exception):
-            yield Judged(line=number, round="<not JSON>", error=f"not valid JSON: {doc}")
+            yield Judged(line=number, round=NOT_JSON, error=f"not valid JSON: {doc}")
             continue
         label = round_label(doc)
         try:
             yield Judged(line=number, round=label, result=judge_document(doc))
         except (ReplayError, ValueError, LookupError) as exc:
-            yield Judged(line=number, round=label, error=str(exc))
+            yield Judged(line=number, round=label, error=one_line(str(exc)))
+
+
+def judge_lines(lines: Iterable[str]) -> Iterator[Judged]:
+    """Judge every document in ``lines`` (text already in memory); see :func:`judge_stream`."""
+    return judge_stream(io.BytesIO("".join(lines).encode("utf-8", "surrogateescape")))
+
+
+def one_line(message: str, limit: int = 500) -> str:
+    """``message`` fit for one line of standard error: control characters escaped, at most
+    ``limit`` characters (an error may quote a value of the document, which can be huge)."""
+    shown = message if message.isprintable() else "".join(
+        char if char.isprintable() else repr(char)[1:-1] for char in message)
+    if len(shown) > limit:
+        shown = f"{shown[:limit]}... ({len(shown):,} characters)"
+    return shown
 
 
 def dumps(result: Mapping[str, Any]) -> str:
