@@ -88,6 +88,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--signing-key", type=Path, default=None, metavar="FILE",
                    help="consume: the checkpoint signing key (default $CATWALK_SIGNING_KEY, "
                    "else keys/signing.key under --data, created on first use)")
+    p.add_argument("--topic-settings", default=None, metavar="P,R,M", help="consume: the topic's partitions, replication factor and min.insync.replicas when it is created (default $CATWALK_TOPIC_PARTITIONS or 3, $CATWALK_REPLICATION_FACTOR or 1, $CATWALK_MIN_INSYNC_REPLICAS or 1); an existing topic is not altered")  # noqa: E501
     return p
 
 
@@ -110,13 +111,21 @@ def main(argv: list[str] | None = None) -> int:
 def _consume(args: argparse.Namespace, data: Path) -> int:
     from kafka.errors import KafkaError
 
-    from ingest.consume import IngestStats, open_log, run
-    from ingest.kafka_io import consumer, ensure_topic
+    from ingest.consume import IngestStats, Refused, open_log, run
+    from ingest.event_index import EventIndex
+    from ingest.kafka_io import (
+        SettingsError,
+        consumer,
+        ensure_topic,
+        instance_id,
+        topic_settings,
+    )
     from schemas.logformat import LogError
 
     try:
         servers = bootstrap_servers(args.bootstrap)
-    except NoClusterError as exc:
+        settings = topic_settings(getattr(args, "topic_settings", None))
+    except (NoClusterError, SettingsError) as exc:
         print(f"ingest: {exc}", file=sys.stderr)
         return 2
     try:
@@ -124,32 +133,54 @@ def _consume(args: argparse.Namespace, data: Path) -> int:
     except (LogError, OSError) as exc:
         print(f"ingest: cannot open the log under {data}: {exc}", file=sys.stderr)
         return 1
+    close_log = getattr(log, "close", None)
     try:
-        ensure_topic(servers, args.topic)
-        kc = consumer(servers, args.group or f"catwalk-ingest-{args.topic}")
+        index = EventIndex.from_log(data / "log")
+    except (LogError, OSError) as exc:
+        print(f"ingest: cannot read the log under {data} to index its event ids: {exc}",
+              file=sys.stderr)
+        if close_log is not None:
+            close_log()
+        return 1
+    if not args.quiet and index.records:
+        print(f"ingest: {len(index):,} event ids of {index.records:,} log records indexed in "
+              f"{index.seconds:.2f} s", file=sys.stderr, flush=True)
+    group = args.group or f"catwalk-ingest-{args.topic}"
+    member = instance_id(group, data)
+    try:
+        ensure_topic(servers, args.topic, settings)
     except KafkaError as exc:
         print(f"ingest: cannot reach Kafka at {servers}: {exc!r}. Is it running? "
               "(`make kafka-up`, or set KAFKA_BOOTSTRAP)", file=sys.stderr)
+        if close_log is not None:
+            close_log()
         return 2
 
     def progress(stats: IngestStats, final: bool) -> None:
         if args.quiet and not final:
             return
         line = (f"ingest: {log.records:,} events in the log, {stats.appended:,} appended now, "
-                f"{stats.quarantined:,} quarantined, {stats.batches:,} batches")
+                f"{stats.quarantined:,} quarantined ({stats.conflicts:,} conflicting ids), "
+                f"{stats.batches:,} batches")
+        if stats.reconnects:
+            line += f", {stats.reconnects:,} reconnections to Kafka"
         print(line + (" (done)" if final else ""), file=sys.stderr, flush=True)
 
     try:
-        run(consumer=kc, topic=args.topic, log=log, until_idle=args.until_idle, progress=progress)
+        run(connect=lambda: consumer(servers, group, member), topic=args.topic, log=log,
+            log_dir=data / "log", index=index, until_idle=args.until_idle, progress=progress)
+    except Refused as exc:
+        print(f"ingest: REFUSED: {exc}", file=sys.stderr)
+        return 2
     except (LogError, OSError) as exc:
         print(f"ingest: STOPPED: cannot write the log: {exc}. Nothing after the last complete "
               "segment was committed; fix the disk and run ingest again to resume.",
               file=sys.stderr)
         return 1
     finally:
-        kc.close(autocommit=False)
+        if close_log is not None:
+            close_log()
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -3,6 +3,19 @@
 Every message ends in the log exactly once or in quarantine with its reason: the batch is
 fsynced before offsets are committed, and on (re)assignment the consumer seeks to the
 offsets the log itself records, so neither a crash nor a rebalance repeats or skips one.
+
+Ingest never stops on input and never guesses:
+
+- a message that is not an event (a tombstone, bytes that do not decode, a key that is not
+  its table) is quarantined with the reason; so is an event whose id the log already holds
+  with *different* bytes (a conflict, :mod:`ingest.event_index`). An exact repeat enters the
+  log and replay reports the duplicate;
+- a topic whose offsets went backwards (deleted and recreated, or truncated) is refused at
+  start and at every (re)assignment (:class:`Refused`): the log cannot go on from it without
+  skipping or repeating messages;
+- a lost broker is retried with a growing wait, one line per retry, and ingest resumes from
+  the log's offsets when it is back. A consumer that stops fetching after the broker came
+  back (kafka-python 3.0.12 does: it reconnects but never fetches again) is replaced.
 """
 
 from __future__ import annotations
@@ -16,10 +29,22 @@ from pathlib import Path
 from typing import Any
 
 from kafka import ConsumerRebalanceListener, KafkaConsumer, OffsetAndMetadata, TopicPartition
-from kafka.errors import KafkaError
+from kafka.errors import KafkaError, NoOffsetForPartitionError, OffsetOutOfRangeError
 
+from ingest.event_index import Conflicts, EventIndex, event_key
 from ingest.log import LogWriter, Quarantined, Received
 from schemas import DecodeError, decode
+from schemas.logformat import LogError, next_offsets, segments
+
+RETRY_FIRST_S = 0.5
+RETRY_MAX_S = 10.0
+PROBE_EVERY_S = 2.0
+"""While no message arrives, how often ingest asks the broker for the partitions' ends: to
+notice a lost broker, and a consumer that stopped fetching."""
+STALL_S = 8.0
+"""Messages waiting in an assigned partition and none delivered for this long: the consumer
+is replaced (see the module docstring)."""
+KAFKA_TIMEOUT_MS = 5_000
 
 
 def judge(message: Received) -> str | None:
@@ -40,23 +65,110 @@ def judge(message: Received) -> str | None:
     return None
 
 
+class Refused(Exception):
+    """Ingest must not go on (exit code 2); the message says why and what to do."""
+
+
 @dataclass(kw_only=True)
 class IngestStats:
     appended: int = 0
     quarantined: int = 0
+    conflicts: int = 0
     batches: int = 0
     kafka_errors: int = 0
+    reconnects: int = 0
     reasons: dict[str, int] = field(default_factory=dict)
 
 
+def log_partitions(log_dir: Path, log: LogWriter, topic: str) -> dict[int, int]:
+    """``{partition: next offset}`` the log expects from ``topic`` (every partition it has
+    seen, from the last segment's header)."""
+    segs = segments(log_dir)
+    if not segs:
+        return {}
+    prefix = f"{topic}["
+    out: dict[int, int] = {}
+    for name in next_offsets(segs[-1]):
+        if name.startswith(prefix) and name.endswith("]") and name[len(prefix):-1].isdigit():
+            partition = int(name[len(prefix):-1])
+            nxt = log.next_offset(topic, partition)
+            if nxt is not None:
+                out[partition] = nxt
+    return out
+
+
+def offsets_problem(*, topic: str, log_dir: Path, expected: dict[int, int],
+                    partitions: set[int], begin: dict[int, int],
+                    end: dict[int, int]) -> str | None:
+    """Why the log cannot go on from ``topic`` as it is now, or None.
+
+    ``expected``: the next offset the log expects per partition; ``partitions``: the topic's
+    partitions; ``begin``/``end``: its first and next offsets (for the partitions checked)."""
+    found = []
+    gone = sorted(set(expected) - partitions)
+    if gone:
+        has = f"{len(partitions)} partition{'s' if len(partitions) != 1 else ''}"
+        found.append(f"the log holds partition{'s' if len(gone) > 1 else ''} "
+                     f"{', '.join(map(str, gone))} that the topic no longer has (it has {has})")
+    for p in sorted(set(expected) & partitions):
+        want = expected[p]
+        if p in end and end[p] < want:
+            found.append(f"{topic}[{p}]: the log expects next offset {want} but the topic "
+                         f"holds offsets {begin.get(p, 0)}..{end[p] - 1}"
+                         if end[p] > begin.get(p, 0) else
+                         f"{topic}[{p}]: the log expects next offset {want} but the partition "
+                         f"is empty (next offset {end[p]})")
+        elif p in begin and begin[p] > want:
+            found.append(f"{topic}[{p}]: the log expects next offset {want} but the topic's "
+                         f"first offset is {begin[p]} (offsets {want}..{begin[p] - 1} are gone)")
+    if not found:
+        return None
+    return (f"topic {topic} was recreated or truncated since the log under {log_dir} was "
+            f"written: {'; '.join(found)}. Going on would skip or repeat messages, so nothing "
+            f"was read. Ingest into a new data directory (--data NEW_DIR) to start a new log "
+            f"from the topic as it is, or restore the topic (or name the right one with "
+            f"--topic) and run ingest again.")
+
+
+def check_topic(consumer: KafkaConsumer, *, topic: str, log: LogWriter, log_dir: Path,
+                only: set[int] | None = None) -> None:
+    """Refused when the topic went backwards against the log (KafkaError when the broker
+    cannot answer). ``only`` limits the offset checks to these partitions."""
+    expected = log_partitions(log_dir, log, topic)
+    if not expected:
+        return
+    parts = consumer.partitions_for_topic(topic)
+    if parts is None:
+        # Not in the cached metadata yet: ask the broker.
+        consumer.topics()
+        parts = consumer.partitions_for_topic(topic)
+    if parts is None:
+        raise Refused(
+            f"topic {topic} does not exist any more, but the log under {log_dir} holds its "
+            f"partitions {', '.join(map(str, sorted(expected)))}: it was deleted. Ingest into a "
+            "new data directory (--data NEW_DIR) or restore the topic, then run ingest again.")
+    tps = [TopicPartition(topic, p) for p in sorted(set(expected) & set(parts))
+           if only is None or p in only]
+    begin = {tp.partition: o for tp, o in
+             consumer.beginning_offsets(tps, timeout_ms=KAFKA_TIMEOUT_MS).items()} if tps else {}
+    end = {tp.partition: o for tp, o in
+           consumer.end_offsets(tps, timeout_ms=KAFKA_TIMEOUT_MS).items()} if tps else {}
+    problem = offsets_problem(topic=topic, log_dir=log_dir, expected=expected,
+                              partitions=set(parts), begin=begin, end=end)
+    if problem:
+        raise Refused(problem)
+
+
 class _ResumeFromLog(ConsumerRebalanceListener):  # type: ignore[misc]
-    """On assignment, continue from the offsets the log holds (the log is the truth)."""
+    """On assignment, continue from the offsets the log holds (the log is the truth). The
+    partitions stay paused until the main loop has checked them against the log."""
 
     def __init__(self, consumer: KafkaConsumer, log: LogWriter) -> None:
         self.consumer, self.log = consumer, log
+        self.unchecked: set[TopicPartition] = set()
 
     def on_partitions_revoked(self, revoked: Any) -> None:
-        return None
+        self.unchecked -= set(revoked)
 
     def on_partitions_assigned(self, assigned: Any) -> None:
         for tp in assigned:
@@ -65,107 +177,242 @@ class _ResumeFromLog(ConsumerRebalanceListener):  # type: ignore[misc]
                 self.consumer.seek_to_beginning(tp)
             else:
                 self.consumer.seek(tp, nxt)
+        if assigned:
+            self.consumer.pause(*assigned)
+            self.unchecked |= set(assigned)
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _brief(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return f"{type(exc).__name__}: {text}" if type(exc).__name__ not in text else text
+
+
+class _Session:
+    """One consumer and its listener; thrown away whole when the broker is lost."""
+
+    def __init__(self, consumer: KafkaConsumer, topic: str, log: LogWriter) -> None:
+        self.consumer = consumer
+        self.listener = _ResumeFromLog(consumer, log)
+        consumer.subscribe([topic], listener=self.listener)
+
+    def close(self) -> None:
+        _close(self.consumer)
+
+
+def _close(consumer: KafkaConsumer) -> None:
+    try:
+        consumer.close(autocommit=False, timeout_ms=2_000)
+    except Exception as exc:  # closing a consumer of a dead broker: nothing to save
+        _say(f"ingest: closing the Kafka consumer: {_brief(exc)}")
 
 
 def run(
     *,
-    consumer: KafkaConsumer,
+    connect: Callable[[], KafkaConsumer],
     topic: str,
     log: LogWriter,
+    log_dir: Path,
     until_idle: float | None,
     progress: Callable[[IngestStats, bool], None],
+    index: EventIndex | None = None,
     poll_ms: int = 500,
+    say: Callable[[str], None] = _say,
 ) -> IngestStats:
-    """Poll, judge, append, fsync, commit, until stopped (SIGTERM/SIGINT) or idle and caught up."""
+    """Poll, judge, append, fsync, commit, until stopped (SIGTERM/SIGINT) or idle and caught up.
+
+    ``connect`` makes a consumer (again after a lost broker). Refused when the topic went
+    backwards against the log; LogError/OSError when the log cannot be written; a broker
+    that cannot be reached is retried, never raised."""
     stats = IngestStats()
     stopping = False
+    index = index if index is not None else EventIndex.from_log(log_dir)
 
     def stop(signum: int, frame: Any) -> None:
         nonlocal stopping
         stopping = True
 
+    def sleep(seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while not stopping and time.monotonic() < deadline:
+            time.sleep(min(0.1, max(0.0, deadline - time.monotonic())))
+
     previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
-    consumer.subscribe([topic], listener=_ResumeFromLog(consumer, log))
+    session: _Session | None = None
+    lost_since: float | None = None
+    retries = 0
     last_data = time.monotonic()
     last_report = 0.0
     reported_batches = 0
-    backoff = 0.5
+    last_probe = time.monotonic()
+    caught_up = False
+
+    def lost(exc: BaseException, what: str) -> None:
+        """The broker is gone (or the consumer stopped working): drop the consumer and wait."""
+        nonlocal session, lost_since, retries
+        stats.kafka_errors += 1
+        if session is not None:
+            session.close()
+            session = None
+        if lost_since is None:
+            lost_since = time.monotonic()
+        retries += 1
+        wait = min(RETRY_FIRST_S * 2 ** (retries - 1), RETRY_MAX_S)
+        say(f"ingest: {what} ({_brief(exc)}); retry {retries} in {wait:.1f} s. Nothing is "
+            "lost: ingest goes on from the log's offsets when Kafka answers "
+            "(check the broker with `make kafka-status`)")
+        sleep(wait)
+
     try:
         while not stopping:
+            if session is None:
+                try:
+                    kc = connect()
+                except KafkaError as exc:
+                    lost(exc, "cannot reach Kafka")
+                    continue
+                try:
+                    check_topic(kc, topic=topic, log=log, log_dir=log_dir)
+                    session = _Session(kc, topic, log)
+                except KafkaError as exc:
+                    _close(kc)
+                    lost(exc, "cannot reach Kafka")
+                    continue
+                except BaseException:
+                    _close(kc)
+                    raise
+                if lost_since is not None:
+                    stats.reconnects += 1
+                    say(f"ingest: Kafka answers again after {retries} "
+                        f"retr{'y' if retries == 1 else 'ies'} "
+                        f"({time.monotonic() - lost_since:.1f} s); going on from the log's "
+                        "offsets")
+                lost_since, retries = None, 0
+                last_data = last_probe = time.monotonic()
+            kc = session.consumer
+            listener = session.listener
             try:
-                polled = consumer.poll(timeout_ms=poll_ms)
+                if listener.unchecked:
+                    check_topic(kc, topic=topic, log=log, log_dir=log_dir,
+                                only={tp.partition for tp in listener.unchecked})
+                    kc.resume(*listener.unchecked)
+                    listener.unchecked.clear()
+                polled = kc.poll(timeout_ms=poll_ms)
+            except (OffsetOutOfRangeError, NoOffsetForPartitionError) as exc:
+                # The position the log gave is not in the partition any more.
+                check_topic(kc, topic=topic, log=log, log_dir=log_dir)
+                raise Refused(f"topic {topic}: a position the log expects is out of the "
+                              f"topic's range ({_brief(exc)}): it was recreated or truncated. "
+                              "Ingest into a new data directory (--data NEW_DIR) or restore "
+                              "the topic, then run ingest again.") from exc
             except KafkaError as exc:
-                stats.kafka_errors += 1
-                print(
-                    f"ingest: Kafka error {exc!r}; retrying in {backoff:.1f} s "
-                    "(check the broker with `make kafka-status`)",
-                    file=sys.stderr,
-                )
-                time.sleep(backoff)
-                backoff = min(backoff * 2, 10.0)
+                lost(exc, "Kafka error")
                 continue
-            backoff = 0.5
             messages = sorted(
                 (m for batch in polled.values() for m in batch),
                 key=lambda m: (m.topic, m.partition, m.offset),
             )
-            accepted: list[Received] = []
-            quarantined: list[Quarantined] = []
-            commit: dict[TopicPartition, OffsetAndMetadata] = {}
-            for m in messages:
-                expected = log.next_offset(m.topic, m.partition)
-                if expected is not None and m.offset < expected:
-                    continue  # already in the log: a redelivery after a rebalance
-                received = Received(
-                    topic=m.topic, partition=m.partition, offset=m.offset,
-                    timestamp_ms=m.timestamp, key=m.key, value=m.value,
-                )
-                reason = judge(received)
-                if reason is None:
-                    accepted.append(received)
-                else:
-                    quarantined.append(Quarantined(message=received, reason=reason))
-                    kind = reason.split(":")[0]
-                    stats.reasons[kind] = stats.reasons.get(kind, 0) + 1
-                    print(f"ingest: quarantined {received.coordinates}: {reason}", file=sys.stderr)
-                commit[TopicPartition(m.topic, m.partition)] = OffsetAndMetadata(
-                    m.offset + 1, "", -1
-                )
-            if accepted or quarantined:
-                log.append(accepted, quarantined)
-                stats.appended += len(accepted)
-                stats.quarantined += len(quarantined)
-                stats.batches += 1
-                try:
-                    consumer.commit(commit)
-                except KafkaError as exc:
-                    # Harmless for correctness: the log records its offsets and resumes from them.
-                    print(f"ingest: offset commit failed ({exc!r}); the log holds the offsets",
-                          file=sys.stderr)
-                last_data = time.monotonic()
+            if messages:
+                _ingest(messages, kc=kc, log=log, index=index, stats=stats, say=say)
+                last_data = last_probe = time.monotonic()
+                caught_up = False
             now = time.monotonic()
             if now - last_report >= 2.0 and stats.batches != reported_batches:
                 progress(stats, False)
                 last_report, reported_batches = now, stats.batches
-            if until_idle is not None and now - last_data >= until_idle and _caught_up(consumer):
+            if not messages and now - last_probe >= PROBE_EVERY_S:
+                last_probe = now
+                try:
+                    caught_up = _caught_up(kc, stalled=now - last_data >= STALL_S)
+                except KafkaError as exc:
+                    lost(exc, "lost the Kafka broker")
+                    continue
+            if until_idle is not None and now - last_data >= until_idle and caught_up:
                 break
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
+        if session is not None:
+            session.close()
         progress(stats, True)
     return stats
 
 
-def _caught_up(consumer: KafkaConsumer) -> bool:
+def _ingest(messages: list[Any], *, kc: KafkaConsumer, log: LogWriter, index: EventIndex,
+            stats: IngestStats, say: Callable[[str], None]) -> None:
+    """Judge one poll's messages, append them as one batch, commit the offsets."""
+    accepted: list[Received] = []
+    keys: list[bytes | None] = []
+    quarantined: list[Quarantined] = []
+    commit: dict[TopicPartition, OffsetAndMetadata] = {}
+    conflicts = Conflicts(index)
+    for m in messages:
+        expected = log.next_offset(m.topic, m.partition)
+        if expected is not None and m.offset < expected:
+            continue  # already in the log: a redelivery after a rebalance
+        received = Received(
+            topic=m.topic, partition=m.partition, offset=m.offset,
+            timestamp_ms=m.timestamp, key=m.key, value=m.value,
+        )
+        reason = judge(received)
+        key = None
+        if reason is None and received.value is not None:
+            key = event_key(received.value)
+            reason = conflicts.check(received.value, m.topic, m.partition, m.offset, key)
+            if reason is not None:
+                stats.conflicts += 1
+        if reason is None:
+            accepted.append(received)
+            keys.append(key)
+        else:
+            quarantined.append(Quarantined(message=received, reason=reason))
+            kind = reason.split(":")[0]
+            if kind.startswith("conflicting event id"):
+                kind = "conflicting event id"
+            stats.reasons[kind] = stats.reasons.get(kind, 0) + 1
+            say(f"ingest: quarantined {received.coordinates}: {reason}")
+        commit[TopicPartition(m.topic, m.partition)] = OffsetAndMetadata(m.offset + 1, "", -1)
+    if not accepted and not quarantined:
+        return
+    log.append(accepted, quarantined)
+    conflicts.commit((r.value, r.topic, r.partition, r.offset, k)
+                     for r, k in zip(accepted, keys, strict=True) if r.value is not None)
+    stats.appended += len(accepted)
+    stats.quarantined += len(quarantined)
+    stats.batches += 1
+    try:
+        kc.commit(commit)
+    except KafkaError as exc:
+        # Harmless for correctness: the log records its offsets and resumes from them.
+        say(f"ingest: offset commit failed ({_brief(exc)}); the log holds the offsets")
+
+
+class _Stalled(KafkaError):  # type: ignore[misc]
+    """Messages are waiting but the consumer delivers none (see the module docstring)."""
+
+
+def _caught_up(consumer: KafkaConsumer, *, stalled: bool) -> bool:
+    """Has the consumer read every assigned partition to its end? KafkaError when the broker
+    does not answer, or (``stalled``) when messages wait but none came for :data:`STALL_S`."""
     assigned = consumer.assignment()
     if not assigned:
         return False
-    try:
-        ends = consumer.end_offsets(list(assigned))
-        return all(consumer.position(tp) >= ends[tp] for tp in assigned)
-    except KafkaError:
-        return False
+    ends = consumer.end_offsets(list(assigned), timeout_ms=KAFKA_TIMEOUT_MS)
+    behind = [tp for tp in assigned if consumer.position(tp, timeout_ms=KAFKA_TIMEOUT_MS)
+              < ends[tp]]
+    if behind and stalled and not set(behind) <= consumer.paused():
+        where = ", ".join(f"{tp.topic}[{tp.partition}]" for tp in sorted(behind)[:3])
+        raise _Stalled(f"messages wait in {where} but the consumer delivered none for "
+                       f"{STALL_S:.0f} s")
+    return not behind
 
 
 def open_log(data_dir: Path) -> LogWriter:
     return LogWriter(data_dir / "log", data_dir / "quarantine")
+
+
+__all__ = ["IngestStats", "LogError", "Refused", "check_topic", "judge", "offsets_problem",
+           "open_log", "run"]

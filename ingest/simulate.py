@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ingest.kafka_io import TOPIC_SETTINGS_HELP
 from ingest.sim_deal import DEALERS, METER_BASE_CENTS, Deal, RoundPlan, document
 from ingest.sim_faults import (
     ENTRIES,
@@ -234,7 +235,83 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--topic", default=None, help="Kafka topic (default round-events)")
     p.add_argument("--bootstrap", default=None,
                    help="Kafka host:port (default $KAFKA_BOOTSTRAP or the local broker)")
+    p.add_argument("--topic-settings", default=None, metavar="P,R,M",
+                   help=TOPIC_SETTINGS_HELP)
     return p
+
+
+def _default_topic() -> str:
+    from ingest.kafka_io import DEFAULT_TOPIC
+
+    return DEFAULT_TOPIC
+
+
+FLUSH_TIMEOUT_S = 60.0
+"""The longest the simulator waits for the last acknowledgements before giving up."""
+
+
+def produce(servers: str, topic: str, events: Sequence[RoundEvent],
+            settings: Any = None) -> int:
+    """Send the events (keyed by table) and wait for every acknowledgement; print what
+    failed. Returns the number of events not delivered (0: all acknowledged). Never hangs:
+    every wait on the broker is bounded (ingest/kafka_io.py)."""
+    from kafka.errors import KafkaError
+
+    from ingest.kafka_io import ensure_topic, producer
+    from schemas import encode
+
+    total = len(events)
+    failures: list[str] = []
+    acked = 0
+
+    def delivered(_: Any) -> None:
+        nonlocal acked
+        acked += 1
+
+    def failed(exc: BaseException) -> None:
+        failures.append(_brief(exc))
+
+    try:
+        ensure_topic(servers, topic, settings)
+        kp = producer(servers)
+    except KafkaError as exc:
+        print(f"simulate: FAILED: cannot reach Kafka at {servers} ({_brief(exc)}); nothing "
+              "was sent. Is the broker up? (`make kafka-up`, or set "
+              "KAFKA_BOOTSTRAP)", file=sys.stderr)
+        return total
+    try:
+        for i, event in enumerate(events, start=1):
+            try:
+                future = kp.send(topic, value=encode(event), key=event.table_id.encode())
+            except KafkaError as exc:  # send() itself gave up (max_block_ms)
+                failed(exc)
+                print(f"simulate: Kafka at {servers} stopped taking events after {i - 1:,} "
+                      f"of {total:,}", file=sys.stderr)
+                break
+            future.add_callback(delivered).add_errback(failed)
+            if i % 5000 == 0 or i == total:
+                print(f"simulate: {i:,}/{total:,} events sent", file=sys.stderr, flush=True)
+        try:
+            kp.flush(timeout=FLUSH_TIMEOUT_S)
+        except KafkaError as exc:
+            failed(exc)
+    finally:
+        try:
+            kp.close(timeout=5)
+        except Exception as exc:  # the broker is gone: nothing more to deliver
+            failed(exc)
+    if acked < total:
+        first = failures[0] if failures else "no acknowledgement"
+        print(f"simulate: FAILED: {total - acked:,} of {total:,} events were not acknowledged "
+              f"by Kafka at {servers} (first error: {first}); the topic {topic} may hold "
+              "part of the shift. Check the broker and run again into a new topic.",
+              file=sys.stderr)
+    return total - acked
+
+
+def _brief(exc: BaseException) -> str:
+    name, text = type(exc).__name__, str(exc)
+    return text if text.startswith(name) else f"{name}: {text}"
 
 
 def _names(text: str) -> list[str]:
@@ -261,41 +338,24 @@ def main(argv: list[str] | None = None) -> int:
         for problem in problems:
             print(f"simulate: {problem}", file=sys.stderr)
         return 2
-    from kafka.errors import KafkaError
+    from ingest.kafka_io import NoClusterError, SettingsError, bootstrap_servers, topic_settings
 
-    from ingest.kafka_io import (
-        DEFAULT_TOPIC,
-        NoClusterError,
-        bootstrap_servers,
-        ensure_topic,
-        producer,
-    )
-    from schemas import encode
-
-    topic = args.topic or DEFAULT_TOPIC
+    try:
+        servers = bootstrap_servers(args.bootstrap)
+        settings = topic_settings(args.topic_settings)
+    except (NoClusterError, SettingsError) as exc:
+        print(f"simulate: {exc}", file=sys.stderr)
+        return 2
+    topic = args.topic or _default_topic()
     events, labels = simulate_shift(tables=args.tables, rounds=args.rounds, seed=args.seed,
                                     fault_rate=args.fault_rate, casino=args.casino,
                                     games=games, faults=faults, rich_hands=args.rich_hands)
     if args.labels is not None:
         args.labels.parent.mkdir(parents=True, exist_ok=True)
         args.labels.write_text("".join(label.to_json() + "\n" for label in labels))
-    try:
-        servers = bootstrap_servers(args.bootstrap)
-        ensure_topic(servers, topic)
-        with producer(servers) as kp:
-            total = len(events)
-            for i, event in enumerate(events, start=1):
-                kp.send(topic, value=encode(event), key=event.table_id.encode())
-                if i % 5000 == 0 or i == total:
-                    print(f"simulate: {i:,}/{total:,} events sent", file=sys.stderr, flush=True)
-            kp.flush()
-    except NoClusterError as exc:
-        print(f"simulate: {exc}", file=sys.stderr)
-        return 2
-    except KafkaError as exc:
-        print(f"simulate: Kafka error {exc!r}; is the broker up? (`make kafka-up`)",
-              file=sys.stderr)
-        return 2
+    failed = produce(servers, topic, events, settings)
+    if failed:
+        return 1
     print(f"simulate: {args.tables} tables x {args.rounds} rounds = {len(events):,} events to "
           f"{topic}; {len(labels)} injected faults"
           + (f" listed in {args.labels}" if args.labels else ""))
