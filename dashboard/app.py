@@ -15,6 +15,7 @@ import streamlit as st
 
 from dashboard import data, views
 from dashboard.money import format_cents
+from dashboard.views import code, literal
 
 RUN_HINT = (
     "Run `make demo` for a demo data set, or `python -m replay` and then `python -m checks` "
@@ -121,38 +122,68 @@ def choose_flag(flags: pd.DataFrame) -> dict[str, Any] | None:
     return labels.get(chosen) if chosen is not None else None
 
 
+def show_provenance(root: Path) -> None:
+    """The banner saying whether the data was built from a log that verified (the manifest
+    replay writes); nothing to say when the log verified but a caption."""
+    known = data.provenance(root)
+    manifest = code(root / data.MANIFEST)
+    if known.state == "verified":
+        st.caption(f"Built from a verified log: {literal(known.line or 'verified')}")
+    elif known.state == "unverified":
+        why = literal(known.line or "no reason given")
+        st.error(
+            f"**Built from a log that did not verify**: {why}. "
+            "The rounds and flags below may rest on records that were altered, lost or added: "
+            "run `python -m ingest verify` to find the first bad record, and replay again once "
+            "the log verifies."
+        )
+    elif known.state == "unknown":
+        st.warning(
+            f"**Provenance unknown**: no {manifest}, so nothing says whether the log this data "
+            "was built from verified (a replay older than the manifest). Run `python -m replay` "
+            "again to record it."
+        )
+    else:
+        st.error(
+            f"**Provenance unknown**: {manifest} {literal(known.line)}, so nothing says whether "
+            "the log this data was built from verified. Treat the data as unverified; run "
+            "`python -m replay` again to rewrite the manifest."
+        )
+
+
 def show_round(root: Path, round_id: str, flags: pd.DataFrame | None) -> None:
     """Everything a dispute needs about one round: cards, how each hand was set, the money."""
     info, hands, wagers = load_round(str(root), round_id, _stamps(root, data.REPLAY_FILES))
-    st.subheader(f"Round {round_id}")
+    st.subheader(f"Round {literal(round_id)}")
     if info is None:
-        st.warning(f"No round `{round_id}` in `{root / data.ROUNDS}`. Check the round id.")
+        st.warning(f"No round {code(round_id)} in {code(root / data.ROUNDS)}. Check the round id.")
         return
     st.code(info["notation"] or "(no notation)", language=None, wrap_lines=True)
     st.caption(
         " · ".join(
             [
-                f"table {info['table_id']}",
-                f"casino {info['casino']}",
-                str(info["game"]),
-                f"ruleset {info['ruleset']}",
+                f"table {literal(info['table_id'])}",
+                f"casino {literal(info['casino'])}",
+                literal(info["game"]),
+                f"ruleset {literal(info['ruleset'])}",
                 f"dealt {info['dealt_at']}",
-                f"dealer {info['dealer_id']}",
+                f"dealer {literal(info['dealer_id'])}",
             ]
         )
     )
     if not info["evaluated"]:
         st.warning(
-            f"Not evaluated: {info['problems'] or 'no reason recorded'}. Replay could not judge "
+            f"Not evaluated: {literal(info['problems'] or 'no reason recorded')}. Replay could not "
+            "judge "
             "this round, so there is no expected settlement; this is not a pass."
         )
     elif info["problems"]:
-        st.warning(f"Problems: {info['problems']}")
+        st.warning(f"Problems: {literal(info['problems'])}")
 
     flagged: dict[int, list[str]] = {}
     if flags is not None:
         for flag in flags[flags["round_id"] == round_id].to_dict("records"):
-            st.error(views.flag_sentence(flag))
+            st.error(views.flag_sentence(flag, quote=literal))
             if not views.absent(flag["seat"]):
                 flagged.setdefault(int(flag["seat"]), []).append(str(flag["check_id"]))
 
@@ -177,22 +208,25 @@ def main() -> None:
     st.set_page_config(page_title="Catwalk: flags", layout="wide")
     st.title("Catwalk: flags")
     root = data.data_dir()
-    st.caption(f"Data: `{root}`")
+    st.caption(f"Data: {code(root)}")
 
     absent = data.missing(root)
     if len(absent) == len(data.ALL_FILES):
-        st.info(f"No data yet: nothing has been replayed or checked in `{root}`. {RUN_HINT}")
+        st.info(f"No data yet: nothing has been replayed or checked in {code(root)}. {RUN_HINT}")
         return
+    show_provenance(root)
     replay_absent = data.missing(root, data.REPLAY_FILES)
     if replay_absent:
         names = ", ".join(f"`{name}`" for name in replay_absent)
-        st.warning(f"Replay output is incomplete in `{root}`: {names} missing. {RUN_HINT}")
+        st.warning(f"Replay output is incomplete in {code(root)}: {names} missing. {RUN_HINT}")
         return
     have_flags = data.FLAGS not in absent
 
     try:
         if not show_summary(root, have_flags):
-            st.info(f"No rounds yet: replay wrote an empty `{data.ROUNDS}` in `{root}`. {RUN_HINT}")
+            st.info(
+                f"No rounds yet: replay wrote an empty `{data.ROUNDS}` in {code(root)}. {RUN_HINT}"
+            )
             return
         flags = load_flags(str(root), _stamps(root, (data.FLAGS,))) if have_flags else None
         chosen: dict[str, Any] | None = None
@@ -216,8 +250,9 @@ def main() -> None:
         else:
             st.caption("Choose a flag or enter a round id to see the round's reconstruction.")
     except (duckdb.Error, OSError) as error:
+        what = literal(f"{type(error).__name__}: {error}")
         st.error(
-            f"Could not read the data in `{root}`: {type(error).__name__}: {error}. "
+            f"Could not read the data in {code(root)}: {what}. "
             f"The files may be from an older version or half written. {RUN_HINT}"
         )
 

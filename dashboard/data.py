@@ -8,9 +8,11 @@ cast back to BIGINT because DuckDB widens ``sum(BIGINT)`` to HUGEINT, which pand
 
 from __future__ import annotations
 
+import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import duckdb
 import pandas as pd
@@ -21,6 +23,8 @@ ROUNDS = "replay/rounds.parquet"
 HANDS = "replay/hands.parquet"
 WAGERS = "replay/wagers.parquet"
 FLAGS = "checks/flags.parquet"
+MANIFEST = "replay/manifest.json"
+MANIFEST_MAX_BYTES = 1 << 16
 
 REPLAY_FILES = (ROUNDS, HANDS, WAGERS)
 ALL_FILES = (*REPLAY_FILES, FLAGS)
@@ -48,6 +52,49 @@ def data_dir() -> Path:
 def missing(root: Path, names: tuple[str, ...] = ALL_FILES) -> list[str]:
     """The files among ``names`` that do not exist under ``root`` (nothing run yet)."""
     return [name for name in names if not (root / name).is_file()]
+
+
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """Whether the data was built from a log that verified, as replay recorded it in
+    ``replay/manifest.json`` ({"verified": true|false, "verification": "<one line>"}).
+
+    ``state``: "verified", "unverified", "unknown" (no manifest: data from a replay that did not
+    record it) or "unreadable" (a manifest that cannot be trusted to say either). ``line`` is
+    the manifest's verification line, or what is wrong with the manifest; plain text, one line.
+    """
+
+    state: Literal["verified", "unverified", "unknown", "unreadable"]
+    line: str = ""
+
+
+def provenance(root: Path) -> Provenance:
+    """What ``replay/manifest.json`` under ``root`` says about the log the data came from.
+    Anything but a JSON object whose "verified" is true or false is "unreadable", never
+    "verified"; the file is read only up to MANIFEST_MAX_BYTES."""
+    path = root / MANIFEST
+    if not path.exists():
+        return Provenance("unknown")
+    try:
+        with path.open("rb") as file:
+            raw = file.read(MANIFEST_MAX_BYTES + 1)
+        if len(raw) > MANIFEST_MAX_BYTES:
+            return Provenance("unreadable", f"larger than {MANIFEST_MAX_BYTES:,} bytes")
+        manifest = json.loads(raw.decode("utf-8"))
+    except OSError as error:
+        return Provenance("unreadable", f"cannot be read: {error.strerror or error}")
+    except (ValueError, RecursionError) as error:  # not UTF-8, not JSON, nested too deep
+        return Provenance("unreadable", f"is not JSON: {type(error).__name__}")
+    if not isinstance(manifest, dict):
+        return Provenance("unreadable", "is not a JSON object")
+    line = manifest.get("verification")
+    line = " ".join(line.split())[:500] if isinstance(line, str) else ""
+    verified = manifest.get("verified")
+    if verified is True:
+        return Provenance("verified", line)
+    if verified is False:
+        return Provenance("unverified", line)
+    return Provenance("unreadable", 'has no "verified": true or false')
 
 
 def stamp(root: Path, name: str) -> tuple[str, int, int]:

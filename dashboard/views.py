@@ -3,6 +3,8 @@ names, money as dollars (from integer cents, never float), yes/no instead of Tru
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
@@ -59,14 +61,16 @@ def flag_label(flag: dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
-def flag_sentence(flag: dict[str, Any]) -> str:
+def flag_sentence(flag: dict[str, Any], quote: Callable[[Any], str] = str) -> str:
     """A flag in one line of floor language, for the banner above the round, e.g.
     "Seat 3: Mispay (mispay, severity high). Recorded $25.00, expected $23.75: overpaid by $1.25."
+    ``quote`` renders the flag's own text (title, check, severity, detail): :func:`literal`
+    for a Markdown banner.
     """
-    tag = str(flag["check_id"])
+    tag = quote(flag["check_id"])
     if not absent(flag["severity"]):
-        tag += f", severity {flag['severity']}"
-    parts = [f"{seat_label(flag['seat']).capitalize()}: {flag['title']} ({tag})."]
+        tag += f", severity {quote(flag['severity'])}"
+    parts = [f"{seat_label(flag['seat']).capitalize()}: {quote(flag['title'])} ({tag})."]
     if not absent(flag["difference_cents"]):
         diff = int(flag["difference_cents"])
         amounts = (
@@ -78,24 +82,31 @@ def flag_sentence(flag: dict[str, Any]) -> str:
         parts.append(amounts + ".")
     detail = text(flag["detail"]).strip()
     if detail:
-        parts.append(detail[0].upper() + detail[1:] + ("" if detail.endswith(".") else "."))
+        detail = detail[0].upper() + detail[1:]
+        parts.append(quote(detail) + ("" if detail.endswith(".") else "."))
     return " ".join(parts)
 
 
+def cell(value: Any) -> str:
+    """A text cell of a table shown with st.table, whose cells are Markdown: :func:`literal`."""
+    return literal(text(value))
+
+
 def hands_table(hands: pd.DataFrame) -> pd.DataFrame:
-    """The hands as dealt and set, with the dealer's house way (blank for seats)."""
+    """The hands as dealt and set, with the dealer's house way (blank for seats). The cells
+    are Markdown for st.table: text from the log goes through :func:`cell`."""
     rows = [
         {
-            "position": hand["position"],
-            "cards": text(hand["cards"]),
-            "high hand": text(hand["high"]),
-            "low hand": text(hand["low"]),
-            "high hand rank": text(hand["high_rank"]),
-            "low hand rank": text(hand["low_rank"]),
+            "position": cell(hand["position"]),
+            "cards": cell(hand["cards"]),
+            "high hand": cell(hand["high"]),
+            "low hand": cell(hand["low"]),
+            "high hand rank": cell(hand["high_rank"]),
+            "low hand rank": cell(hand["low_rank"]),
             "foul": yes_no(hand["foul"]),
             "house way followed": yes_no(hand["house_way"]),
-            "house way high hand": text(hand["house_way_high"]),
-            "house way low hand": text(hand["house_way_low"]),
+            "house way high hand": cell(hand["house_way_high"]),
+            "house way low hand": cell(hand["house_way_low"]),
         }
         for hand in hands.to_dict("records")
     ]
@@ -110,7 +121,8 @@ def wagers_table(wagers: pd.DataFrame, flagged: dict[int, list[str]]) -> pd.Data
     """Each wager's settlement as recorded beside what the rules require.
 
     ``difference`` is recorded net minus expected net (positive = overpaid to the player);
-    ``flag`` names the checks that flagged the seat, so the disputed seat stands out.
+    ``flag`` names the checks that flagged the seat, so the disputed seat stands out. The
+    cells are Markdown for st.table: text from the log goes through :func:`cell`.
     """
     rows = []
     for wager in wagers.to_dict("records"):
@@ -119,14 +131,14 @@ def wagers_table(wagers: pd.DataFrame, flagged: dict[int, list[str]]) -> pd.Data
         seat = None if absent(wager["seat"]) else int(wager["seat"])
         rows.append(
             {
-                "flag": ", ".join(flagged.get(seat, [])) if seat is not None else "",
+                "flag": cell(", ".join(flagged.get(seat, []))) if seat is not None else "",
                 "seat": text(seat),
-                "wager": text(wager["wager"]),
+                "wager": cell(wager["wager"]),
                 "amount": money(wager["amount_cents"]),
-                "recorded outcome": text(wager["recorded_outcome"]),
+                "recorded outcome": cell(wager["recorded_outcome"]),
                 "recorded net": money(recorded),
                 "recorded commission": money(wager["recorded_commission_cents"]),
-                "expected outcome": text(wager["expected_outcome"]),
+                "expected outcome": cell(wager["expected_outcome"]),
                 "expected net": money(expected),
                 "expected commission": money(wager["expected_commission_cents"]),
                 "difference": money(int(recorded) - int(expected), signed=True) if both else "",
@@ -138,3 +150,37 @@ def wagers_table(wagers: pd.DataFrame, flagged: dict[int, list[str]]) -> pd.Data
         "difference",
     ]  # fmt: skip
     return pd.DataFrame(rows, columns=columns)
+
+
+# Untrusted text ----------------------------------------------------------------------------
+# Everything in the Parquet files came from the event log, that is from table devices: a round
+# id, a reason, a detail string can hold Markdown, HTML or Streamlit's own directives. Streamlit
+# renders Markdown in st.markdown, st.caption, st.error/warning/info/success, st.subheader and
+# the cells of st.table. Backslash escapes are not enough there: Streamlit turns "->" into an
+# arrow, ":streamlit:" into its logo and "www.example.com" into a link even when escaped (seen
+# in Chromium, Streamlit 1.67), so text from the log is shown either as it is, when it is made
+# of words alone, or as an inline code span, inside which Markdown interprets nothing.
+
+_WORDS = re.compile(r"[^\W_]+%?(?:(?:[,:]? |[-_])[^\W_]+%?)*")
+_BACKTICKS = re.compile(r"`+")
+
+
+def code(value: Any) -> str:
+    """``value`` as a Markdown code span: shown character for character, in monospace. The
+    fence is longer than any run of backticks inside; line breaks become spaces. One
+    exception: Streamlit's front end rewrites ":material/" to ":material_" in the source,
+    even inside code, so a zero-width space goes before the "/" (as Streamlit does itself)."""
+    text = " ".join(str(value).splitlines()).replace(":material/", ":material\u200b/")
+    if not text:
+        return ""
+    fence = "`" * (1 + max((len(run) for run in _BACKTICKS.findall(text)), default=0))
+    pad = " " if text[0] in " `" or text[-1] in " `" else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def literal(value: Any) -> str:
+    """``value`` as Markdown that shows exactly its text: unchanged when it is words (letters
+    and digits joined by spaces, ", ", ": ", "-" or "_"; "t1-000042", "seat 1: no hand set"),
+    where Markdown finds nothing to interpret, else as a :func:`code` span."""
+    text = " ".join(str(value).splitlines())
+    return text if _WORDS.fullmatch(text) else code(text)

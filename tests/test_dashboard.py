@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -51,9 +52,21 @@ def test_format_cents_refuses_anything_but_integer_cents(bad: object) -> None:
 # Data access -------------------------------------------------------------------------------
 
 
+VERIFIED = "log verified: 3 segments, 10,322 records, hash chain intact"
+
+
+def write_manifest(root: Path, verified: object, verification: str = VERIFIED) -> None:
+    """``replay/manifest.json`` as replay writes it: whether the log verified, and how."""
+    path = root / data.MANIFEST
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"verified": verified, "verification": verification}))
+
+
 @pytest.fixture
 def fixture_dir(tmp_path: Path) -> tuple[Path, dict]:
-    return tmp_path, write_fixture(tmp_path)
+    fx = write_fixture(tmp_path)
+    write_manifest(tmp_path, True)
+    return tmp_path, fx
 
 
 def _assert_integer_money(frame: pd.DataFrame, columns: tuple[str, ...]) -> None:
@@ -299,3 +312,66 @@ def test_flag_sentence_names_the_direction_of_a_mispay() -> None:
     )
     even = {**flag, "recorded_cents": 950, "difference_cents": 0}
     assert views.flag_sentence(even).endswith("Recorded $9.50, expected $9.50.")
+
+
+# Provenance: the banner from replay/manifest.json ------------------------------------------
+
+
+def test_data_from_a_verified_log_says_so_quietly(monkeypatch, fixture_dir) -> None:
+    root, _ = fixture_dir
+    at = run_app(monkeypatch, root)
+    assert not at.warning and not [e for e in at.error if "verif" in e.value]
+    assert f"Built from a verified log: `{VERIFIED}`" in [c.value for c in at.caption]
+
+
+def test_data_from_a_log_that_did_not_verify_has_an_error_banner(monkeypatch, tmp_path) -> None:
+    write_fixture(tmp_path)
+    line = "segment 3 record 17: hash **mismatch** [fix](javascript:alert(1)) :red[x]"
+    write_manifest(tmp_path, False, line)
+    at = run_app(monkeypatch, tmp_path)
+    (banner,) = [e for e in at.error if "verif" in e.value]
+    assert at.error[0] == banner, "the banner comes first"
+    assert banner.value.startswith("**Built from a log that did not verify**: ")
+    assert f"`{line}`" in banner.value, "the verification line is shown as text (a code span)"
+    assert "python -m ingest verify" in banner.value
+    at = at.text_input(key="round").input("t1-000041").run()
+    assert any("did not verify" in e.value for e in at.error), "the banner stays on every view"
+
+
+def test_data_without_a_manifest_warns_that_provenance_is_unknown(monkeypatch, tmp_path) -> None:
+    write_fixture(tmp_path)
+    at = run_app(monkeypatch, tmp_path)
+    (banner,) = at.warning
+    assert "Provenance unknown" in banner.value and "replay/manifest.json" in banner.value
+    assert not [e for e in at.error if "Provenance" in e.value]
+
+
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        (b'{"verified": "yes", "verification": "ok"}', '"verified": true or false'),
+        (b'{"verification": "ok"}', '"verified": true or false'),
+        (b"[true]", "is not a JSON object"),
+        (b"{not json", "is not JSON"),
+        (b"\xff\xfe", "is not JSON"),
+        (b"[" * 60_000, "is not JSON"),
+        (b" " * (data.MANIFEST_MAX_BYTES + 1), "larger than 65,536 bytes"),
+    ],
+)
+def test_a_manifest_that_cannot_be_trusted_is_never_verified(
+    monkeypatch, tmp_path, content: bytes, why: str
+) -> None:
+    write_fixture(tmp_path)
+    (tmp_path / data.MANIFEST).write_bytes(content)
+    known = data.provenance(tmp_path)
+    assert known.state == "unreadable" and why in known.line
+    at = run_app(monkeypatch, tmp_path)
+    assert any("Provenance unknown" in e.value and "unverified" in e.value for e in at.error)
+
+
+def test_provenance_reads_the_manifest(tmp_path) -> None:
+    assert data.provenance(tmp_path) == data.Provenance("unknown")
+    write_manifest(tmp_path, True, "log verified:\n 12 segments")
+    assert data.provenance(tmp_path) == data.Provenance("verified", "log verified: 12 segments")
+    write_manifest(tmp_path, False, "record 9 altered")
+    assert data.provenance(tmp_path) == data.Provenance("unverified", "record 9 altered")

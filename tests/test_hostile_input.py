@@ -9,15 +9,21 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
+from streamlit.testing.v1 import AppTest
 
+from dashboard import data, views
 from replay.adjudicate import Refused, judge_lines, loads, nesting_refused, read_documents
 from replay.document import MAX_DEPTH, MAX_DOCUMENT_BYTES, shown
+from tests import dashboard_fixtures as fixtures
 from tests.conftest import REPO
 
 GOOD = {
@@ -236,3 +242,142 @@ def test_shown_cuts_values_short() -> None:
     assert shown("A" * 10_000) == "'" + "A" * 37 + "..." + "A" * 38 + "'"
     assert shown(10**500) == "<an integer of 1661 bits>"
     assert len(shown([[[["x" * 1000] * 100]]])) < 200
+
+
+# The dashboard: text from the log is shown as text -----------------------------------------
+
+HOSTILE = "**bold** [link](javascript:alert(1)) <img src=x onerror=alert(1)> $x$ :red[hi]"
+MORE = "-> www.example.com a@b.co :streamlit: :material/home: `tick` ``two``"
+FRAGMENTS = ("**bold**", "[link]", "javascript:", "<img", "$x$", ":red[", "www.", "a@b",
+             ":streamlit:", ":material", "`tick`")
+APP = REPO / "dashboard" / "app.py"
+
+
+def split_code(markdown: str) -> tuple[list[str], str]:
+    """The contents of the Markdown code spans in ``markdown`` (CommonMark: a run of backticks
+    closed by a run of the same length; one space stripped from each side when both have
+    one), and the text outside them."""
+    inside, outside, at = [], [], 0
+    while (opening := re.compile("`+").search(markdown, at)) is not None:
+        outside.append(markdown[at:opening.start()])
+        fence = opening.group()
+        closing = re.compile(f"(?<!`){fence}(?!`)").search(markdown, opening.end())
+        if closing is None:
+            outside.append(fence)
+            at = opening.end()
+            continue
+        content = markdown[opening.end():closing.start()]
+        if content.startswith(" ") and content.endswith(" ") and content.strip():
+            content = content[1:-1]
+        inside.append(content)
+        at = closing.end()
+    outside.append(markdown[at:])
+    return inside, "".join(outside)
+
+
+@pytest.mark.parametrize(
+    "text", [HOSTILE, MORE, "`", "``", " lead", "trail ", "a\nb", "seat 1: no hand set", ""]
+)
+def test_literal_shows_exactly_the_text(text: str) -> None:
+    rendered = views.literal(text)
+    inside, outside = split_code(rendered)
+    one_line = " ".join(text.splitlines()).replace(":material/", ":material\u200b/")
+    if inside:
+        assert inside == [one_line] and outside == ""
+    else:
+        assert rendered == one_line
+    for fragment in FRAGMENTS:
+        assert fragment not in outside
+
+
+@pytest.mark.parametrize(
+    "text", ["t1-000042", "seat 1: cards dealt but no hand set", "flush, king high",
+             "pai_gow_poker", "win paid without the 5% commission", "Kh Jh 8h 5h 3h"],
+)
+def test_words_stay_as_they_are(text: str) -> None:
+    assert views.literal(text) == text
+
+
+@pytest.mark.parametrize(
+    "text", ["1. list", "- item", "a -> b", "a--b", "www.x.com", "x@y.z", "a:b", ":smile:",
+             "# h", "a  b", "a_b_", "_a", "x>=1", "\\*", "c&amp;", "a|b", "T.B.D"],
+)
+def test_anything_else_is_code(text: str) -> None:
+    assert views.literal(text).startswith("`")
+
+
+def _hostile_data(root: Path) -> dict[str, str]:
+    """The dashboard fixture with the flagged round's id, the detail of its flag, the reason
+    of the round not evaluated, the dealer, the casino, a hand and a wager name all hostile."""
+    fx = fixtures.write_fixture(root)
+    round_id = f"{fixtures.FLAGGED_ROUND} {HOSTILE}"
+
+    def patch(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        out = []
+        for row in rows:
+            row = dict(row)
+            if row["round_id"] == fixtures.FLAGGED_ROUND:
+                row["round_id"] = round_id
+                for name, value in (("dealer_id", MORE), ("casino", HOSTILE),
+                                    ("detail", HOSTILE), ("wager", MORE)):
+                    if name in row:
+                        row[name] = value
+                if row.get("seat") == fixtures.FLAGGED_SEAT and "cards" in row:
+                    row["cards"] = HOSTILE
+            elif row["round_id"] == fx["not_evaluated_round"]:
+                for name in ("problems", "detail"):
+                    if name in row:
+                        row[name] = MORE
+            out.append(row)
+        return out
+
+    for name, (schema, rows) in fixtures.TABLES.items():
+        pq.write_table(pa.Table.from_pylist(patch(rows), schema=schema), root / name)
+    return {"round_id": round_id, "not_evaluated": fx["not_evaluated_round"]}
+
+
+def _markdown_of(at: AppTest) -> list[str]:
+    kinds = ("markdown", "caption", "info", "warning", "error", "success", "subheader")
+    values = [str(e.value) for kind in kinds for e in getattr(at, kind)]
+    for table in at.table:
+        frame = table.value
+        values += [str(v) for v in frame.to_numpy().ravel()]
+    return values
+
+
+def _assert_shown_as_text(at: AppTest, *texts: str) -> None:
+    spans: list[str] = []
+    for value in _markdown_of(at):
+        inside, outside = split_code(value)
+        spans += inside
+        for fragment in FRAGMENTS:
+            assert fragment not in outside, value
+    for text in texts:
+        assert any(text.replace(":material/", ":material\u200b/") in span for span in spans), text
+
+
+def test_the_dashboard_shows_hostile_event_text_as_text(monkeypatch, tmp_path: Path) -> None:
+    ids = _hostile_data(tmp_path)
+    monkeypatch.setenv(data.DATA_ENV, str(tmp_path))
+    at = AppTest.from_file(str(APP), default_timeout=30).run()
+    assert not at.exception
+    picker = at.selectbox(key="flag")
+    label = next(o for o in picker.options if o.startswith(ids["round_id"]))
+    assert label.startswith(ids["round_id"]), "selectbox options are plain text"
+    at = picker.select(label).run()
+    assert not at.exception
+    assert [s.value for s in at.subheader] == [f"Round {views.literal(ids['round_id'])}"]
+    assert at.code[0].value.startswith(fixtures.FLAGGED_ROUND)
+    _assert_shown_as_text(at, ids["round_id"], HOSTILE, MORE)
+
+    at = at.selectbox(key="flag").select(
+        next(o for o in at.selectbox(key="flag").options if o.startswith(ids["not_evaluated"]))
+    ).run()
+    assert not at.exception
+    _assert_shown_as_text(at, MORE)
+    assert any("Not evaluated:" in w.value for w in at.warning)
+
+    at = at.text_input(key="round").input(HOSTILE).run()
+    assert not at.exception
+    _assert_shown_as_text(at, HOSTILE)
+    assert any("No round" in w.value for w in at.warning)
