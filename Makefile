@@ -15,7 +15,7 @@ DEMO_ROUNDS ?= 60
 DEMO_SEED   ?= 2026
 DEMO_FAULTS ?= 0.03
 
-.PHONY: help setup browser kafka-fetch kafka-up kafka-down kafka-status lint test demo serve clean
+.PHONY: help setup browser kafka-fetch kafka-up kafka-down kafka-status lint test drills demo serve clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
@@ -55,6 +55,9 @@ lint: setup ## ruff and mypy
 
 test: setup browser kafka-fetch lint ## the whole test suite, Kafka broker and browser included
 	$(BIN)/python -m pytest
+
+drills: setup kafka-fetch ## the slower Kafka drills only (broker killed mid-stream, ingest restarted)
+	$(BIN)/python -m pytest -m drills
 
 demo: setup ## start Kafka, simulate a shift, ingest, replay, check, serve the dashboard
 	@if [ -n "$$KAFKA_BOOTSTRAP" ]; then echo "using the Kafka cluster at $$KAFKA_BOOTSTRAP"; else $(KAFKA) up; fi

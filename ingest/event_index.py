@@ -194,10 +194,9 @@ class Conflicts:
             return None
         if first.digest == mine:
             return None
-        where = ("already in the log" if key not in self.pending
-                 else "accepted earlier in the same batch")
-        return (f"conflicting event id {_show(key)}: {where} at {first.coordinates} "
-                "with different content")
+        # The first one of a batch enters the log with this batch (same commit point).
+        return (f"conflicting event id {_show(key)}: already in the log at "
+                f"{first.coordinates} with different content")
 
     def commit(self, accepted: Iterable[tuple[bytes, str, int, int, bytes | None]]) -> None:
         """The batch is durable: index its accepted messages."""
