@@ -4,7 +4,8 @@ A check is one SQL file returning the offending rows, zero rows = pass. Its
 header comments carry id, title, severity and the rule it enforces. The inputs are exposed
 as views named after the files replay writes (``rounds``, ``hands``, ``wagers``, ``envy``,
 ``bankers``, ``jackpots``, ``findings``); file paths are bound, never formatted
-into SQL.
+into SQL. Rows are named by casino, table and round: a round id is only unique at its
+casino's table.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ FLAG_SCHEMA = pa.schema([
     ("check_id", pa.string()),
     ("title", pa.string()),
     ("severity", pa.string()),
+    ("casino", pa.string()),
     ("round_id", pa.string()),
     ("table_id", pa.string()),
     ("seat", pa.int32()),

@@ -53,6 +53,10 @@ DEALER = 0
 LATE_WAGERS = frozenset({"raise"})
 """Wagers placed after the deal by rule (Caribbean stud: raise after seeing the cards)."""
 
+RoundKey = tuple[str, str, str]
+"""(casino, table_id, round_id): a round id is only unique at its casino's table, so two
+casinos' (or two tables') rounds with the same id are two rounds."""
+
 
 class ProblemKind(StrEnum):
     """What kind of irregularity a problem is: a value a SQL check can select."""
@@ -61,6 +65,8 @@ class ProblemKind(StrEnum):
     STARTED_TWICE = "started_twice"
     EVENT_AFTER_END = "event_after_end"
     WRONG_TABLE = "wrong_table"
+    """No longer raised: rounds are keyed by casino, table and round id, so an event recorded
+    at another table belongs to a round of that table (kept for outputs of older versions)."""
     PAST_POSTING = "past_posting"
     WAGER_PLACED_TWICE = "wager_placed_twice"
     DEALT_TWICE = "dealt_twice"
@@ -74,6 +80,11 @@ class ProblemKind(StrEnum):
     VOIDED_TWICE = "voided_twice"
     VOID_WITHOUT_REASON = "void_without_reason"
     CORRECTION_OF_UNKNOWN_EVENT = "correction_of_unknown_event"
+    NEVER_STARTED = "never_started"
+    """The log holds events of the round but no RoundStarted (seen at the end of the fold)."""
+    NOT_ENDED = "not_ended"
+    """The round started but the log holds no RoundEnded (seen at the end of the fold): its
+    end was lost, or the round was still being dealt when the log was read."""
     NOT_JUDGEABLE = "not_judgeable"
     """The round could not be judged: the rules engine's reason is the detail."""
     NOT_JUDGED = "wager_not_judged"
@@ -187,6 +198,11 @@ class RoundState:
     @property
     def problem_kinds(self) -> tuple[str, ...]:
         return tuple(p.kind.value for p in self.problems)
+
+    @property
+    def key(self) -> RoundKey:
+        """What identifies the round: (casino, table, round id)."""
+        return (self.casino, self.table_id, self.round_id)
 
 
 def _who(seat: int | None) -> str:
@@ -384,7 +400,7 @@ def _step(r: Any, event: RoundEvent) -> None:
     if r.ended:
         r.problem(ProblemKind.EVENT_AFTER_END,
                   f"{event.kind} after RoundEnded (table_seq {event.table_seq})")
-    if event.table_id != r.table_id:
+    if (event.casino, event.table_id) != (r.casino, r.table_id):  # only through apply()
         r.problem(ProblemKind.WRONG_TABLE, f"{event.kind} recorded at table {event.table_id}, "
                                            f"round is at {r.table_id}")
     _APPLY[type(event.payload)](r, event, event.payload)
@@ -457,6 +473,8 @@ class Finding:
     detail: str
     round_id: str | None = None
     """The round of the event where the finding showed (a repeat's, the event after a gap)."""
+    casino: str | None = None
+    """The casino of that event (None for a record that did not decode)."""
 
     def __str__(self) -> str:
         return f"{self.where}: {self.detail}"
@@ -470,15 +488,33 @@ class Replayed:
     findings: tuple[Finding, ...]
 
 
+def _incomplete(r: Any) -> None:
+    """What only the end of the log tells about a round: it never started, or never ended."""
+    seqs = [e.table_seq for e in (*r.history, *r.corrections)]
+    if r.game is None:
+        r.problem(ProblemKind.NEVER_STARTED,
+                  f"the log holds {r.events} event(s) of this round (table_seq {min(seqs)} to "
+                  f"{max(seqs)}) but no RoundStarted")
+    elif not r.ended:
+        r.problem(ProblemKind.NOT_ENDED,
+                  f"the round has no RoundEnded in the log (last event at table_seq "
+                  f"{max(seqs)}): its end was lost, or it was still being dealt when the log "
+                  f"was read")
+
+
 def fold(events: Iterable[tuple[str, RoundEvent]]) -> Replayed:
-    """Fold ``(where, event)`` pairs (where = the record's place, for messages) into rounds.
+    """Fold ``(where, event)`` pairs (where = the record's place, for messages) into rounds,
+    one per (casino, table, round id): the same round id at another table or casino is
+    another round.
 
     Log-level findings: a repeated event id (an exact repeat is kept once; the
     same id with a different content is a conflicting duplicate, also kept once, the first
-    copy counting), and a gap or repeat in a table's sequence numbers."""
-    rounds: dict[str, Any] = {}
+    copy counting), and a gap or repeat in a (casino's) table's sequence numbers. At the end,
+    a round without RoundStarted, or started without RoundEnded, gets a problem
+    (:attr:`ProblemKind.NEVER_STARTED`, :attr:`ProblemKind.NOT_ENDED`)."""
+    rounds: dict[RoundKey, Any] = {}
     seen: dict[str, RoundEvent] = {}
-    last_seq: dict[str, int] = {}
+    last_seq: dict[tuple[str, str], int] = {}
     findings: list[Finding] = []
     for where, event in events:
         first = seen.get(event.event_id)
@@ -488,18 +524,22 @@ def fold(events: Iterable[tuple[str, RoundEvent]]) -> Replayed:
                     else "repeated with a different content; the first copy counts")
             findings.append(Finding(kind=kind, table_id=event.table_id, where=where,
                                     detail=f"event {event.event_id} {text}",
-                                    round_id=event.round_id))
+                                    round_id=event.round_id, casino=event.casino))
             continue
         seen[event.event_id] = event
-        prev = last_seq.get(event.table_id)
+        table = (event.casino, event.table_id)
+        prev = last_seq.get(table)
         if prev is not None and event.table_seq != prev + 1:
             kind = "sequence_gap" if event.table_seq > prev + 1 else "sequence_out_of_order"
             word = "gap" if event.table_seq > prev + 1 else "out of order"
             findings.append(Finding(kind=kind, table_id=event.table_id, where=where,
                                     detail=f"table {event.table_id} sequence {word}: "
                                            f"{event.table_seq} after {prev}",
-                                    round_id=event.round_id))
-        last_seq[event.table_id] = max(event.table_seq, prev or 0)
-        rounds[event.round_id] = _apply(rounds.get(event.round_id), event)
+                                    round_id=event.round_id, casino=event.casino))
+        last_seq[table] = max(event.table_seq, prev or 0)
+        key = (event.casino, event.table_id, event.round_id)
+        rounds[key] = _apply(rounds.get(key), event)
+    for r in rounds.values():
+        _incomplete(r)
     return Replayed(rounds=tuple(r.freeze() for r in rounds.values()),
                     findings=tuple(findings))

@@ -1,21 +1,22 @@
 """Replay split by table over worker processes, merged into the rows one process would write.
 
 The log's Kafka key is the table id, and everything the fold keeps across events is keyed by
-table, round or event: the table's sequence numbers (gaps are findings per table), the
-rounds (by round id) and the events seen (by event id, for duplicates). So the records of
-one key can be folded and judged apart from the others'. With ``workers`` N, this process
-reads the log and deals each key, from its first record on, to itself or to one of N - 1
-helper processes, sending a helper its records in chunks while the log is still being read,
-so that the helpers decode and fold as the records arrive. Each process folds and judges
-its tables; this one then merges the rows: sorted by (table, round) as one process sorts
-them (a stable sort, so each round's rows keep their order), and the log-level findings in
-log order (the records that do not decode first, then the fold's). The files are byte for
-byte those of one process (tests/test_replay_workers.py).
+table or event: the table's sequence numbers (gaps are findings per casino's table), the
+rounds (by casino, table and round id) and the events seen (by event id, for duplicates). So
+the records of one key can be folded and judged apart from the others'. With ``workers`` N,
+this process reads the log and deals each key, from its first record on, to itself or to one
+of N - 1 helper processes, sending a helper its records in chunks while the log is still
+being read, so that the helpers decode and fold as the records arrive. Each process folds
+and judges its tables; this one then merges the rows: sorted by (casino, table, round) as
+one process sorts them (a stable sort, so each round's rows keep their order), and the
+log-level findings in log order (the records that do not decode first, then the fold's). The
+files are byte for byte those of one process (tests/test_replay_workers.py).
 
-That holds when no table id, round id or event id spans two keys, which is what a table's
-devices write. When one does (a round recorded under two tables' keys, an event id reused
-at another table), the shards would not be those of one fold: the whole log is then replayed
-again in this process.
+That holds when no (casino, table) and no event id spans two keys, which is what a table's
+devices write. When one does (a table's event recorded under another table's key, an event
+id reused at another table), the shards would not be those of one fold: the whole log is
+then replayed again in this process. (A round id used at two tables is two rounds, so it
+joins nothing.)
 
 Keys are dealt as they first appear, without knowing their size: the tables of a shift are
 alike, and the parent takes a little less (:data:`PARENT_SHARE`), as it also reads the log.
@@ -48,8 +49,9 @@ from replay.fold import Finding, Replayed, RoundState, fold
 from replay.reconstruct import Judgement
 from schemas import DecodeError, RoundEvent
 
-ORDER = [("table_id", "ascending"), ("round_id", "ascending")]
-"""How rows are ordered: by table, then round (``replay.run.judge_rounds``)."""
+ORDER = [("casino", "ascending"), ("table_id", "ascending"), ("round_id", "ascending")]
+"""How rows are ordered: by casino, table, then round (``replay.run.judge_rounds``); every
+table of rows has these columns."""
 
 
 class ReplayWorkerError(ReplayError):
@@ -59,7 +61,7 @@ class ReplayWorkerError(ReplayError):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RowMaker:
     """What a folded round becomes: ``judge`` yields each round of a fold with its
-    judgement in (table, round) order, ``rows_of`` gives one round's rows per table name,
+    judgement in (casino, table, round) order, ``rows_of`` gives one round's rows per table name,
     ``schemas`` the Arrow schema of each table (those ``rows_of`` fills; others are the
     caller's). Passed to workers by reference to the functions' module."""
 
@@ -71,14 +73,14 @@ class RowMaker:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Shard:
     """The rows of some of the log's records, and what a merge must know about them:
-    each finding with the ordinal of its record, and every table, round and event id seen
+    each finding with the ordinal of its record, and every (casino, table) and event id seen
     (empty when the shard was the whole log)."""
 
     tables: dict[str, pa.Table]
     rounds: int
     undecodable: tuple[tuple[int, Finding], ...]
     fold_findings: tuple[tuple[int, Finding], ...]
-    ids: frozenset[tuple[str, str]] = frozenset()
+    ids: frozenset[tuple[str, ...]] = frozenset()
 
 
 @contextmanager
@@ -107,7 +109,7 @@ def _replay_shard(entries: Iterable[Entry], rows: RowMaker, *, collect_ids: bool
                   progress: Callable[[int], None] | None) -> Shard:
     undecodable: list[tuple[int, Finding]] = []
     folded: list[tuple[int, str]] = []
-    ids: set[tuple[str, str]] = set()
+    ids: set[tuple[str, ...]] = set()
 
     def watched() -> Iterator[tuple[str, RoundEvent]]:
         for entry, got in decode_entries(entries):
@@ -116,8 +118,8 @@ def _replay_shard(entries: Iterable[Entry], rows: RowMaker, *, collect_ids: bool
                 continue
             folded.append((entry[0], entry[1]))
             if collect_ids:
-                ids.update((("table", got.table_id), ("round", got.round_id),
-                            ("event", got.event_id)))
+                ids.add(("table", got.casino, got.table_id))
+                ids.add(("event", got.event_id))
             yield entry[1], got
 
     replayed = fold(watched())
@@ -276,8 +278,8 @@ def _stop(helpers: list[_Helper]) -> None:
 
 
 def _joined(shards: list[Shard]) -> bool:
-    """Whether two shards share a table, round or event id (the usual log has none)."""
-    seen: set[tuple[str, str]] = set()
+    """Whether two shards share a (casino, table) or an event id (the usual log has none)."""
+    seen: set[tuple[str, ...]] = set()
     for shard in shards:
         if not seen.isdisjoint(shard.ids):
             return True
@@ -315,7 +317,7 @@ def _replay_entries(entries: Iterable[Entry], rows: RowMaker, workers: int,
 
 
 def merge(shards: list[Shard]) -> Shard:
-    """One shard of several whose ids do not overlap: rows in (table, round) order,
+    """One shard of several whose ids do not overlap: rows in (casino, table, round) order,
     findings in log order."""
     tables = {}
     for name in shards[0].tables:

@@ -59,7 +59,8 @@ ROUNDS = pa.schema([
     ("notation", pa.string()),
 ])
 HANDS = pa.schema([
-    ("round_id", pa.string()), ("table_id", pa.string()), ("game", pa.string()),
+    ("round_id", pa.string()), ("casino", pa.string()), ("table_id", pa.string()),
+    ("game", pa.string()),
     ("position", pa.string()), ("seat", pa.int32()), ("cards", pa.string()),
     ("high", pa.string()), ("low", pa.string()), ("high_rank", pa.string()),
     ("low_rank", pa.string()), ("foul", pa.bool_()), ("house_way", pa.bool_()),
@@ -78,20 +79,23 @@ WAGERS = pa.schema([
     ("expected_commission_cents", pa.int64()),
 ])
 ENVY = pa.schema([
-    ("round_id", pa.string()), ("table_id", pa.string()), ("game", pa.string()),
+    ("round_id", pa.string()), ("casino", pa.string()), ("table_id", pa.string()),
+    ("game", pa.string()),
     ("seat", pa.int32()), ("for_seat", pa.int32()), ("for_position", pa.string()),
     ("row", pa.string()), ("recorded_cents", pa.int64()), ("expected_cents", pa.int64()),
     ("qualifying_wager", pa.bool_()),
 ])
 BANKERS = pa.schema([
-    ("round_id", pa.string()), ("table_id", pa.string()), ("game", pa.string()),
+    ("round_id", pa.string()), ("casino", pa.string()), ("table_id", pa.string()),
+    ("game", pa.string()),
     ("seat", pa.int32()), ("co_bank", pa.bool_()),
     ("recorded_net_cents", pa.int64()), ("recorded_commission_cents", pa.int64()),
     ("expected_net_cents", pa.int64()), ("expected_commission_cents", pa.int64()),
     ("expected_house_net_cents", pa.int64()),
 ])
 JACKPOTS = pa.schema([
-    ("round_id", pa.string()), ("table_id", pa.string()), ("game", pa.string()),
+    ("round_id", pa.string()), ("casino", pa.string()), ("table_id", pa.string()),
+    ("game", pa.string()),
     ("seat", pa.int32()), ("hand", pa.string()), ("progressive_meter_cents", pa.int64()),
     ("recorded_award_cents", pa.int64()), ("expected_net_cents", pa.int64()),
     *[(step, pa.bool_()) for step in JACKPOT_STEPS],
@@ -99,7 +103,8 @@ JACKPOTS = pa.schema([
     ("award_from_meter", pa.bool_()), ("steps", pa.string()),
 ])
 FINDINGS = pa.schema([
-    ("kind", pa.string()), ("table_id", pa.string()), ("round_id", pa.string()),
+    ("kind", pa.string()), ("casino", pa.string()), ("table_id", pa.string()),
+    ("round_id", pa.string()),
     ("where", pa.string()), ("detail", pa.string()),
 ])
 TABLES = {"rounds": ROUNDS, "hands": HANDS, "wagers": WAGERS, "envy": ENVY,
@@ -171,7 +176,8 @@ def rows_of(state: RoundState, j: Judgement) -> dict[str, list[dict[str, Any]]]:
     for seat in (DEALER, *state.seats):
         hand = state.hand_set(seat)
         row: dict[str, Any] = {
-            "round_id": state.round_id, "table_id": state.table_id, "game": game,
+            "round_id": state.round_id, "casino": state.casino, "table_id": state.table_id,
+            "game": game,
             "position": _position(seat), "seat": None if seat == DEALER else seat,
             "cards": _joined(state.cards(seat)),
             "high": _joined(hand[0]) if hand else None,
@@ -211,7 +217,8 @@ def rows_of(state: RoundState, j: Judgement) -> dict[str, list[dict[str, Any]]]:
         envy_seats |= {s for s, v in j.envy.items() if v}
     for seat in sorted(envy_seats):
         out["envy"].append({
-            "round_id": state.round_id, "table_id": state.table_id, "game": game,
+            "round_id": state.round_id, "casino": state.casino, "table_id": state.table_id,
+            "game": game,
             "seat": seat, "for_seat": None, "for_position": None, "row": "total",
             "recorded_cents": sum(a for s, _, a in state.envy if s == seat),
             "expected_cents": j.envy.get(seat, 0) if j.evaluated else None,
@@ -219,7 +226,8 @@ def rows_of(state: RoundState, j: Judgement) -> dict[str, list[dict[str, Any]]]:
         })
     for seat, for_seat, amount in sorted(state.envy, key=lambda x: (x[0], x[1] or 0, x[2])):
         out["envy"].append({
-            "round_id": state.round_id, "table_id": state.table_id, "game": game,
+            "round_id": state.round_id, "casino": state.casino, "table_id": state.table_id,
+            "game": game,
             "seat": seat, "for_seat": for_seat,
             "for_position": "dealer" if for_seat is None else f"seat {for_seat}",
             "row": "payment", "recorded_cents": amount, "expected_cents": None,
@@ -229,7 +237,8 @@ def rows_of(state: RoundState, j: Judgement) -> dict[str, list[dict[str, Any]]]:
         exp_b = result.get("banker") if j.evaluated else None
         rec_b = state.banker_settled
         out["bankers"].append({
-            "round_id": state.round_id, "table_id": state.table_id, "game": game,
+            "round_id": state.round_id, "casino": state.casino, "table_id": state.table_id,
+            "game": game,
             "seat": state.banker_seat, "co_bank": state.co_bank,
             "recorded_net_cents": rec_b[1] if rec_b else None,
             "recorded_commission_cents": rec_b[2] if rec_b else None,
@@ -246,7 +255,8 @@ def rows_of(state: RoundState, j: Judgement) -> dict[str, list[dict[str, Any]]]:
         paid = next((x for x in steps if x.step == "paid"), None)
         exp_p = j.expected.get((seat, "progressive"))
         out["jackpots"].append({
-            "round_id": state.round_id, "table_id": state.table_id, "game": game,
+            "round_id": state.round_id, "casino": state.casino, "table_id": state.table_id,
+            "game": game,
             "seat": seat, "hand": hit[1] if hit else None,
             "progressive_meter_cents": state.meter_cents,
             "recorded_award_cents": hit[2] if hit else None,
@@ -263,8 +273,8 @@ def rows_of(state: RoundState, j: Judgement) -> dict[str, list[dict[str, Any]]]:
 
 
 def judge_rounds(replayed: Replayed) -> Iterator[tuple[RoundState, Judgement]]:
-    """Every folded round with its judgement, in (table, round) order."""
-    for state in sorted(replayed.rounds, key=lambda s: (s.table_id, s.round_id)):
+    """Every folded round with its judgement, in (casino, table, round) order."""
+    for state in sorted(replayed.rounds, key=lambda s: s.key):
         yield state, judge_state(state)
 
 
@@ -279,8 +289,9 @@ def replay(log_dir: Path, out_dir: Path,
     all_findings = tuple(f for _, f in (*done.undecodable, *done.fold_findings))
     tables = dict(done.tables)
     tables["findings"] = pa.Table.from_pylist(
-        [{"kind": f.kind, "table_id": f.table_id or None, "round_id": f.round_id,
-          "where": f.where, "detail": f.detail} for f in all_findings], schema=FINDINGS)
+        [{"kind": f.kind, "casino": f.casino, "table_id": f.table_id or None,
+          "round_id": f.round_id, "where": f.where, "detail": f.detail}
+         for f in all_findings], schema=FINDINGS)
     out_dir.mkdir(parents=True, exist_ok=True)
     for name in TABLES:
         write_parquet(tables[name], out_dir / f"{name}.parquet")

@@ -95,7 +95,8 @@ def data(tmp_path):
     given = {"rounds": rounds, "hands": hands, "wagers": wagers, "envy": envy,
              "bankers": bankers, "jackpots": jackpots, "findings": findings}
     for name, schema in TABLES.items():
-        pq.write_table(pa.Table.from_pylist(given[name], schema=schema),
+        rows = [{"casino": "C01", **row} for row in given[name]]  # checks join on casino too
+        pq.write_table(pa.Table.from_pylist(rows, schema=schema),
                        replay_dir / f"{name}.parquet")
     return tmp_path
 
@@ -212,3 +213,57 @@ def test_an_absurd_amount_is_a_flag_not_a_failure(data):
 def test_a_percentage_award_paid_from_the_table_inventory_is_flagged(data):
     run_all(data / "replay", data / "checks")
     assert _flags(data, "award_from_inventory") == [("R2", 4, None)]
+
+
+# Rounds missing from the log, or missing their start or end, reach the checks -------------
+
+def _incomplete_shift(tmp_path):
+    """Table T01 deals seven rounds; the log lost round 2's RoundStarted, round 3's
+    RoundEnded, the whole of round 5 and the end of round 7 (the table's last)."""
+    from replay.run import replay
+    from schemas import encode
+    from tests.events_factory import Table
+    from tests.test_replay_workers import _write
+
+    table = Table()
+    seat = {1: {"main": 2500, "hand": ("5s 5h 5d Tc 2c", "As Kh"),
+                "settled": ("win", 2375, 125)}}
+    rounds = {n: table.round(f"T01-{n:06d}", dealer=("Kc Kd 9s 7h 3c", "Ah Qs"), seats=seat)
+              for n in range(1, 8)}
+    rounds[2] = rounds[2][1:]
+    rounds[3] = rounds[3][:-1]
+    rounds[5] = []
+    rounds[7] = rounds[7][:-1]
+    log = _write(tmp_path, [(b"T01", encode(e)) for n in range(1, 8) for e in rounds[n]])
+    replay(log, tmp_path / "replay")
+    return tmp_path
+
+
+def _ids(data, check_id):
+    rows = pq.read_table(data / "checks" / "flags.parquet").to_pylist()
+    return [(r["casino"], r["table_id"], r["round_id"]) for r in rows
+            if r["check_id"] == check_id]
+
+
+def test_missing_rounds_starts_and_ends_reach_the_checks_with_exact_ids(tmp_path):
+    data = _incomplete_shift(tmp_path)
+    findings = pq.read_table(data / "replay" / "findings.parquet").to_pylist()
+    assert [(f["kind"], f["round_id"]) for f in findings] == [
+        ("sequence_gap", "T01-000002"), ("sequence_gap", "T01-000004"),
+        ("sequence_gap", "T01-000006")]
+    counts = run_all(data / "replay", data / "checks")
+    # the gaps: before round 2 (its start), after round 3 (its end), round 5 (all of it)
+    assert _ids(data, "log_findings") == [("C01", "T01", "T01-000002"),
+                                          ("C01", "T01", "T01-000004"),
+                                          ("C01", "T01", "T01-000006")]
+    # no RoundStarted: cannot be judged
+    assert _ids(data, "not_evaluated") == [("C01", "T01", "T01-000002")]
+    # started, judged, never ended (round 7 leaves no gap behind: the log ends)
+    assert _ids(data, "irregular_round") == [("C01", "T01", "T01-000003"),
+                                             ("C01", "T01", "T01-000007")]
+    rows = pq.read_table(data / "checks" / "flags.parquet").to_pylist()
+    details = {r["round_id"]: r["detail"] for r in rows if r["check_id"] != "log_findings"}
+    assert "but no RoundStarted" in details["T01-000002"]
+    assert "no RoundEnded in the log" in details["T01-000007"]
+    assert sum(counts.values()) == 6
+

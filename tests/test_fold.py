@@ -195,3 +195,31 @@ def test_fold_is_insensitive_to_how_tables_interleave(seed):
     baseline = {s.round_id: s for s in fold(_pairs(a + b)).rounds}
     shuffled = {s.round_id: s for s in fold(_pairs(merged)).rounds}
     assert shuffled == baseline
+
+
+def test_a_round_without_its_start_and_a_round_without_its_end_are_problems_at_the_end():
+    """What only the end of the log tells: no RoundStarted ever came, or no RoundEnded."""
+    table = Table()
+    first = _round(table, "T01-000001")
+    second = _round(table, "T01-000002")
+    third = _round(table, "T01-000003")
+    replayed = fold(_pairs([*first[1:], *second[:-1], *third]))
+    by_id = {s.round_id: s for s in replayed.rounds}
+    assert by_id["T01-000001"].problem_kinds == ("event_before_start", "never_started")
+    assert _texts(by_id["T01-000001"])[-1] == (
+        f"the log holds {len(first) - 1} event(s) of this round (table_seq 2 to "
+        f"{len(first)}) but no RoundStarted")
+    assert by_id["T01-000002"].problem_kinds == ("not_ended",)
+    assert "no RoundEnded in the log (last event at table_seq" in _texts(by_id["T01-000002"])[0]
+    assert by_id["T01-000003"].problems == ()
+    assert [f.kind for f in replayed.findings] == ["sequence_gap"]  # the end of T01-000002
+
+
+def test_apply_alone_does_not_judge_the_end_of_the_log():
+    """A round folded event by event is not yet missing anything: only fold, which sees the
+    whole log, says a round never ended."""
+    s = apply(None, Table().event("R", RoundStarted(game="pai_gow_poker", dealer_id="E1")))
+    assert s.problems == () and not s.ended
+    (folded,) = fold([("p0", Table().event("R", RoundStarted(game="pai_gow_poker",
+                                                              dealer_id="E1")))]).rounds
+    assert folded.problem_kinds == ("not_ended",)

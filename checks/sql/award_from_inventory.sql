@@ -3,6 +3,7 @@
 -- severity: high
 -- rule: 58 Pa. Code § 688a.7(h)(3)(i)(B)(4) ("the progressive payout may not be paid from the table inventory container"); docs/rules.md 6a.13, 8.7
 SELECT
+    j.casino,
     j.round_id,
     j.table_id,
     j.seat,
@@ -15,4 +16,4 @@ SELECT
 FROM jackpots AS j
 WHERE j.award_from_meter
   AND j.paid_from = 'table_inventory'
-ORDER BY j.table_id, j.round_id, j.seat
+ORDER BY j.casino, j.table_id, j.round_id, j.seat

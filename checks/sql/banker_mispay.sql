@@ -3,6 +3,7 @@
 -- severity: high
 -- rule: pai gow poker settlement (13), (14), (15) and procedure (11) (co-bank 50/50); docs/rules.md 6a.14
 SELECT
+    b.casino,
     b.round_id,
     b.table_id,
     b.seat,
@@ -15,10 +16,10 @@ SELECT
               || b.recorded_commission_cents || ', expected net ' || b.expected_net_cents
               || ' commission ' || b.expected_commission_cents || ' (cents)' END AS detail
 FROM bankers AS b
-JOIN rounds AS r USING (round_id)
+JOIN rounds AS r USING (casino, table_id, round_id)
 WHERE r.evaluated
   AND b.expected_net_cents IS NOT NULL
   AND (b.recorded_net_cents IS NULL
        OR b.recorded_net_cents <> b.expected_net_cents
        OR b.recorded_commission_cents <> b.expected_commission_cents)
-ORDER BY b.table_id, b.round_id
+ORDER BY b.casino, b.table_id, b.round_id

@@ -3,6 +3,7 @@
 -- severity: high
 -- rule: 58 Pa. Code § 688a.7(h)(2)(ii) and § 688a.1 (Qualifying Wager, Envy Bonus Qualifying Hand); docs/rules.md 6a.11
 SELECT
+    e.casino,
     e.round_id,
     e.table_id,
     e.seat,
@@ -13,9 +14,9 @@ SELECT
         || ' (cents)' || CASE WHEN NOT e.qualifying_wager THEN '; the seat holds no Fortune or Progressive wager' ELSE '' END
         AS detail
 FROM envy AS e
-JOIN rounds AS r USING (round_id)
+JOIN rounds AS r USING (casino, table_id, round_id)
 WHERE r.evaluated
   AND e."row" = 'total'
   AND e.expected_cents IS NOT NULL
   AND e.recorded_cents <> e.expected_cents
-ORDER BY e.table_id, e.round_id, e.seat
+ORDER BY e.casino, e.table_id, e.round_id, e.seat

@@ -3,6 +3,7 @@
 -- severity: high
 -- rule: 58 Pa. Code § 688a.7(h)(2)(ii) ("A player is not entitled to an Envy Bonus for his own hand or the hand of the dealer"); docs/rules.md 6a.11
 SELECT
+    e.casino,
     e.round_id,
     e.table_id,
     e.seat,
@@ -14,4 +15,4 @@ SELECT
 FROM envy AS e
 WHERE e."row" = 'payment'
   AND (e.for_seat IS NULL OR e.for_seat = e.seat)
-ORDER BY e.table_id, e.round_id, e.seat
+ORDER BY e.casino, e.table_id, e.round_id, e.seat

@@ -3,6 +3,7 @@
 -- severity: medium
 -- rule: pai gow poker procedure (4); 58 Pa. Code § 688a.7(e); PR pai gow tiles ¶ D; docs/rules.md 1.3 and 3.4
 SELECT
+    h.casino,
     h.round_id,
     h.table_id,
     NULL::INTEGER AS seat,
@@ -12,8 +13,8 @@ SELECT
     h.game || ': dealer set ' || coalesce(h.high, '?') || ' / ' || coalesce(h.low, '?')
         || ', which the house way does not allow' AS detail
 FROM hands AS h
-JOIN rounds AS r USING (round_id)
+JOIN rounds AS r USING (casino, table_id, round_id)
 WHERE r.evaluated
   AND h.position = 'dealer'
   AND h.house_way = false
-ORDER BY h.table_id, h.round_id
+ORDER BY h.casino, h.table_id, h.round_id

@@ -1,8 +1,9 @@
 -- id: irregular_round
--- title: Irregular round: the record of a judged round holds events that do not fit (past-posting, cards dealt twice, a setting changed after exposure, a wager settled twice or never placed, a void without reason ...)
+-- title: Irregular round: the record of a judged round holds events that do not fit (past-posting, cards dealt twice, a setting changed after exposure, a wager settled twice or never placed, a void without reason, a round with no RoundEnded in the log ...)
 -- severity: high
--- rule: docs/rules.md 8.1, 8.2, 8.3 (irregularities of the record are reported beside the judgement, all at once)
+-- rule: docs/rules.md 8.1, 8.2, 8.3, 8.6 (irregularities of the record are reported beside the judgement, all at once; every round accounted for, from its start to its end)
 SELECT
+    r.casino,
     r.round_id,
     r.table_id,
     NULL::INTEGER AS seat,
@@ -13,4 +14,4 @@ SELECT
 FROM rounds AS r
 WHERE r.evaluated
   AND r.problems IS NOT NULL
-ORDER BY r.table_id, r.round_id
+ORDER BY r.casino, r.table_id, r.round_id

@@ -3,6 +3,7 @@
 -- severity: high
 -- rule: 58 Pa. Code § 688a.7(h)(3)(i)(B)(1)-(4); Caribbean stud rules 9.5 and 9.6
 SELECT
+    j.casino,
     j.round_id,
     j.table_id,
     j.seat,
@@ -21,4 +22,4 @@ SELECT
 FROM jackpots AS j
 WHERE NOT (j.hand_verified AND j.light_illuminated AND j.validated AND j.paid AND j.documented)
    OR j.validator_role NOT IN ('floorperson', 'pit_manager', 'shift_manager', 'casino_manager')
-ORDER BY j.table_id, j.round_id, j.seat
+ORDER BY j.casino, j.table_id, j.round_id, j.seat

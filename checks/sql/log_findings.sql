@@ -3,6 +3,7 @@
 -- severity: high
 -- rule: docs/rules.md 8.6 (nothing lost, nothing silent: every event and every round accounted for)
 SELECT
+    f.casino,
     f.round_id,
     f.table_id,
     NULL::INTEGER AS seat,
@@ -11,4 +12,7 @@ SELECT
     NULL::BIGINT AS difference_cents,
     f.kind || ' at ' || f."where" || ': ' || f.detail AS detail
 FROM findings AS f
-ORDER BY f.table_id NULLS FIRST, f."where"
+-- in log order within a table: "log position N (...)" by N
+ORDER BY f.casino NULLS FIRST, f.table_id NULLS FIRST,
+    TRY_CAST(regexp_extract(f."where", '^log position (\d+)', 1) AS BIGINT) NULLS LAST,
+    f."where"

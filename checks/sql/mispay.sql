@@ -6,6 +6,7 @@
 -- expected net. difference_cents = recorded - expected: positive is an overpay, negative an
 -- underpay. Computed in DECIMAL so that an absurd amount is a flag, never an overflow.
 SELECT
+    w.casino,
     w.round_id,
     w.table_id,
     w.seat,
@@ -18,9 +19,9 @@ SELECT
         || w.recorded_net_cents || ', expected ' || w.expected_outcome || ' '
         || w.expected_net_cents || ' (cents)' AS detail
 FROM wagers AS w
-JOIN rounds AS r USING (round_id)
+JOIN rounds AS r USING (casino, table_id, round_id)
 WHERE r.evaluated
   AND w.recorded_net_cents IS NOT NULL
   AND w.expected_net_cents IS NOT NULL
   AND w.recorded_net_cents <> w.expected_net_cents
-ORDER BY w.table_id, w.round_id, w.seat NULLS FIRST, w.wager
+ORDER BY w.casino, w.table_id, w.round_id, w.seat NULLS FIRST, w.wager

@@ -1,8 +1,9 @@
 -- id: not_evaluated
--- title: Round not evaluated: the log does not hold enough to judge the round
+-- title: Round not evaluated: the log does not hold enough to judge the round (no RoundStarted, cards never dealt, a wager the judgement does not cover ...)
 -- severity: medium
 -- rule: docs/rules.md 8.1 (a round that cannot be judged, or whose recorded wagers were not all judged, is not evaluated, never passed)
 SELECT
+    r.casino,
     r.round_id,
     r.table_id,
     NULL::INTEGER AS seat,
@@ -12,4 +13,4 @@ SELECT
     coalesce(r.problems, 'no reason recorded') AS detail
 FROM rounds AS r
 WHERE NOT r.evaluated
-ORDER BY r.table_id, r.round_id
+ORDER BY r.casino, r.table_id, r.round_id

@@ -3,6 +3,7 @@
 -- severity: high
 -- rule: docs/rules.md 8.1; pai gow poker settlement (4), (7); Caribbean stud rules 9.3, 9.4 (every wager placed is settled before the round ends)
 SELECT
+    w.casino,
     w.round_id,
     w.table_id,
     w.seat,
@@ -13,4 +14,4 @@ SELECT
 FROM wagers AS w
 WHERE w.recorded_net_cents IS NULL
   AND w.position <> 'banker'  -- the bank is settled by the banker's account (banker_mispay)
-ORDER BY w.table_id, w.round_id, w.seat, w.wager
+ORDER BY w.casino, w.table_id, w.round_id, w.seat, w.wager
