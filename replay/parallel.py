@@ -28,6 +28,7 @@ names no table and no game: what a row is comes from the caller (:class:`RowMake
 from __future__ import annotations
 
 import gc
+import hashlib
 import multiprocessing
 import os
 import traceback
@@ -335,9 +336,17 @@ def merge(shards: list[Shard]) -> Shard:
     )
 
 
-def write_parquet(table: pa.Table, path: Path) -> None:
+def write_parquet(table: pa.Table, path: Path) -> str:
     """Write one table the way every replay file is written (fixed options, so the same
-    rows give the same bytes), under a temporary name renamed into place."""
+    rows give the same bytes), under a temporary name fsynced and renamed into place;
+    the SHA-256 of the bytes written, in hex."""
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="zstd", use_dictionary=True, write_statistics=True)
+    data = sink.getvalue()
     tmp = path.with_suffix(".parquet.tmp")
-    pq.write_table(table, tmp, compression="zstd", use_dictionary=True, write_statistics=True)
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
     os.replace(tmp, path)
+    return hashlib.sha256(data).hexdigest()

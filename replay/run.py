@@ -25,7 +25,20 @@ no wall clock is read, and files are written with fixed options. This module nam
 
 from __future__ import annotations
 
+import ctypes
+import errno
+import fcntl
+import functools
+import importlib.metadata
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -117,6 +130,9 @@ class ReplaySummary:
     evaluated: int
     wagers: int
     findings: tuple[Finding, ...]
+    verified: bool
+    """Whether the caller said the log was verified (the manifest's ``verified``)."""
+    verification: str
 
 
 def events_from_log(log_dir: Path, findings: list[Finding]) -> Iterator[tuple[str, RoundEvent]]:
@@ -278,11 +294,87 @@ def judge_rounds(replayed: Replayed) -> Iterator[tuple[RoundState, Judgement]]:
         yield state, judge_state(state)
 
 
+MANIFEST = "manifest.json"
+MANIFEST_FORMAT = "catwalk-replay-manifest/1"
+PROVENANCE_KEY = b"catwalk.provenance"
+"""The Parquet schema metadata key under which every file carries the log's provenance."""
+NO_VERIFICATION = "not verified: replay was given no verification"
+LOG_KEYS = ("records", "root", "checkpoint", "key_fingerprint")
+"""What the caller may say about the log beside ``verified`` and ``verification``."""
+
+
+def provenance_of(given: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The provenance replay records, from what its caller found when verifying the log:
+    ``{"verified", "verification", "log": {records, root, checkpoint, key_fingerprint}}``.
+    None: not verified. ValueError for a key it does not know or a value of the wrong type
+    (a record of trust is not guessed at)."""
+    if given is None:
+        return {"verified": False, "verification": NO_VERIFICATION,
+                "log": dict.fromkeys(LOG_KEYS)}
+    unknown = sorted(set(given) - {"verified", "verification", *LOG_KEYS})
+    if unknown:
+        raise ValueError(f"provenance: unknown key(s) {', '.join(map(repr, unknown))}; known: "
+                         f"verified, verification, {', '.join(LOG_KEYS)}")
+    verified, verification = given.get("verified"), given.get("verification")
+    if not isinstance(verified, bool):
+        raise ValueError(f"provenance: 'verified' must be true or false, got {verified!r}")
+    if not isinstance(verification, str) or not verification.strip():
+        raise ValueError("provenance: 'verification' must say in words what was verified")
+    records = given.get("records")
+    if records is not None and (type(records) is not int or records < 0):
+        raise ValueError(f"provenance: 'records' must be a count, got {records!r}")
+    log: dict[str, Any] = {"records": records}
+    for key in LOG_KEYS[1:]:
+        value = given.get(key)
+        if value is not None and not isinstance(value, str):
+            raise ValueError(f"provenance: {key!r} must be text or null, got {value!r}")
+        log[key] = value
+    return {"verified": verified, "verification": verification, "log": log}
+
+
+@functools.cache
+def code_version() -> str:
+    """``catwalk <version> (git <commit>)``: the package's version and the commit checked out
+    where this code lives (``unknown`` when that is not a git checkout or git is absent). The
+    same for the same checkout; uncommitted edits are not seen."""
+    try:
+        version = importlib.metadata.version("catwalk")
+    except importlib.metadata.PackageNotFoundError:
+        version = "unknown"
+    repo = Path(__file__).resolve().parent.parent
+    commit = "unknown"
+    if (repo / ".git").exists():
+        try:
+            done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True,
+                                  text=True, timeout=30, check=False)
+        except (OSError, subprocess.SubprocessError):
+            done = None
+        if done is not None and done.returncode == 0 and re.fullmatch(
+                r"[0-9a-f]{40}|[0-9a-f]{64}", done.stdout.strip()):
+            commit = done.stdout.strip()
+    return f"catwalk {version} (git {commit})"
+
+
+def _canonical(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False).encode("utf-8")
+
+
 def replay(log_dir: Path, out_dir: Path,
-           progress: Callable[[int], None] | None = None, *, workers: int = 1) -> ReplaySummary:
-    """Fold the whole log, judge every round, write the Parquet tables. With ``workers``
-    above 1 the tables' records are folded and judged in that many processes
-    (replay/parallel.py); the files are the same, byte for byte."""
+           progress: Callable[[int], None] | None = None, *, workers: int = 1,
+           provenance: Mapping[str, Any] | None = None) -> ReplaySummary:
+    """Fold the whole log, judge every round, write the Parquet tables and ``manifest.json``.
+    With ``workers`` above 1 the tables' records are folded and judged in that many
+    processes (replay/parallel.py); the files are the same, byte for byte.
+
+    ``provenance`` is what the caller found when it verified the log (see
+    :func:`provenance_of`); it goes into the manifest and, as JSON under
+    :data:`PROVENANCE_KEY`, into every file's schema metadata. None: not verified.
+
+    ``out_dir`` is switched atomically (:func:`publish`): the files are written to a new
+    directory beside it, which ``out_dir`` (a symbolic link) then names. A failure leaves the
+    previous outputs as they were."""
+    recorded = provenance_of(provenance)  # a bad provenance fails before any work
     rows = RowMaker(judge=judge_rounds, rows_of=rows_of,
                     schemas={name: s for name, s in TABLES.items() if name != "findings"})
     done = replay_entries(log_entries(log_dir), rows, workers=workers, progress=progress)
@@ -292,10 +384,183 @@ def replay(log_dir: Path, out_dir: Path,
         [{"kind": f.kind, "casino": f.casino, "table_id": f.table_id or None,
           "round_id": f.round_id, "where": f.where, "detail": f.detail}
          for f in all_findings], schema=FINDINGS)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for name in TABLES:
-        write_parquet(tables[name], out_dir / f"{name}.parquet")
+    metadata = {PROVENANCE_KEY: _canonical(recorded)}
+    rulesets = sorted({r for r in tables["rounds"]["ruleset"].to_pylist() if r is not None})
+
+    def write(build: Path) -> None:
+        files = {}
+        for name in TABLES:
+            table = tables[name].replace_schema_metadata(metadata)
+            files[f"{name}.parquet"] = write_parquet(table, build / f"{name}.parquet")
+        manifest = {"format": MANIFEST_FORMAT, "verified": recorded["verified"],
+                    "verification": recorded["verification"], "log": recorded["log"],
+                    "rulesets": rulesets, "code_version": code_version(), "files": files}
+        _write_synced(build / MANIFEST, (json.dumps(manifest, sort_keys=True, indent=2,
+                                                    ensure_ascii=False) + "\n").encode())
+
+    publish(out_dir, write)
     rounds = tables["rounds"]
     return ReplaySummary(rounds=rounds.num_rows,
                          evaluated=pc.sum(rounds["evaluated"]).as_py() or 0,
-                         wagers=tables["wagers"].num_rows, findings=all_findings)
+                         wagers=tables["wagers"].num_rows, findings=all_findings,
+                         verified=recorded["verified"], verification=recorded["verification"])
+
+
+# Publishing a set of files atomically ---------------------------------------------------
+#
+# ``out`` is a symbolic link to ``.<out>-NNNNNN`` beside it (a generation). A replay writes
+# its files into a fresh ``.<out>.building-<pid>-<random>``, fsyncs them and the directory,
+# renames it to the next generation, and replaces ``out`` with a new link to it
+# (``os.replace`` of a link is atomic on POSIX): a reader resolving ``out`` sees the old set
+# or the new one, never a mix nor a half-written one. The generation ``out`` named before
+# stays until the next replay, so that a reader who resolved the link just before the
+# switch can finish; older ones go. A build left by a process that died (killed, power
+# lost) is removed by the next replay; one that fails in this process is removed at once.
+# A real directory ``out`` (written by older versions) is swapped for the link atomically
+# with renameat2(RENAME_EXCHANGE) where Linux offers it, else by two renames (a moment
+# without ``out``), and then removed.
+
+_GENERATION = re.compile(r"-(\d{6,})")
+_TEMPORARY = re.compile(r"\.(?:building|link|old)-(\d+)(?:-.*)?")
+
+
+def _write_synced(path: Path, data: bytes) -> None:
+    with open(path, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _remove(path: Path) -> None:
+    if path.is_symlink() or not path.is_dir():
+        path.unlink(missing_ok=True)
+    else:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _siblings(out: Path) -> Iterator[tuple[str, str, Path]]:
+    """Replay's own entries beside ``out``: ("generation", number, path) and
+    ("temporary", pid, path)."""
+    prefix = f".{out.name}"
+    for entry in out.parent.iterdir():
+        if not entry.name.startswith(prefix):
+            continue
+        rest = entry.name[len(prefix):]
+        if (m := _GENERATION.fullmatch(rest)) and entry.is_dir() and not entry.is_symlink():
+            yield "generation", m.group(1), entry
+        elif m := _TEMPORARY.fullmatch(rest):
+            yield "temporary", m.group(1), entry
+
+
+def _sweep_dead(out: Path) -> None:
+    """Remove what replays that died left beside ``out`` (their pid is gone)."""
+    for what, pid, path in list(_siblings(out)):
+        if what == "temporary" and not _alive(int(pid)):
+            _remove(path)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two names atomically (Linux renameat2 RENAME_EXCHANGE); False where the system
+    cannot."""
+    if sys.platform != "linux":
+        return False
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                          ctypes.c_uint]
+    renameat2.restype = ctypes.c_int
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+@contextmanager
+def _locked(out: Path) -> Iterator[None]:
+    """One replay at a time switches ``out`` and removes generations."""
+    fd = os.open(out.parent / f".{out.name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def publish(out: Path, write: Callable[[Path], None]) -> Path:
+    """Call ``write(directory)`` to fill a fresh directory beside ``out``, then make ``out``
+    name it, atomically; the generation directory. ``write`` must fsync what it writes.
+    Anything raised (a full disk, an interrupt) leaves ``out`` as it was and removes the
+    new directory."""
+    out = Path(os.path.abspath(out))
+    if out.exists() and not out.is_dir():
+        raise ReplayError(f"{out} exists and is not a directory: not replacing it")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    _sweep_dead(out)
+    pid = os.getpid()
+    build = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-{pid}-", dir=out.parent))
+    try:
+        write(build)
+        _fsync_dir(build)
+        with _locked(out):
+            return _switch(out, build, pid)
+    finally:
+        if build.exists():
+            shutil.rmtree(build, ignore_errors=True)
+
+
+def _switch(out: Path, build: Path, pid: int) -> Path:
+    parent, name = out.parent, out.name
+    before = (parent / os.readlink(out)).resolve() if out.is_symlink() else None
+    numbers = [int(n) for what, n, _ in _siblings(out) if what == "generation"]
+    number = max(numbers, default=0) + 1
+    while True:
+        final = parent / f".{name}-{number:06d}"
+        try:
+            os.rename(build, final)
+            break
+        except OSError as exc:
+            if exc.errno not in (errno.EEXIST, errno.ENOTEMPTY):
+                raise
+            number += 1
+    link = parent / f".{name}.link-{pid}"
+    _remove(link)
+    os.symlink(final.name, link)
+    if out.is_symlink() or not out.exists():
+        os.replace(link, out)
+    else:  # a real directory, from an older version
+        old = parent / f".{name}.old-{pid}"
+        _remove(old)
+        if _exchange(link, out):
+            os.rename(link, old)
+        else:
+            os.rename(out, old)
+            os.replace(link, out)
+        shutil.rmtree(old, ignore_errors=True)
+    _fsync_dir(parent)
+    for what, _, path in list(_siblings(out)):
+        if what == "generation" and path not in (final, before):
+            shutil.rmtree(path, ignore_errors=True)
+    return final
