@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from checks.runner import CheckError, load_checks, run_all
+from checks.runner import CheckError, load_checks, run_checks
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -29,13 +29,18 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     data = args.data or Path(os.environ.get("CATWALK_DATA") or REPO / "var")
     try:
-        counts = run_all(data / "replay", data / "checks")
+        done = run_checks(data / "replay", data / "checks")
     except CheckError as exc:
         print(f"checks: {exc}", file=sys.stderr)
         return 2
-    total = sum(counts.values())
-    detail = ", ".join(f"{k} {v}" for k, v in counts.items())
+    total = sum(done.counts.values())
+    detail = ", ".join(f"{k} {v}" for k, v in done.counts.items())
     print(f"checks: {total} flags ({detail}) -> {data / 'checks' / 'flags.parquet'}")
+    warning = done.provenance.warning()
+    if warning is None:
+        print(f"checks: log verified: {done.provenance.verification}")
+    else:
+        print(f"checks: {'!' * 78}\nchecks: {warning}\nchecks: {'!' * 78}")
     return 0
 
 

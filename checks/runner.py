@@ -6,15 +6,26 @@ as views named after the files replay writes (``rounds``, ``hands``, ``wagers``,
 ``bankers``, ``jackpots``, ``findings``); file paths are bound, never formatted
 into SQL. Rows are named by casino, table and round: a round id is only unique at its
 casino's table.
+
+The checks do not trust silently: replay's ``manifest.json`` says whether the log it read
+was verified, and the SHA-256 of each file it wrote. The checks run whatever it says, but
+what it says (verified, not verified, or unknown: no manifest, an unreadable one, or files
+that are not those replay wrote) is returned with the counts, written into the metadata of
+``flags.parquet`` (:data:`PROVENANCE_KEY`, :data:`TRUST_KEY`) and, by ``python -m checks``,
+printed loudly. The replay directory is resolved once (replay switches it atomically by a
+symbolic link), so that every view reads the same set of files.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pyarrow as pa
@@ -37,6 +48,14 @@ FLAG_SCHEMA = pa.schema([
     ("detail", pa.string()),
 ])
 ROW_COLUMNS = FLAG_SCHEMA.names[3:]
+
+
+MANIFEST = "manifest.json"
+MANIFEST_FORMAT = "catwalk-replay-manifest/1"
+PROVENANCE_KEY = b"catwalk.provenance"
+"""flags.parquet metadata: JSON {"log_trust", "verified", "verification", "manifest"}."""
+TRUST_KEY = b"catwalk.log_trust"
+"""flags.parquet metadata: ``verified``, ``unverified`` or ``unknown``."""
 
 
 class CheckError(Exception):
@@ -74,6 +93,78 @@ def load_checks() -> list[Check]:
     return [parse_check(f.read_text(encoding="utf-8"), f"checks/sql/{f.name}") for f in files]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Provenance:
+    """What replay's manifest says of the log the data were built from. ``trust`` is
+    ``verified`` (the manifest says so and every file is the one replay wrote),
+    ``unverified`` (the manifest says the log was not verified) or ``unknown`` (no manifest,
+    an unreadable one, or files that do not match it); ``verification`` says why in words."""
+
+    trust: str
+    verification: str
+    manifest: dict[str, Any] | None = None
+
+    @property
+    def verified(self) -> bool:
+        return self.trust == "verified"
+
+    def warning(self) -> str | None:
+        """A loud sentence for a person, or None when the log was verified."""
+        if self.trust == "verified":
+            return None
+        what = ("an UNVERIFIED log" if self.trust == "unverified"
+                else "a log of UNKNOWN provenance")
+        return (f"WARNING: these data were built from {what} ({self.verification}). "
+                "The flags are only as good as the log: verify it (`python -m ingest verify`) "
+                "and replay again before relying on them.")
+
+    def metadata(self) -> dict[bytes, bytes]:
+        record = {"log_trust": self.trust, "verified": self.verified,
+                  "verification": self.verification, "manifest": self.manifest}
+        return {PROVENANCE_KEY: json.dumps(record, sort_keys=True, separators=(",", ":"),
+                                           ensure_ascii=False).encode("utf-8"),
+                TRUST_KEY: self.trust.encode("ascii")}
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def read_provenance(replay_dir: Path) -> Provenance:
+    """What ``replay_dir/manifest.json`` says, checked against the files beside it."""
+    path = replay_dir / MANIFEST
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return Provenance(trust="unknown", verification=f"{path} is missing: the data were "
+                          "not written by a replay that records where its log came from")
+    except (OSError, ValueError) as exc:
+        return Provenance(trust="unknown", verification=f"{path} cannot be read: {exc}")
+    if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT:
+        return Provenance(trust="unknown", verification=f"{path} is not a replay manifest "
+                          f"({MANIFEST_FORMAT})")
+    files = manifest.get("files")
+    if not isinstance(files, dict):
+        files = {}
+    changed = [f"{name}.parquet" for name in INPUTS
+               if (replay_dir / f"{name}.parquet").is_file()
+               and files.get(f"{name}.parquet") != _sha256(replay_dir / f"{name}.parquet")]
+    if changed:
+        return Provenance(trust="unknown", manifest=manifest, verification=(
+            f"{', '.join(changed)} not the file(s) replay wrote (SHA-256 differs from "
+            f"{path})"))
+    verification = manifest.get("verification")
+    if not isinstance(verification, str) or not verification:
+        verification = "the manifest does not say how the log was verified"
+    if manifest.get("verified") is True:
+        return Provenance(trust="verified", verification=verification, manifest=manifest)
+    return Provenance(trust="unverified", verification=verification, manifest=manifest)
+
+
 def connect(replay_dir: Path) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB with replay's Parquet files as views."""
     con = duckdb.connect()
@@ -102,8 +193,20 @@ def run_check(con: duckdb.DuckDBPyConnection, check: Check) -> pa.Table:
     return pa.Table.from_arrays(columns, schema=FLAG_SCHEMA)
 
 
-def run_all(replay_dir: Path, out_dir: Path) -> dict[str, int]:
-    """Run every check, write ``flags.parquet`` (atomically), return flags per check id."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CheckRun:
+    """Flags per check id, and what replay's manifest says of the log."""
+
+    counts: dict[str, int]
+    provenance: Provenance
+
+
+def run_checks(replay_dir: Path, out_dir: Path) -> CheckRun:
+    """Run every check over one set of replay's files, write ``flags.parquet`` (atomically,
+    with the provenance in its metadata), return the flags per check id and the
+    provenance."""
+    replay_dir = replay_dir.resolve()  # one generation of replay's files for every view
+    provenance = read_provenance(replay_dir)
     con = connect(replay_dir)
     tables, counts = [], {}
     for check in load_checks():
@@ -111,8 +214,15 @@ def run_all(replay_dir: Path, out_dir: Path) -> dict[str, int]:
         tables.append(t)
         counts[check.id] = t.num_rows
     flags = pa.concat_tables(tables) if tables else FLAG_SCHEMA.empty_table()
+    flags = flags.replace_schema_metadata(provenance.metadata())
     out_dir.mkdir(parents=True, exist_ok=True)
     tmp = out_dir / "flags.parquet.tmp"
     pq.write_table(flags, tmp)
     os.replace(tmp, out_dir / "flags.parquet")
-    return counts
+    return CheckRun(counts=counts, provenance=provenance)
+
+
+def run_all(replay_dir: Path, out_dir: Path) -> dict[str, int]:
+    """Run every check, write ``flags.parquet`` (atomically), return flags per check id
+    (:func:`run_checks` also returns what the manifest says of the log)."""
+    return run_checks(replay_dir, out_dir).counts

@@ -267,3 +267,77 @@ def test_missing_rounds_starts_and_ends_reach_the_checks_with_exact_ids(tmp_path
     assert "no RoundEnded in the log" in details["T01-000007"]
     assert sum(counts.values()) == 6
 
+
+# The checks do not trust silently -------------------------------------------------------
+
+VERIFIED = {"verified": True, "verification": "verified: 48 records, checkpoint 3 signed",
+            "records": 48, "root": "ab" * 32, "checkpoint": None, "key_fingerprint": "k"}
+
+
+def _replayed(tmp_path, provenance):
+    from replay.run import replay
+    from tests.test_replay_workers import _interleaved, _shift, _write
+
+    log = _write(tmp_path, _interleaved(_shift(tables=2, rounds=1)))
+    replay(log, tmp_path / "replay", provenance=provenance)
+    return tmp_path
+
+
+def _trust(data):
+    import json
+
+    from checks.runner import PROVENANCE_KEY, TRUST_KEY
+
+    meta = pq.read_schema(data / "checks" / "flags.parquet").metadata
+    return meta[TRUST_KEY].decode(), json.loads(meta[PROVENANCE_KEY])
+
+
+def test_data_without_a_manifest_are_of_unknown_provenance(data):
+    from checks.runner import run_checks
+
+    done = run_checks(data / "replay", data / "checks")
+    assert done.provenance.trust == "unknown" and not done.provenance.verified
+    assert "manifest.json is missing" in done.provenance.verification
+    trust, record = _trust(data)
+    assert trust == "unknown" and record["verified"] is False and record["manifest"] is None
+    assert done.counts["mispay"] == 2  # the checks still run
+
+
+def test_an_unverified_log_is_said_loudly_and_recorded_in_the_flags(tmp_path):
+    from tests.conftest import run_cli
+
+    data = _replayed(tmp_path, None)
+    proc = run_cli("checks", "--data", str(data))
+    assert proc.returncode == 0, proc.stderr
+    assert "WARNING: these data were built from an UNVERIFIED log (not verified: replay was "\
+           "given no verification)" in proc.stdout
+    trust, record = _trust(data)
+    assert trust == "unverified" and record["verified"] is False
+    assert record["manifest"]["verification"] == "not verified: replay was given no verification"
+
+
+def test_a_verified_log_is_said_and_recorded(tmp_path):
+    from tests.conftest import run_cli
+
+    data = _replayed(tmp_path, VERIFIED)
+    proc = run_cli("checks", "--data", str(data))
+    assert proc.returncode == 0, proc.stderr
+    assert "WARNING" not in proc.stdout
+    assert "checks: log verified: verified: 48 records, checkpoint 3 signed" in proc.stdout
+    trust, record = _trust(data)
+    assert trust == "verified" and record["manifest"]["log"]["records"] == 48
+
+
+def test_a_file_changed_after_replay_makes_the_provenance_unknown(tmp_path):
+    from checks.runner import run_checks
+    from tests.conftest import run_cli
+
+    data = _replayed(tmp_path, VERIFIED)
+    path = data / "replay" / "wagers.parquet"
+    table = pq.read_table(path)
+    pq.write_table(table.slice(1), path)  # a wager less, written by someone else
+    done = run_checks(data / "replay", data / "checks")
+    assert done.provenance.trust == "unknown"
+    assert "wagers.parquet not the file(s) replay wrote" in done.provenance.verification
+    proc = run_cli("checks", "--data", str(data))
+    assert proc.returncode == 0 and "a log of UNKNOWN provenance" in proc.stdout
