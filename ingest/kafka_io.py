@@ -124,9 +124,15 @@ def topic_settings(option: str | None = None,
     return settings
 
 
-def ensure_topic(servers: str, topic: str, settings: TopicSettings | None = None) -> bool:
-    """Create the audit topic if it does not exist (kept forever); True if it was created."""
+def ensure_topic(servers: str, topic: str, settings: TopicSettings | None = None, *,
+                 partitions: int | None = None) -> bool:
+    """Create the audit topic if it does not exist (kept forever); True if it was created.
+    ``settings`` default to :func:`topic_settings`; ``partitions`` overrides theirs."""
     settings = settings or topic_settings()
+    if partitions is not None:
+        settings = TopicSettings(partitions=partitions,
+                                 replication_factor=settings.replication_factor,
+                                 min_insync_replicas=settings.min_insync_replicas)
     with KafkaAdminClient(bootstrap_servers=servers, client_id="catwalk-admin",
                           request_timeout_ms=15_000,
                           bootstrap_timeout_ms=BOOTSTRAP_TIMEOUT_MS) as admin:
