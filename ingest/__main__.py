@@ -128,19 +128,27 @@ def _consume(args: argparse.Namespace, data: Path) -> int:
     except (NoClusterError, SettingsError) as exc:
         print(f"ingest: {exc}", file=sys.stderr)
         return 2
+    from ingest.checkpoint_topic import CheckpointPublisher
+    from schemas.checkpoint import CheckpointError
+
     try:
-        log = open_log(data)
-    except (LogError, OSError) as exc:
+        log = open_log(data, args.signing_key)
+    except (LogError, OSError, CheckpointError) as exc:
         print(f"ingest: cannot open the log under {data}: {exc}", file=sys.stderr)
         return 1
-    close_log = getattr(log, "close", None)
+    publisher = CheckpointPublisher(servers, args.topic)
+    log.on_checkpoint = publisher.publish
+
+    def close_log() -> None:
+        log.close()
+        publisher.close()
+
     try:
         index = EventIndex.from_log(data / "log")
     except (LogError, OSError) as exc:
         print(f"ingest: cannot read the log under {data} to index its event ids: {exc}",
               file=sys.stderr)
-        if close_log is not None:
-            close_log()
+        close_log()
         return 1
     if not args.quiet and index.records:
         print(f"ingest: {len(index):,} event ids of {index.records:,} log records indexed in "
@@ -152,8 +160,7 @@ def _consume(args: argparse.Namespace, data: Path) -> int:
     except KafkaError as exc:
         print(f"ingest: cannot reach Kafka at {servers}: {exc!r}. Is it running? "
               "(`make kafka-up`, or set KAFKA_BOOTSTRAP)", file=sys.stderr)
-        if close_log is not None:
-            close_log()
+        close_log()
         return 2
 
     def progress(stats: IngestStats, final: bool) -> None:
@@ -178,8 +185,7 @@ def _consume(args: argparse.Namespace, data: Path) -> int:
               file=sys.stderr)
         return 1
     finally:
-        if close_log is not None:
-            close_log()
+        close_log()
     return 0
 
 if __name__ == "__main__":

@@ -63,15 +63,18 @@ def _checkpoints(data: Path, files: list[Path]) -> list[tuple[str, str]]:
 
 
 def verify(data: Path, *, key: str | None, checkpoint_files: list[Path],
-           quiet: bool = False) -> tuple[LogVerdict, str]:
-    """Verify the log of ``data``; (verdict, where the key came from)."""
+           quiet: bool = False, witnessed: list[tuple[str, str]] | None = None,
+           ) -> tuple[LogVerdict, str]:
+    """Verify the log of ``data`` (with the checkpoints beside it, the files given and the
+    ``witnessed`` ones, from the checkpoint topic); (verdict, where the key came from)."""
     verifier, source = _key(data, key)
 
     def progress(n: int) -> None:
         if not quiet:
             print(f"verify: {n:,} records checked", file=sys.stderr, flush=True)
 
-    verdict = verify_log(data / "log", verifier, checkpoints=_checkpoints(data, checkpoint_files),
+    verdict = verify_log(data / "log", verifier,
+                         checkpoints=[*_checkpoints(data, checkpoint_files), *(witnessed or [])],
                          progress=progress)
     return verdict, source
 
@@ -81,7 +84,9 @@ def verify_command(data: Path, *, key: str | None, checkpoint_files: list[Path],
     try:
         if proof is not None:
             return _check_proof(proof, data, key)
-        verdict, source = verify(data, key=key, checkpoint_files=checkpoint_files)
+        witnessed = _witnessed(against_topic, bootstrap) if against_topic else []
+        verdict, source = verify(data, key=key, checkpoint_files=checkpoint_files,
+                                 witnessed=witnessed)
     except AuditError as exc:
         print(f"verify: {exc}", file=sys.stderr)
         return 2
@@ -96,6 +101,24 @@ def verify_command(data: Path, *, key: str | None, checkpoint_files: list[Path],
     if against_topic is not None:
         return _against_topic(data, against_topic, bootstrap)
     return 0
+
+
+def _witnessed(topic: str, bootstrap: str | None) -> list[tuple[str, str]]:
+    """The last checkpoint on the checkpoint topic of ``topic``: the witness outside the
+    data directory that shows a removed tail."""
+    from kafka.errors import KafkaError
+
+    from ingest.checkpoint_topic import checkpoint_topic, latest_checkpoints
+    from ingest.kafka_io import NoClusterError, bootstrap_servers
+
+    try:
+        texts = latest_checkpoints(bootstrap_servers(bootstrap), topic)
+    except (NoClusterError, KafkaError) as exc:
+        raise AuditError(f"--against-topic: cannot read {checkpoint_topic(topic)}: {exc}") from exc
+    if not texts:
+        print(f"verify: {checkpoint_topic(topic)} holds no checkpoint (ingest older than "
+              "checkpoints, or another topic)", file=sys.stderr)
+    return [(f"{checkpoint_topic(topic)} (latest)", t) for t in texts]
 
 
 def _round_records(data: Path, round_id: str) -> Iterator[tuple[int, dict[str, Any], str, str]]:

@@ -32,6 +32,7 @@ from kafka import ConsumerRebalanceListener, KafkaConsumer, OffsetAndMetadata, T
 from kafka.errors import KafkaError, NoOffsetForPartitionError, OffsetOutOfRangeError
 
 from ingest.event_index import Conflicts, EventIndex, event_key
+from ingest.keys import load_signer
 from ingest.log import LogWriter, Quarantined, Received
 from schemas import DecodeError, decode
 from schemas.logformat import LogError, next_offsets, segments
@@ -410,8 +411,12 @@ def _caught_up(consumer: KafkaConsumer, *, stalled: bool) -> bool:
     return not behind
 
 
-def open_log(data_dir: Path) -> LogWriter:
-    return LogWriter(data_dir / "log", data_dir / "quarantine")
+def open_log(data_dir: Path, signing_key: Path | None = None) -> LogWriter:
+    """The log of ``data_dir``, signing with ``signing_key`` (ingest/keys.py for the
+    default); LogError when another writer holds it or its last checkpoint cannot be
+    trusted, CheckpointError when the key cannot be read."""
+    return LogWriter(data_dir / "log", data_dir / "quarantine",
+                     signer=load_signer(data_dir, signing_key))
 
 
 __all__ = ["IngestStats", "LogError", "Refused", "check_topic", "judge", "offsets_problem",

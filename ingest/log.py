@@ -24,6 +24,7 @@ import os
 import socket
 import sys
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -116,6 +117,9 @@ class LogWriter:
         self.log_dir = log_dir
         self.quarantine_dir = quarantine_dir
         self.checkpoint_dir = checkpoint_dir or log_dir.parent / "checkpoints"
+        self.on_checkpoint: Callable[[str], None] | None = None
+        """Called with every checkpoint signed (after its segment is committed), e.g. to
+        publish it to the checkpoint topic; its failures never undo a commit."""
         log_dir.mkdir(parents=True, exist_ok=True)
         self._lock = _lock(log_dir)
         try:
@@ -263,7 +267,17 @@ class LogWriter:
         self._tree, self._checkpoint = tree, checkpoint
         _write_atomic(self.checkpoint_dir / name.replace(".avro", ".checkpoint"), checkpoint)
         _write_atomic(self.checkpoint_dir / "latest.checkpoint", checkpoint)
+        self._announce(checkpoint)
         return final
+
+    def _announce(self, checkpoint: str) -> None:
+        if self.on_checkpoint is None:
+            return
+        try:
+            self.on_checkpoint(checkpoint)
+        except Exception as exc:  # the segment is committed; a witness that fails is reported
+            print(f"ingest: the checkpoint could not be handed on ({exc!r}); it is in the "
+                  "segment and beside the log", file=sys.stderr)
 
     def close(self) -> str | None:
         """Sign the shutdown checkpoint (the log as it stands, the time of shutdown) into
@@ -275,6 +289,7 @@ class LogWriter:
                                   self._next)
                 _write_atomic(self.checkpoint_dir / "latest.checkpoint", text)
                 self._checkpoint = text
+                self._announce(text)
         finally:
             self._lock.close()
         return text

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 COMMANDS = ("run", "adjudicate", "census")
@@ -58,6 +59,12 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--workers", type=_workers, default=1, metavar="N",
                      help="processes that fold and judge the tables' records (default 1); "
                      "the files are the same, byte for byte, for any N")
+    run.add_argument("--key", default=None, metavar="PUBLIC_KEY",
+                     help="the public key the log's checkpoints must verify with: its text or "
+                     "a file (default: keys/signing.pub under --data)")
+    run.add_argument("--unverified", action="store_true",
+                     help="replay a log that does not verify anyway; every output then says "
+                     "so (manifest.json, Parquet metadata, the checks, the dashboard)")
     adj = sub.add_parser(
         "adjudicate", help="judge round documents",
         description="Read one round document or JSON lines of them from FILE ('-' for "
@@ -84,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "census":
         return _census(args.game, args.cards)
     return _run(args.data or Path(os.environ.get("CATWALK_DATA") or REPO / "var"),
-                args.workers)
+                args.workers, key=args.key, unverified=args.unverified)
 
 
 def _adjudicate(file: str) -> int:
@@ -137,7 +144,40 @@ def _workers(text: str) -> int:
     return n
 
 
-def _run(data: Path, workers: int = 1) -> int:
+def _provenance(data: Path, key: str | None, unverified: bool) -> dict[str, Any] | None:
+    """Verify the log first (docs/log-integrity.md): what the outputs will say of it, or
+    None when replay must refuse (said on standard error)."""
+    from schemas.checkpoint import CheckpointError, read_verifier
+    from schemas.log_verify import checkpoints_beside, verify_log
+
+    try:
+        verifier = read_verifier(key or data / "keys" / "signing.pub")
+    except CheckpointError as exc:
+        line = f"not verified: no public key to check the log with ({exc})"
+        if not unverified:
+            print(f"replay: {line}. Give the key with --key, or replay anyway with "
+                  "--unverified (every output will say so)", file=sys.stderr)
+            return None
+        print(f"replay: WARNING: {line}; replaying anyway (--unverified)", file=sys.stderr)
+        return {"verified": False, "verification": line, "records": None, "root": None,
+                "checkpoint": None, "key_fingerprint": None}
+    verdict = verify_log(data / "log", verifier, checkpoints=checkpoints_beside(data / "log"))
+    if not verdict.ok and not unverified:
+        print(f"replay: REFUSED: the log does not verify: {verdict.line()}. Nothing was "
+              "written. Find out why with `python -m ingest verify`; to replay it anyway, "
+              "marked as unverified everywhere, add --unverified", file=sys.stderr)
+        return None
+    if not verdict.ok:
+        print(f"replay: WARNING: the log does not verify ({verdict.problem}); replaying "
+              "anyway (--unverified): every output is marked unverified", file=sys.stderr)
+    return {"verified": verdict.ok,
+            "verification": verdict.line() if verdict.ok else f"not verified: {verdict.problem}",
+            "records": verdict.records, "root": verdict.root.hex(),
+            "checkpoint": verdict.checkpoint_text, "key_fingerprint": verifier.vkey}
+
+
+def _run(data: Path, workers: int = 1, *, key: str | None = None,
+         unverified: bool = False) -> int:
     from replay.parallel import ReplayWorkerError
     from replay.run import replay
     from schemas.logformat import LogError
@@ -146,12 +186,16 @@ def _run(data: Path, workers: int = 1) -> int:
         print(f"replay: no log at {data / 'log'}: run `python -m ingest` first "
               "(or `make demo`)", file=sys.stderr)
         return 2
+    provenance = _provenance(data, key, unverified)
+    if provenance is None:
+        return 1
 
     def progress(n: int) -> None:
         print(f"replay: {n:,} rounds judged", file=sys.stderr, flush=True)
 
     try:
-        summary = replay(data / "log", data / "replay", progress, workers=workers)
+        summary = replay(data / "log", data / "replay", progress, workers=workers,
+                         provenance=provenance)
     except LogError as exc:
         print(f"replay: the log cannot be read: {exc}. Run `python -m ingest verify`.",
               file=sys.stderr)

@@ -279,3 +279,47 @@ def test_two_writers_the_second_refuses(data: Path) -> None:
         assert "is already being written by pid" in other.stderr
     with LogWriter(data / "log", data / "quarantine") as again:  # released on close
         assert again.records == 9
+
+
+def _replay_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "replay", *args], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_replay_verifies_first_and_refuses_a_broken_log(data: Path) -> None:
+    ok = _replay_cli("--data", str(data))
+    assert ok.returncode == 0, ok.stderr
+    manifest = json.loads((data / "replay" / "manifest.json").read_text())
+    assert manifest["verified"] is True
+    assert manifest["log"]["records"] == 9
+    assert manifest["log"]["checkpoint"].startswith("catwalk event log ")
+    before = (data / "replay" / "rounds.parquet").read_bytes()
+
+    _rewrite(_segment(data, 2), lambda rs: rs[:1])  # the tail cut
+    refused = _replay_cli("--data", str(data))
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr
+    assert "REFUSED: the log does not verify" in refused.stderr
+    assert "segment-000003.avro" in refused.stderr
+    assert (data / "replay" / "rounds.parquet").read_bytes() == before  # nothing replaced
+
+    marked = _replay_cli("--data", str(data), "--unverified")
+    assert marked.returncode == 0, marked.stderr
+    manifest = json.loads((data / "replay" / "manifest.json").read_text())
+    assert manifest["verified"] is False
+    assert "segment-000003.avro" in manifest["verification"]
+    import pyarrow.parquet as pq
+
+    meta = pq.read_schema(data / "replay" / "wagers.parquet").metadata
+    assert json.loads(meta[b"catwalk.provenance"])["verified"] is False
+    checks = subprocess.run([sys.executable, "-m", "checks", "--data", str(data)], cwd=REPO,
+                            capture_output=True, text=True, timeout=120)
+    assert checks.returncode == 0
+    assert "unverified" in (checks.stdout + checks.stderr).lower()
+
+
+def test_replay_without_a_key_refuses(data: Path) -> None:
+    (data / "keys" / "signing.pub").unlink()
+    refused = _replay_cli("--data", str(data))
+    assert refused.returncode == 1
+    assert "no public key" in refused.stderr and "--key" in refused.stderr
+    assert not (data / "replay").exists()

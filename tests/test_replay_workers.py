@@ -183,12 +183,14 @@ def test_a_worker_that_dies_stops_the_replay_with_a_clear_error(tmp_path):
 
 
 def test_the_command_takes_workers_and_reports_progress(tmp_path):
-    log = _write(tmp_path, _interleaved(_shift(tables=3, rounds=2)))
-    replay(log, tmp_path / "one")
+    _write(tmp_path, _interleaved(_shift(tables=3, rounds=2)))
+    one = run_cli("replay", "--data", str(tmp_path), "--workers", "1")
+    assert one.returncode == 0, one.stderr
+    files_one = _files(tmp_path / "replay")
     proc = run_cli("replay", "--data", str(tmp_path), "--workers", "2")
     assert proc.returncode == 0, proc.stderr
     assert "replay: 6 rounds judged" in proc.stderr
-    assert _files(tmp_path / "replay") == _files(tmp_path / "one")
+    assert _files(tmp_path / "replay") == files_one
     bad = run_cli("replay", "--data", str(tmp_path), "--workers", "0")
     assert bad.returncode == 2
     assert "--workers must be a whole number from 1" in bad.stderr
