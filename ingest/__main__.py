@@ -141,7 +141,11 @@ def _consume(args: argparse.Namespace, data: Path) -> int:
 
     def close_log() -> None:
         log.close()
-        publisher.close()
+        try:
+            publisher.close()
+        except Exception as exc:  # the checkpoints are in the log and beside it
+            print(f"ingest: the checkpoint publisher did not close cleanly ({exc!r})",
+                  file=sys.stderr)
 
     try:
         index = EventIndex.from_log(data / "log")

@@ -41,7 +41,7 @@ from schemas.logformat import (
     META_TREE,
     SEGMENT,
     LogError,
-    chain_hash,
+    chain_next,
     leaf_input,
     next_offsets,
     read_segment,
@@ -133,7 +133,7 @@ class LogWriter:
         self.signer = signer or load_signer(log_dir.parent)
         self.quarantine_dir.mkdir(parents=True, exist_ok=True)
         self.checkpoint_dir.mkdir(parents=True, exist_ok=True)
-        for tmp in log_dir.glob("*.tmp"):
+        for tmp in [*log_dir.glob("*.tmp"), *self.checkpoint_dir.glob("*.tmp")]:
             tmp.unlink()
         segs = segments(log_dir)
         self._number = 0
@@ -222,14 +222,18 @@ class LogWriter:
             nxt[key] = m.offset + 1
         number = self._number + 1
         name = segment_name(number)
+        qpath = self.quarantine_dir / name.replace(".avro", ".jsonl")
         if quarantined:
-            qpath = self.quarantine_dir / name.replace(".avro", ".jsonl")
-            with qpath.open("w", encoding="utf-8") as fo:
-                for q in quarantined:
-                    fo.write(q.to_json() + "\n")
-                fo.flush()
-                os.fsync(fo.fileno())
-            _fsync_dir(self.quarantine_dir)
+            try:
+                with qpath.open("w", encoding="utf-8") as fo:
+                    for q in quarantined:
+                        fo.write(q.to_json() + "\n")
+                    fo.flush()
+                    os.fsync(fo.fileno())
+                _fsync_dir(self.quarantine_dir)
+            except BaseException:
+                qpath.unlink(missing_ok=True)  # the batch was not committed
+                raise
         records = []
         position, prev = self._position, self._last_hash
         tree = Tree(self._tree.size, self._tree.subtrees)
@@ -237,18 +241,40 @@ class LogWriter:
             if m.value is None:
                 raise LogError(f"{m.coordinates} has no value (a tombstone): it belongs in "
                                "quarantine, not in the log")
-            fields = {"position": position, "topic": m.topic, "partition": m.partition,
-                      "offset": m.offset, "timestamp_ms": m.timestamp_ms, "key": m.key,
-                      "value": m.value}
-            digest = chain_hash(prev_hash=prev, **fields)  # type: ignore[arg-type]
-            tree.append(leaf_hash(leaf_input(**fields)))  # type: ignore[arg-type]
-            records.append({**fields, "prev_hash": prev, "hash": digest})
+            leaf = leaf_input(position=position, topic=m.topic, partition=m.partition,
+                              offset=m.offset, timestamp_ms=m.timestamp_ms, key=m.key,
+                              value=m.value)
+            digest = chain_next(prev, leaf)
+            tree.append(leaf_hash(leaf))
+            records.append({"position": position, "topic": m.topic, "partition": m.partition,
+                            "offset": m.offset, "timestamp_ms": m.timestamp_ms, "key": m.key,
+                            "value": m.value, "prev_hash": prev, "hash": digest})
             position, prev = position + 1, digest
         checkpoint = self._sign(tree, name, prev, nxt)
         tmp = self.log_dir / (name + ".tmp")
+        try:
+            self._write_segment(tmp, records, nxt, checkpoint, tree)
+        except BaseException:
+            # Nothing was committed: leave no half-written file holding the disk, and no
+            # quarantine file without its segment.
+            tmp.unlink(missing_ok=True)
+            qpath.unlink(missing_ok=True)
+            raise
+        final = self.log_dir / name
+        os.replace(tmp, final)
+        _fsync_dir(self.log_dir)
+        self._number, self._position, self._last_hash, self._next = number, position, prev, nxt
+        self._tree, self._checkpoint = tree, checkpoint
+        _write_atomic(self.checkpoint_dir / name.replace(".avro", ".checkpoint"), checkpoint)
+        _write_atomic(self.checkpoint_dir / "latest.checkpoint", checkpoint)
+        self._announce(checkpoint)
+        return final
+
+    def _write_segment(self, tmp: Path, records: list[dict[str, object]], nxt: dict[str, int],
+                       checkpoint: str, tree: Tree) -> None:
         with tmp.open("wb") as fo:
             writer(
-                fo, record_schema(), records, codec="deflate",
+                fo, record_schema(), records, codec="deflate", codec_compression_level=1,
                 metadata={
                     META_NEXT_OFFSETS: json.dumps(nxt, sort_keys=True),
                     META_CHECKPOINT: checkpoint,
@@ -260,15 +286,6 @@ class LogWriter:
             )
             fo.flush()
             os.fsync(fo.fileno())
-        final = self.log_dir / name
-        os.replace(tmp, final)
-        _fsync_dir(self.log_dir)
-        self._number, self._position, self._last_hash, self._next = number, position, prev, nxt
-        self._tree, self._checkpoint = tree, checkpoint
-        _write_atomic(self.checkpoint_dir / name.replace(".avro", ".checkpoint"), checkpoint)
-        _write_atomic(self.checkpoint_dir / "latest.checkpoint", checkpoint)
-        self._announce(checkpoint)
-        return final
 
     def _announce(self, checkpoint: str) -> None:
         if self.on_checkpoint is None:
@@ -290,6 +307,9 @@ class LogWriter:
                 _write_atomic(self.checkpoint_dir / "latest.checkpoint", text)
                 self._checkpoint = text
                 self._announce(text)
+        except OSError as exc:  # a full disk, say: the segments' own checkpoints stand
+            print(f"ingest: the shutdown checkpoint could not be written ({exc}); every "
+                  "segment's own signed checkpoint stands", file=sys.stderr)
         finally:
             self._lock.close()
         return text
@@ -303,11 +323,15 @@ class LogWriter:
 
 def _write_atomic(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as fo:
-        fo.write(text)
-        fo.flush()
-        os.fsync(fo.fileno())
-    os.replace(tmp, path)
+    try:
+        with tmp.open("w", encoding="utf-8") as fo:
+            fo.write(text)
+            fo.flush()
+            os.fsync(fo.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def _lock(log_dir: Path) -> IO[str]:

@@ -43,7 +43,7 @@ from schemas.logformat import (
     META_LOG_ID,
     META_NEXT_OFFSETS,
     META_TREE,
-    chain_hash,
+    chain_next,
     leaf_input,
     record_schema,
     segments,
@@ -180,12 +180,14 @@ def _walk(log_dir: Path, key: Verifier, extra: Sequence[tuple[str, str]],
                 if rec["prev_hash"] != prev:
                     raise _Failed(f"{where}, {_event_id(rec['value'])}): prev_hash does not "
                                   "match the record before it")
-                fields = {k: rec[k] for k in ("position", "topic", "partition", "offset",
-                                              "timestamp_ms", "key", "value")}
-                if rec["hash"] != chain_hash(prev_hash=prev, **fields):
+                leaf = leaf_input(position=rec["position"], topic=rec["topic"],
+                                  partition=rec["partition"], offset=rec["offset"],
+                                  timestamp_ms=rec["timestamp_ms"], key=rec["key"],
+                                  value=rec["value"])
+                if rec["hash"] != chain_next(prev, leaf):
                     raise _Failed(f"{where}, {_event_id(rec['value'])}): its contents do not "
                                   "match its hash (the record was altered)")
-                tree.append(leaf_hash(leaf_input(**fields)))
+                tree.append(leaf_hash(leaf))
                 prev, count = rec["hash"], count + 1
                 state["records"] = count
                 if count in sizes:

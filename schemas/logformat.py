@@ -145,6 +145,12 @@ def parse_leaf_input(data: bytes) -> Leaf:
                 timestamp_ms=timestamp_ms, key=key, value=value)
 
 
+def chain_next(prev_hash: bytes, leaf: bytes) -> bytes:
+    """:func:`chain_hash` from the record's :func:`leaf_input`: the chain hashes the same
+    length-prefixed fields, after the previous hash."""
+    return hashlib.sha256(prev_hash + leaf).digest()
+
+
 def chain_hash(
     *,
     prev_hash: bytes,

@@ -154,3 +154,38 @@ def test_judge_never_raises_on_arbitrary_bytes(body, framed):
     value = (b"\x00\x00\x00\x00\x01" + body) if framed else body
     reason = judge(_received(0, value=value))
     assert reason is None or (isinstance(reason, str) and reason)
+
+
+@settings(max_examples=150, deadline=None)
+@given(bodies=st.lists(st.tuples(st.booleans(), st.binary(max_size=120), st.booleans()),
+                       max_size=12),
+       good=st.lists(st.integers(min_value=0, max_value=5), max_size=6))
+def test_judging_many_at_a_time_says_what_judging_one_says(bodies, good):
+    """ingest judges a poll's messages a block at a time: each gets exactly the reason (or
+    the pass) it gets alone, tombstones, garbage and wrong keys mixed with good events."""
+    from ingest.consume import judge_all
+
+    messages = [_received(i, value=(b"\x00\x00\x00\x00\x02" + body) if framed else body,
+                          key=b"T01" if keyed else b"T99")
+                for i, (framed, body, keyed) in enumerate(bodies)]
+    messages += [_received(100 + g) for g in good]
+    messages += [Received(topic="round-events", partition=0, offset=999, timestamp_ms=1,
+                          key=None, value=None)]
+    assert judge_all(messages) == [judge(m) for m in messages]
+
+
+@given(position=st.integers(0, 2**40), topic=st.text(max_size=20),
+       partition=st.integers(0, 2**31 - 1), offset=st.integers(0, 2**62),
+       timestamp_ms=st.integers(-2**62, 2**62), key=st.none() | st.binary(max_size=20),
+       value=st.binary(max_size=60), prev=st.binary(min_size=32, max_size=32))
+def test_the_chain_hashes_the_leaf_input_after_the_previous_hash(position, topic, partition,
+                                                                 offset, timestamp_ms, key,
+                                                                 value, prev):
+    from schemas.logformat import chain_hash, chain_next, leaf_input, parse_leaf_input
+
+    fields = {"position": position, "topic": topic, "partition": partition, "offset": offset,
+              "timestamp_ms": timestamp_ms, "key": key, "value": value}
+    leaf = leaf_input(**fields)
+    assert chain_next(prev, leaf) == chain_hash(prev_hash=prev, **fields)
+    back = parse_leaf_input(leaf)
+    assert {k: getattr(back, k) for k in fields} == fields
