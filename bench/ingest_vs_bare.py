@@ -67,7 +67,7 @@ def main() -> None:
 
     def bare() -> float:
         kc = KafkaConsumer(bootstrap_servers=servers, group_id=None, enable_auto_commit=False,
-                           isolation_level="read_committed", max_poll_records=2000)
+                           isolation_level="read_committed", max_poll_records=5000)
         tps = [TopicPartition(topic, i) for i in range(PARTITIONS)]
         kc.assign(tps)
         kc.seek_to_beginning(*tps)

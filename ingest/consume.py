@@ -396,7 +396,7 @@ def _ingest(messages: list[Any], *, kc: KafkaConsumer, log: LogWriter, index: Ev
     accepted: list[Received] = []
     keys: list[bytes | None] = []
     quarantined: list[Quarantined] = []
-    commit: dict[TopicPartition, OffsetAndMetadata] = {}
+    last: dict[tuple[str, int], int] = {}
     conflicts = Conflicts(index)
     fresh = []
     expect: dict[tuple[str, int], int | None] = {}
@@ -429,9 +429,11 @@ def _ingest(messages: list[Any], *, kc: KafkaConsumer, log: LogWriter, index: Ev
                 kind = "conflicting event id"
             stats.reasons[kind] = stats.reasons.get(kind, 0) + 1
             say(f"ingest: quarantined {received.coordinates}: {reason}")
-        commit[TopicPartition(m.topic, m.partition)] = OffsetAndMetadata(m.offset + 1, "", -1)
+        last[(m.topic, m.partition)] = m.offset
     if not accepted and not quarantined:
         return
+    commit = {TopicPartition(topic, partition): OffsetAndMetadata(offset + 1, "", -1)
+              for (topic, partition), offset in last.items()}
     log.append(accepted, quarantined)
     conflicts.commit((r.value, r.topic, r.partition, r.offset, k)
                      for r, k in zip(accepted, keys, strict=True) if r.value is not None)
@@ -439,9 +441,11 @@ def _ingest(messages: list[Any], *, kc: KafkaConsumer, log: LogWriter, index: Ev
     stats.quarantined += len(quarantined)
     stats.batches += 1
     try:
-        kc.commit(commit)
+        # Without waiting for the broker's answer: the log, not Kafka, holds the offsets
+        # ingest resumes from (they are signed in every segment's checkpoint), so a commit
+        # that is lost or late costs nothing but a seek.
+        kc.commit_async(commit)
     except KafkaError as exc:
-        # Harmless for correctness: the log records its offsets and resumes from them.
         say(f"ingest: offset commit failed ({_brief(exc)}); the log holds the offsets")
 
 
