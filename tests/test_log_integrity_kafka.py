@@ -1,0 +1,81 @@
+"""The witnesses outside the data directory, through the real broker: the checkpoint topic
+ingest publishes to, and the event topic itself (``verify --against-topic``)."""
+
+from __future__ import annotations
+
+import shutil
+import uuid
+from pathlib import Path
+
+import pytest
+from kafka import KafkaProducer
+
+from ingest.checkpoint_topic import checkpoint_topic, latest_checkpoints
+from ingest.kafka_io import TopicSettings, ensure_topic
+from schemas import WagerPlaced, encode
+from schemas.checkpoint import open_signed, read_verifier
+from schemas.logformat import segments
+from tests.conftest import run_cli
+from tests.events_factory import Table
+
+pytestmark = pytest.mark.kafka
+
+
+def _send(servers: str, topic: str, values: list[bytes]) -> None:
+    with KafkaProducer(bootstrap_servers=servers) as kp:
+        for v in values:
+            kp.send(topic, key=b"T01", value=v).get(timeout=30)
+
+
+def _events(first: int, n: int) -> list[bytes]:
+    table = Table()
+    return [encode(table.event("T01-000001", WagerPlaced(seat=1, wager="main",
+                                                         amount_cents=100 + i), seq=i + 1))
+            for i in range(first, first + n)]
+
+
+def _ingest(servers: str, topic: str, data: Path):
+    return run_cli("ingest", "--data", str(data), "--topic", topic, "--bootstrap", servers,
+                   "--until-idle", "1", "--quiet", timeout=120)
+
+
+def test_the_checkpoint_topic_witnesses_a_removed_tail(kafka_bootstrap: str,
+                                                       tmp_path: Path) -> None:
+    topic = f"witness-{uuid.uuid4().hex[:10]}"
+    ensure_topic(kafka_bootstrap, topic, TopicSettings(partitions=1))
+    data = tmp_path / "data"
+    _send(kafka_bootstrap, topic, _events(0, 5))
+    assert _ingest(kafka_bootstrap, topic, data).returncode == 0
+    _send(kafka_bootstrap, topic, _events(5, 4))
+    assert _ingest(kafka_bootstrap, topic, data).returncode == 0
+    key = read_verifier(data / "keys" / "signing.pub")
+    published = latest_checkpoints(kafka_bootstrap, topic)
+    assert len(published) == 1
+    assert open_signed(published[0], key).size == 9
+
+    vkey = key.vkey
+    ok = run_cli("ingest", "verify", "--data", str(data), "--key", vkey, "--against-topic",
+                 topic, "--bootstrap", kafka_bootstrap)
+    assert ok.returncode == 0, ok.stderr
+    assert f"all 9 messages of topic {topic} are in the log or in quarantine" in ok.stdout
+
+    # A message the log never took: the topic names it.
+    _send(kafka_bootstrap, topic, _events(9, 1))
+    lacking = run_cli("ingest", "verify", "--data", str(data), "--key", vkey,
+                      "--against-topic", topic, "--bootstrap", kafka_bootstrap)
+    assert lacking.returncode == 1
+    assert f"MISSING: {topic}[0]@9: in the topic, neither in the log nor in quarantine" \
+        in lacking.stderr
+
+    # The newest segment and every checkpoint beside the log removed: the directory alone
+    # looks whole, the checkpoint topic does not.
+    segments(data / "log")[-1].unlink()
+    shutil.rmtree(data / "checkpoints")
+    alone = run_cli("ingest", "verify", "--data", str(data), "--key", vkey)
+    assert alone.returncode == 0, alone.stderr
+    witnessed = run_cli("ingest", "verify", "--data", str(data), "--key", vkey,
+                        "--against-topic", topic, "--bootstrap", kafka_bootstrap)
+    assert witnessed.returncode == 1
+    assert (f"{checkpoint_topic(topic)} (latest): signed at" in witnessed.stderr
+            and "it covers 9 records but the log holds 5: records 5 to 8 were removed"
+            in witnessed.stderr), witnessed.stderr
