@@ -172,6 +172,56 @@ def chain_hash(
     return h.digest()
 
 
+WORKER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+WORKERS = "workers"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Chain:
+    """One hash chain of the log, with its own Merkle tree, checkpoints and quarantine.
+
+    A data directory holds the chain of a lone ingest (``log/``, ``quarantine/``,
+    ``checkpoints/``) and, when several ingest workers share a topic's partitions, one chain
+    per worker (``log/workers/NAME/``, ``quarantine/workers/NAME/``,
+    ``checkpoints/workers/NAME/``). Each is verified on its own and all together
+    (docs/log-integrity.md, "Several workers")."""
+
+    name: str
+    """The worker's name; empty for the chain of a lone ingest."""
+    log: Path
+    quarantine: Path
+    checkpoints: Path
+
+    @property
+    def label(self) -> str:
+        """How findings and verdicts name the chain."""
+        return "log" if not self.name else f"log of worker {self.name}"
+
+
+def chain_of(data_dir: Path, worker: str | None = None) -> Chain:
+    """The chain a lone ingest (``worker`` None) or worker ``worker`` writes under
+    ``data_dir``; ValueError for a name that is not a worker name."""
+    if not worker:
+        return Chain(name="", log=data_dir / "log", quarantine=data_dir / "quarantine",
+                     checkpoints=data_dir / "checkpoints")
+    if not WORKER_NAME.fullmatch(worker):
+        raise ValueError(f"worker name {worker!r}: use 1 to 64 letters, digits, - or _")
+    return Chain(name=worker, log=data_dir / "log" / WORKERS / worker,
+                 quarantine=data_dir / "quarantine" / WORKERS / worker,
+                 checkpoints=data_dir / "checkpoints" / WORKERS / worker)
+
+
+def chains(data_dir: Path) -> list[Chain]:
+    """Every chain under ``data_dir``: the lone ingest's (when it has a segment or nothing
+    else exists), then each worker's, by name."""
+    workers_dir = data_dir / "log" / WORKERS
+    named = sorted(p.name for p in workers_dir.iterdir()
+                   if p.is_dir() and WORKER_NAME.fullmatch(p.name)) if workers_dir.is_dir() else []
+    main = chain_of(data_dir)
+    out = [main] if segments(main.log) or not named else []
+    return out + [chain_of(data_dir, name) for name in named]
+
+
 def segments(log_dir: Path) -> list[Path]:
     """The complete segments of a log, in order. Temporary files are not segments."""
     if not log_dir.is_dir():
