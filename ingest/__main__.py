@@ -22,6 +22,9 @@ examples:
   python -m ingest verify --against-topic round-events
                                          also: every message of the topic is in the log or
                                          in quarantine
+  python -m ingest --worker w1 & python -m ingest --worker w2 &
+                                         two workers sharing the topic's partitions, each
+                                         writing its own chain (log/workers/NAME)
   python -m ingest prove R-1234 --out r1234.proof
                                          inclusion proofs of a round's events
   python -m ingest verify --proof r1234.proof --key "$(cat pinned.pub)"
@@ -88,6 +91,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--signing-key", type=Path, default=None, metavar="FILE",
                    help="consume: the checkpoint signing key (default $CATWALK_SIGNING_KEY, "
                    "else keys/signing.key under --data, created on first use)")
+    p.add_argument("--worker", default=None, metavar="NAME",
+                   help="consume: run as worker NAME of several ingest processes sharing the "
+                   "topic's partitions (one consumer group); each worker writes its own chain "
+                   "under log/workers/NAME, and all chains verify together")
     p.add_argument("--topic-settings", default=None, metavar="P,R,M", help="consume: the topic's partitions, replication factor and min.insync.replicas when it is created (default $CATWALK_TOPIC_PARTITIONS or 3, $CATWALK_REPLICATION_FACTOR or 1, $CATWALK_MIN_INSYNC_REPLICAS or 1); an existing topic is not altered")  # noqa: E501
     return p
 
@@ -132,10 +139,13 @@ def _consume(args: argparse.Namespace, data: Path) -> int:
     from schemas.checkpoint import CheckpointError
 
     try:
-        log = open_log(data, args.signing_key)
+        log = open_log(data, args.signing_key, args.worker)
     except (LogError, OSError, CheckpointError) as exc:
         print(f"ingest: cannot open the log under {data}: {exc}", file=sys.stderr)
         return 1
+    except ValueError as exc:
+        print(f"ingest: --worker: {exc}", file=sys.stderr)
+        return 2
     publisher = CheckpointPublisher(servers, args.topic)
     log.on_checkpoint = publisher.publish
 
@@ -148,7 +158,7 @@ def _consume(args: argparse.Namespace, data: Path) -> int:
                   file=sys.stderr)
 
     try:
-        index = EventIndex.from_log(data / "log")
+        index = EventIndex.from_log(log.log_dir)
     except (LogError, OSError) as exc:
         print(f"ingest: cannot read the log under {data} to index its event ids: {exc}",
               file=sys.stderr)
@@ -158,7 +168,7 @@ def _consume(args: argparse.Namespace, data: Path) -> int:
         print(f"ingest: {len(index):,} event ids of {index.records:,} log records indexed in "
               f"{index.seconds:.2f} s", file=sys.stderr, flush=True)
     group = args.group or f"catwalk-ingest-{args.topic}"
-    member = instance_id(group, data)
+    member = instance_id(group, log.log_dir)
     try:
         ensure_topic(servers, args.topic, settings)
     except KafkaError as exc:
@@ -179,7 +189,7 @@ def _consume(args: argparse.Namespace, data: Path) -> int:
 
     try:
         run(connect=lambda: consumer(servers, group, member), topic=args.topic, log=log,
-            log_dir=data / "log", index=index, until_idle=args.until_idle, progress=progress)
+            log_dir=log.log_dir, index=index, until_idle=args.until_idle, progress=progress)
     except Refused as exc:
         print(f"ingest: REFUSED: {exc}", file=sys.stderr)
         return 2

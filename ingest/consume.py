@@ -36,9 +36,10 @@ from kafka.errors import KafkaError, NoOffsetForPartitionError, OffsetOutOfRange
 from ingest.event_index import Conflicts, EventIndex, event_key
 from ingest.keys import load_signer
 from ingest.log import LogWriter, Quarantined, Received
+from ingest.peers import PeerOffsets
 from replay.batch_decode import decode_entries
 from schemas import DecodeError, RoundEvent, decode
-from schemas.logformat import LogError, next_offsets, segments
+from schemas.logformat import LogError, chain_of
 
 RETRY_FIRST_S = 0.5
 RETRY_MAX_S = 10.0
@@ -113,19 +114,14 @@ class IngestStats:
 
 
 def log_partitions(log_dir: Path, log: LogWriter, topic: str) -> dict[int, int]:
-    """``{partition: next offset}`` the log expects from ``topic`` (every partition it has
-    seen, from the last segment's header)."""
-    segs = segments(log_dir)
-    if not segs:
-        return {}
+    """``{partition: next offset}`` the log expects from ``topic``: every partition its
+    signed checkpoints hold (with several workers, any worker's chain)."""
+    log.refresh_peers()
     prefix = f"{topic}["
     out: dict[int, int] = {}
-    for name in next_offsets(segs[-1]):
+    for name, nxt in log.next_offsets().items():
         if name.startswith(prefix) and name.endswith("]") and name[len(prefix):-1].isdigit():
-            partition = int(name[len(prefix):-1])
-            nxt = log.next_offset(topic, partition)
-            if nxt is not None:
-                out[partition] = nxt
+            out[int(name[len(prefix):-1])] = nxt
     return out
 
 
@@ -203,6 +199,7 @@ class _ResumeFromLog(ConsumerRebalanceListener):  # type: ignore[misc]
         self.unchecked -= set(revoked)
 
     def on_partitions_assigned(self, assigned: Any) -> None:
+        self.log.refresh_peers()  # where the worker that held them stopped
         for tp in assigned:
             nxt = self.log.next_offset(tp.topic, tp.partition)
             if nxt is None:
@@ -398,6 +395,7 @@ def _ingest(messages: list[Any], *, kc: KafkaConsumer, log: LogWriter, index: Ev
     quarantined: list[Quarantined] = []
     last: dict[tuple[str, int], int] = {}
     conflicts = Conflicts(index)
+    log.refresh_peers()  # a message another worker's chain holds is not written twice
     fresh = []
     expect: dict[tuple[str, int], int | None] = {}
     for m in messages:
@@ -469,12 +467,19 @@ def _caught_up(consumer: KafkaConsumer, *, stalled: bool) -> bool:
     return not behind
 
 
-def open_log(data_dir: Path, signing_key: Path | None = None) -> LogWriter:
-    """The log of ``data_dir``, signing with ``signing_key`` (ingest/keys.py for the
-    default); LogError when another writer holds it or its last checkpoint cannot be
-    trusted, CheckpointError when the key cannot be read."""
-    return LogWriter(data_dir / "log", data_dir / "quarantine",
-                     signer=load_signer(data_dir, signing_key))
+def open_log(data_dir: Path, signing_key: Path | None = None,
+             worker: str | None = None) -> LogWriter:
+    """The chain of ``data_dir`` this ingest writes (the lone ingest's, or worker
+    ``worker``'s: schemas.logformat.chain_of), signing with ``signing_key`` (ingest/keys.py
+    for the default), aware of what the other workers' chains hold (ingest/peers.py).
+    LogError when another writer holds the chain or a last checkpoint cannot be trusted,
+    CheckpointError when the key cannot be read, ValueError for a bad worker name."""
+    chain = chain_of(data_dir, worker)
+    signer = load_signer(data_dir, signing_key)
+    log = LogWriter(chain.log, chain.quarantine, signer=signer,
+                    checkpoint_dir=chain.checkpoints)
+    log.peer_offsets = PeerOffsets(data_dir, chain, signer.verifier)
+    return log
 
 
 __all__ = ["IngestStats", "LogError", "Refused", "check_topic", "judge", "offsets_problem",

@@ -18,6 +18,7 @@ import base64
 import binascii
 import os
 import sys
+import time
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -76,20 +77,40 @@ def load_signer(data_dir: Path, explicit: Path | None = None, *, create: bool = 
         except (OSError, UnicodeDecodeError) as exc:
             raise SigningKeyError(f"{private_path}: cannot read the signing key: {exc}") from exc
     elif create and explicit is None and not os.environ.get(ENV):
-        signer = Signer(name, Ed25519PrivateKey.generate())
-        private_path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(private_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w", encoding="ascii") as fo:
-            fo.write(_encode(name, signer.private))
-            fo.flush()
-            os.fsync(fo.fileno())
-        print(f"ingest: created the signing key {private_path} (keep it secret; a deployment "
-              f"keeps it off the data directory, see docs/log-integrity.md). Public key: "
-              f"{signer.verifier.vkey}", file=sys.stderr)
+        signer = _create(private_path, name)
     else:
         raise SigningKeyError(f"no signing key at {private_path}: give the right file with "
-                        f"--signing-key or {ENV}, or restore it (see docs/log-integrity.md)")
+                              f"--signing-key or {ENV}, or restore it (see "
+                              "docs/log-integrity.md)")
     if not public_path.is_file() or public_path.read_text().strip() != signer.verifier.vkey:
         public_path.parent.mkdir(parents=True, exist_ok=True)
-        public_path.write_text(signer.verifier.vkey + "\n", encoding="ascii")
+        tmp = public_path.with_name(f"{public_path.name}.{os.getpid()}.tmp")
+        tmp.write_text(signer.verifier.vkey + "\n", encoding="ascii")
+        os.replace(tmp, public_path)
+    return signer
+
+
+def _create(private_path: Path, name: str) -> Signer:
+    """Create the key file (mode 0600); when another process creates it at the same moment
+    (workers started together), read theirs once it is complete."""
+    signer = Signer(name, Ed25519PrivateKey.generate())
+    private_path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(private_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        deadline = time.monotonic() + 5.0
+        while True:
+            try:
+                return _decode(private_path.read_text(encoding="ascii"), private_path)
+            except (SigningKeyError, OSError, UnicodeDecodeError, ValueError):
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+    with os.fdopen(fd, "w", encoding="ascii") as fo:
+        fo.write(_encode(name, signer.private))
+        fo.flush()
+        os.fsync(fo.fileno())
+    print(f"ingest: created the signing key {private_path} (keep it secret; a deployment "
+          f"keeps it off the data directory, see docs/log-integrity.md). Public key: "
+          f"{signer.verifier.vkey}", file=sys.stderr)
     return signer

@@ -118,6 +118,10 @@ class LogWriter:
         self.quarantine_dir = quarantine_dir
         self.checkpoint_dir = checkpoint_dir or log_dir.parent / "checkpoints"
         self.on_checkpoint: Callable[[str], None] | None = None
+        self.peer_offsets: Callable[[], dict[str, int]] | None = None
+        """With several ingest workers (ingest/peers.py): the highest signed next offset per
+        ``topic[partition]`` of the other chains, read by :meth:`refresh_peers`."""
+        self._peer: dict[str, int] = {}
         """Called with every checkpoint signed (after its segment is committed), e.g. to
         publish it to the checkpoint topic; its failures never undo a commit."""
         log_dir.mkdir(parents=True, exist_ok=True)
@@ -188,9 +192,28 @@ class LogWriter:
                     value=rec.value)))
                 self._position, self._last_hash = rec.position + 1, rec.hash
 
+    def refresh_peers(self) -> None:
+        """Read again what the other workers' chains hold (a no-op for a lone ingest)."""
+        if self.peer_offsets is not None:
+            self._peer = self.peer_offsets()
+
     def next_offset(self, topic: str, partition: int) -> int | None:
-        """The next Kafka offset the log expects from a partition; None if never seen."""
-        return self._next.get(f"{topic}[{partition}]")
+        """The next Kafka offset the log expects from a partition: the highest this chain or
+        (with several workers) any other chain holds; None if never seen."""
+        key = f"{topic}[{partition}]"
+        own, peer = self._next.get(key), self._peer.get(key)
+        if own is None or (peer is not None and peer > own):
+            return peer
+        return own
+
+    def next_offsets(self) -> dict[str, int]:
+        """``topic[partition]`` -> :meth:`next_offset`, for every partition seen."""
+        return {k: v for k in {*self._next, *self._peer}
+                if (v := self._merged(k)) is not None}
+
+    def _merged(self, key: str) -> int | None:
+        own, peer = self._next.get(key), self._peer.get(key)
+        return peer if own is None or (peer is not None and peer > own) else own
 
     @property
     def records(self) -> int:

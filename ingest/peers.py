@@ -1,0 +1,62 @@
+"""What the other ingest workers of a data directory hold (docs/log-integrity.md, "Several
+workers").
+
+Several ingest workers in one consumer group share a topic's partitions, each writing its
+own chain (schemas.logformat.chains). When the group moves a partition from one worker to
+another, the new owner must go on exactly where the old one stopped: it reads the signed
+checkpoint in the last segment of every other chain (never an unsigned header) and takes,
+for each partition, the highest next offset any chain holds. The group's rebalance protocol
+makes the old owner give a partition up only between two polls, after its last batch is
+committed, so that offset is final. A worker also reads the others' offsets before every
+batch it writes and leaves out messages another chain already holds: a worker the group
+dropped while it was paused (and that has not noticed yet) writes no message twice.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from schemas.checkpoint import CheckpointError, Verifier, open_signed
+from schemas.logformat import META_CHECKPOINT, Chain, LogError, chains, segment_metadata, segments
+
+
+class PeerOffsets:
+    """The highest signed next offset per ``topic[partition]`` of every chain but ``me``."""
+
+    def __init__(self, data_dir: Path, me: Chain, verifier: Verifier) -> None:
+        self.data_dir, self.me, self.verifier = data_dir, me, verifier
+        self._seen: dict[Path, tuple[int, dict[str, int]]] = {}
+
+    def __call__(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for chain in chains(self.data_dir):
+            if chain.name == self.me.name:
+                continue
+            segs = segments(chain.log)
+            if not segs:
+                continue
+            for key, nxt in self._offsets(chain, segs[-1]).items():
+                if nxt > out.get(key, -1):
+                    out[key] = nxt
+        return out
+
+    def _offsets(self, chain: Chain, last: Path) -> dict[str, int]:
+        try:
+            stamp = last.stat().st_mtime_ns
+        except OSError:
+            return {}
+        cached = self._seen.get(last)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        text = segment_metadata(last).get(META_CHECKPOINT)
+        if text is None:
+            raise LogError(f"the {chain.label} ({last}) has no signed checkpoint: its offsets "
+                           "cannot be trusted; run `python -m ingest verify`")
+        try:
+            offsets = dict(open_signed(text, self.verifier).next_offsets)
+        except CheckpointError as exc:
+            raise LogError(f"the {chain.label}'s last checkpoint ({last.name}) does not verify "
+                           f"with this worker's key ({exc}): every worker of a data directory "
+                           "signs with the same key; run `python -m ingest verify`") from exc
+        self._seen[last] = (stamp, offsets)
+        return offsets
