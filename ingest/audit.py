@@ -1,12 +1,16 @@
 """``python -m ingest verify`` and ``python -m ingest prove``: what a regulator runs.
 
-- ``verify`` checks the whole log offline against a public key (schemas/log_verify.py), the
-  checkpoints beside the log and any checkpoint the regulator kept (``--checkpoint``);
+- ``verify`` checks the whole log offline against a public key (schemas/log_verify.py):
+  every chain of it (the lone ingest's, or each ingest worker's), the checkpoints beside
+  each and any checkpoint the regulator kept (``--checkpoint``, matched to its chain by its
+  log id);
   ``--against-topic`` also reads the topic (kept forever) and names every message the log
   and the quarantine both lack; ``--proof FILE`` checks an inclusion proof offline, with no
   log at all.
 - ``prove ROUND_ID`` prints, for every event of a round, its record and the audit path that
-  ties it to the log's latest signed checkpoint (RFC 9162 2.1.3), as JSON.
+  ties it to the latest signed checkpoint of its chain (RFC 9162 2.1.3), as JSON. With the
+  lone ingest's chain the proof names one checkpoint (``checkpoint``); with workers' chains
+  each event carries its chain's (``chain`` and ``checkpoint`` in the event).
 
 Exit codes: 0 verified; 1 the log, a checkpoint or a proof does not verify (the first
 problem is named); 2 the command cannot run (bad arguments, unreadable files, no broker).
@@ -22,9 +26,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from schemas.checkpoint import CheckpointError, Verifier, open_signed, read_verifier
-from schemas.log_verify import READ_ERRORS, LogVerdict, checkpoints_beside, verify_log
-from schemas.logformat import LogError, leaf_input, parse_leaf_input, read_log
+from schemas.checkpoint import Checkpoint, CheckpointError, Verifier, open_signed, read_verifier
+from schemas.log_verify import READ_ERRORS, DataVerdict, LogVerdict, verify_data
+from schemas.logformat import Chain, LogError, leaf_input, parse_leaf_input, read_log
 from schemas.merkle import Levels, leaf_hash, verify_inclusion
 
 PROOF_FORMAT = "catwalk-inclusion-proof/1"
@@ -52,8 +56,9 @@ def _key(data: Path, given: str | None) -> tuple[Verifier, str]:
     return verifier, "the key given with --key"
 
 
-def _checkpoints(data: Path, files: list[Path]) -> list[tuple[str, str]]:
-    found = checkpoints_beside(data / "log")
+def _checkpoints(files: list[Path]) -> list[tuple[str, str]]:
+    """The checkpoints given as files (those beside each chain are read by verify_data)."""
+    found = []
     for path in files:
         try:
             found.append((str(path), path.read_text(encoding="utf-8")))
@@ -64,18 +69,19 @@ def _checkpoints(data: Path, files: list[Path]) -> list[tuple[str, str]]:
 
 def verify(data: Path, *, key: str | None, checkpoint_files: list[Path],
            quiet: bool = False, witnessed: list[tuple[str, str]] | None = None,
-           ) -> tuple[LogVerdict, str]:
-    """Verify the log of ``data`` (with the checkpoints beside it, the files given and the
-    ``witnessed`` ones, from the checkpoint topic); (verdict, where the key came from)."""
+           ) -> tuple[DataVerdict, str]:
+    """Verify every chain of the log of ``data`` (with the checkpoints beside each, the files
+    given and the ``witnessed`` ones, from the checkpoint topic, each matched to its chain);
+    (verdict, where the key came from)."""
     verifier, source = _key(data, key)
 
     def progress(n: int) -> None:
         if not quiet:
             print(f"verify: {n:,} records checked", file=sys.stderr, flush=True)
 
-    verdict = verify_log(data / "log", verifier,
-                         checkpoints=[*_checkpoints(data, checkpoint_files), *(witnessed or [])],
-                         progress=progress)
+    verdict = verify_data(data, verifier,
+                          checkpoints=[*_checkpoints(checkpoint_files), *(witnessed or [])],
+                          progress=progress)
     return verdict, source
 
 
@@ -121,10 +127,10 @@ def _witnessed(topic: str, bootstrap: str | None) -> list[tuple[str, str]]:
     return [(f"{checkpoint_topic(topic)} (latest)", t) for t in texts]
 
 
-def _round_records(data: Path, round_id: str) -> Iterator[tuple[int, dict[str, Any], str, str]]:
+def _round_records(log_dir: Path, round_id: str) -> Iterator[tuple[int, dict[str, Any], str, str]]:
     from schemas.codec import decode
 
-    for rec in read_log(data / "log"):
+    for rec in read_log(log_dir):
         try:
             event = decode(rec.value)
         except Exception:  # a record that does not decode is in no round
@@ -136,24 +142,21 @@ def _round_records(data: Path, round_id: str) -> Iterator[tuple[int, dict[str, A
             yield rec.position, fields, event.event_id, event.kind
 
 
-def prove(data: Path, round_id: str, *, key: str | None) -> dict[str, Any]:
-    """The inclusion proofs of every event of ``round_id`` against the log's latest signed
-    checkpoint, once the log verifies."""
-    verdict, _ = verify(data, key=key, checkpoint_files=[], quiet=True)
-    if not verdict.ok or verdict.checkpoint is None or verdict.checkpoint_text is None:
-        raise AuditError(f"the log does not verify, so no proof is given: {verdict.line()}")
+def _proved(chain: Chain, verdict: LogVerdict, round_id: str) -> tuple[list[dict[str, Any]], int]:
+    """The proofs of the round's events in one chain against its latest signed checkpoint,
+    and how many of its events the chain holds (those after the checkpoint are not proved)."""
+    assert verdict.checkpoint is not None
     size = verdict.checkpoint.size
     try:
         leaves = [leaf_hash(leaf_input(position=r.position, topic=r.topic, partition=r.partition,
                                        offset=r.offset, timestamp_ms=r.timestamp_ms, key=r.key,
                                        value=r.value))
-                  for r in read_log(data / "log")]
-        found = list(_round_records(data, round_id))
+                  for r in read_log(chain.log)]
+        found = list(_round_records(chain.log, round_id))
     except (LogError, *READ_ERRORS) as exc:
         raise AuditError(f"the log changed while it was read: {exc}") from exc
     if not found:
-        raise AuditError(f"round {round_id!r} has no event in the log (check the round id; "
-                         "`python -m replay round` lists a table's rounds)")
+        return [], 0
     levels = Levels(leaves[:size])
     events = []
     for position, fields, event_id, kind in found:
@@ -165,8 +168,48 @@ def prove(data: Path, round_id: str, *, key: str | None) -> dict[str, Any]:
             "leaf_input": base64.b64encode(leaf_input(**fields)).decode(),
             "path": [base64.b64encode(h).decode() for h in levels.path(position, size)],
         })
-    return {"format": PROOF_FORMAT, "round_id": round_id, "tree_size": size,
-            "checkpoint": verdict.checkpoint_text, "key": verdict.key.vkey, "events": events}
+    return events, len(found)
+
+
+def prove(data: Path, round_id: str, *, key: str | None) -> dict[str, Any]:
+    """The inclusion proofs of every event of ``round_id``, each against the latest signed
+    checkpoint of its chain, once the log (every chain) verifies.
+
+    The lone ingest's chain: ``tree_size`` and ``checkpoint`` are the proof's, as always.
+    Several chains: each event carries its own ``chain`` (the worker's name), ``tree_size``
+    and ``checkpoint``, in the order of (topic, partition, offset)."""
+    verdict, _ = verify(data, key=key, checkpoint_files=[], quiet=True)
+    if not verdict.ok or (verdict.lone and (verdict.checkpoint is None
+                                            or verdict.checkpoint_text is None)):
+        raise AuditError(f"the log does not verify, so no proof is given: {verdict.line()}")
+    events: list[dict[str, Any]] = []
+    held = 0
+    for chain, chained in verdict.chains:
+        if chained.checkpoint is None or chained.checkpoint_text is None:
+            continue  # a worker's chain with nothing written yet
+        proved, count = _proved(chain, chained, round_id)
+        held += count
+        for event in proved:
+            if not verdict.lone:
+                event.update(chain=chain.name or "-", tree_size=chained.checkpoint.size,
+                             checkpoint=chained.checkpoint_text)
+            events.append(event)
+    if not held:
+        raise AuditError(f"round {round_id!r} has no event in the log (check the round id; "
+                         "`python -m replay round` lists a table's rounds)")
+    if verdict.lone:
+        assert verdict.checkpoint is not None
+        return {"format": PROOF_FORMAT, "round_id": round_id,
+                "tree_size": verdict.checkpoint.size, "checkpoint": verdict.checkpoint_text,
+                "key": verdict.key.vkey, "events": events}
+    events.sort(key=_kafka_order)
+    return {"format": PROOF_FORMAT, "round_id": round_id, "key": verdict.key.vkey,
+            "events": events}
+
+
+def _kafka_order(event: dict[str, Any]) -> tuple[str, int, int]:
+    leaf = parse_leaf_input(base64.b64decode(event["leaf_input"]))
+    return leaf.topic, leaf.partition, leaf.offset
 
 
 def prove_command(data: Path, round_id: str | None, *, key: str | None, out: Path | None) -> int:
@@ -183,15 +226,19 @@ def prove_command(data: Path, round_id: str | None, *, key: str | None, out: Pat
         sys.stdout.write(text)
     else:
         out.write_text(text, encoding="utf-8")
-        print(f"prove: {len(proof['events'])} events of round {round_id} proved against the "
-              f"checkpoint of {proof['tree_size']:,} records; written to {out}. Check it with "
+        against = (f"the checkpoint of {proof['tree_size']:,} records" if "tree_size" in proof
+                   else "the checkpoint of each event's chain")
+        print(f"prove: {len(proof['events'])} events of round {round_id} proved against "
+              f"{against}; written to {out}. Check it with "
               f"python -m ingest verify --proof {out} --key <public key>", file=sys.stderr)
     return 0
 
 
 def _check_proof(path: Path, data: Path, key: str | None) -> int:
     """Check an inclusion proof offline: the checkpoint's signature, then each event's
-    path to its root, then that each record is an event of the round the proof names."""
+    path to its root, then that each record is an event of the round the proof names. An
+    event that carries its own ``checkpoint`` (its chain's, with several ingest workers) is
+    checked against it, any other against the proof's ``checkpoint``."""
     from schemas.codec import decode
 
     try:
@@ -206,17 +253,31 @@ def _check_proof(path: Path, data: Path, key: str | None) -> int:
         print(f"verify: no --key given: checking with {data / 'keys' / 'signing.pub'}; a proof "
               "is only as good as the key you pin", file=sys.stderr)
     verifier, _ = _key(data, key)
-    try:
-        cp = open_signed(str(proof.get("checkpoint", "")), verifier)
-    except CheckpointError as exc:
-        print(f"verify: FAILED: {path}: its checkpoint: {exc}", file=sys.stderr)
-        return 1
-    round_id = proof.get("round_id")
     events = proof.get("events")
+    shared = "checkpoint" in proof or not isinstance(events, list) or not all(
+        isinstance(item, dict) and "checkpoint" in item for item in events)
+    opened: dict[str, Checkpoint] = {}
+    if shared:
+        try:
+            opened[""] = open_signed(str(proof.get("checkpoint", "")), verifier)
+        except CheckpointError as exc:
+            print(f"verify: FAILED: {path}: its checkpoint: {exc}", file=sys.stderr)
+            return 1
+    round_id = proof.get("round_id")
     if not isinstance(events, list) or not events:
         print(f"verify: FAILED: {path}: proves no event", file=sys.stderr)
         return 1
     for n, item in enumerate(events, start=1):
+        own = item.get("checkpoint") if isinstance(item, dict) else None
+        text = "" if own is None else str(own)
+        if text not in opened:
+            try:
+                opened[text] = open_signed(text, verifier)
+            except CheckpointError as exc:
+                print(f"verify: FAILED: {path} event {n}: its checkpoint: {exc}",
+                      file=sys.stderr)
+                return 1
+        cp = opened[text]
         try:
             raw = base64.b64decode(item["leaf_input"], validate=True)
             path_hashes = [base64.b64decode(h, validate=True) for h in item["path"]]
@@ -241,9 +302,17 @@ def _check_proof(path: Path, data: Path, key: str | None) -> int:
                   f"event {event.event_id} of round {event.round_id}, not what the proof "
                   "says", file=sys.stderr)
             return 1
-    print(f"verify: OK: {len(events)} events of round {round_id} are records of the log "
-          f"whose checkpoint of {cp.size:,} records, signed at {cp.signed_at}, verifies with "
-          f"key {verifier.name} ({verifier.key_hash.hex()})")
+    if len(opened) == 1:
+        cp = next(iter(opened.values()))
+        print(f"verify: OK: {len(events)} events of round {round_id} are records of the log "
+              f"whose checkpoint of {cp.size:,} records, signed at {cp.signed_at}, verifies "
+              f"with key {verifier.name} ({verifier.key_hash.hex()})")
+        return 0
+    signed = "; ".join(f"log {c.log_id}: {c.size:,} records signed at {c.signed_at}"
+                       for c in opened.values())
+    print(f"verify: OK: {len(events)} events of round {round_id} are records of the log, in "
+          f"{len(opened)} chains whose checkpoints ({signed}) verify with key {verifier.name} "
+          f"({verifier.key_hash.hex()})")
     return 0
 
 

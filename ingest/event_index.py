@@ -4,7 +4,9 @@ Ingest keeps an exact repeat of an event (the same bytes again: replay reports t
 duplicate) but must not let a *different* event take an id the log already holds: that
 message is quarantined as a conflict, naming where the first one is. The index is rebuilt
 from the log at every start (so it survives restarts without a file of its own that could
-disagree with the log) and updated as batches are appended.
+disagree with the log) and updated as batches are appended. It is built from every chain of
+the data directory (the lone ingest's and each ingest worker's, ``schemas.logformat.chains``),
+so a worker does not let an event in that another worker's chain holds with other bytes.
 
 An event id is read from the message's own bytes: in every registered writer schema the
 envelope's first field is ``event_id``, an Avro string, so it is the first thing after the
@@ -23,13 +25,13 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from replay.batch_decode import log_entries
+from replay.batch_decode import chain_entries, log_chains
 from schemas import SCHEMA_IDS, DecodeError, decode, writer_schema
-from schemas.logformat import read_log
+from schemas.logformat import WORKERS, Chain, chains, read_log
 
 _UUID = re.compile(rb"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _PLACE = struct.Struct(">Iiq")  # topic number, partition, offset
-_WHERE = re.compile(r"log position \d+ \((.*)\[(\d+)\]@(\d+)\)")
+_WHERE = re.compile(r"log(?: of worker [A-Za-z0-9_-]+)? position \d+ \((.*)\[(\d+)\]@(\d+)\)")
 """The place of a record as ``replay.batch_decode.log_entries`` words it."""
 DIGEST_SIZE = 16
 
@@ -129,23 +131,41 @@ class EventIndex:
 
     @classmethod
     def from_log(cls, log_dir: Path) -> EventIndex:
-        """The index of every record of the log (LogError when the log cannot be read)."""
+        """The index of every record of the log (LogError when the log cannot be read): of
+        every chain of the data directory when ``log_dir`` is its ``log/`` or a worker's
+        ``log/workers/NAME`` (:meth:`from_data`), else of the one chain in ``log_dir``."""
+        data = _data_of(log_dir)
+        if data is not None:
+            return cls.from_data(data)
+        return cls._from_chains(log_chains(log_dir))
+
+    @classmethod
+    def from_data(cls, data_dir: Path) -> EventIndex:
+        """The index of every record of every chain of ``data_dir`` (the lone ingest's and
+        each worker's, in the order of ``schemas.logformat.chains``; an id in several
+        chains keeps its place in the first); LogError when a chain cannot be read."""
+        return cls._from_chains(chains(data_dir))
+
+    @classmethod
+    def _from_chains(cls, found: list[Chain]) -> EventIndex:
         started = time.perf_counter()
         index = cls()
-        # The replay's reader of the log (no schema resolution): 2.5x read_log's speed.
-        for _, where, _, value in log_entries(log_dir):
-            place = _WHERE.fullmatch(where)
-            if place is None:  # worded otherwise: read the records the slow way
-                return cls._from_records(log_dir, started)
-            index.add(value, place.group(1), int(place.group(2)), int(place.group(3)))
+        for chain in found:  # one chain at a time: nothing held but the index
+            # The replay's reader of the log (no schema resolution): 2.5x read_log's speed.
+            for _, where, _, value in chain_entries(chain):
+                place = _WHERE.fullmatch(where)
+                if place is None:  # worded otherwise: read the records the slow way
+                    return cls._from_records(found, started)
+                index.add(value, place.group(1), int(place.group(2)), int(place.group(3)))
         index.seconds = time.perf_counter() - started
         return index
 
     @classmethod
-    def _from_records(cls, log_dir: Path, started: float) -> EventIndex:
+    def _from_records(cls, found: list[Chain], started: float) -> EventIndex:
         index = cls()
-        for rec in read_log(log_dir):
-            index.add(rec.value, rec.topic, rec.partition, rec.offset)
+        for chain in found:
+            for rec in read_log(chain.log):
+                index.add(rec.value, rec.topic, rec.partition, rec.offset)
         index.seconds = time.perf_counter() - started
         return index
 
@@ -203,6 +223,16 @@ class Conflicts:
         for value, topic, partition, offset, key in accepted:
             self.index.add(value, topic, partition, offset, key=key)
         self.pending.clear()
+
+
+def _data_of(log_dir: Path) -> Path | None:
+    """The data directory whose chains ``log_dir`` stands for (its ``log/``, or a worker's
+    ``log/workers/NAME``), or None."""
+    if log_dir.name == "log":
+        return log_dir.parent
+    if log_dir.parent.name == WORKERS and log_dir.parent.parent.name == "log":
+        return log_dir.parent.parent.parent
+    return None
 
 
 def _show(key: bytes) -> str:

@@ -19,7 +19,7 @@ from kafka import KafkaConsumer, TopicPartition
 from kafka.errors import KafkaError
 
 from ingest.audit import AuditError
-from schemas.log_verify import READ_ERRORS
+from schemas.log_verify import READ_ERRORS, data_chains
 from schemas.logformat import LogError, read_log
 
 Where = tuple[str, int, int]
@@ -33,14 +33,19 @@ def _digest(key: bytes | None, value: bytes | None) -> bytes:
 
 
 def _held(data: Path, topic: str) -> dict[Where, bytes]:
+    """What the log holds of ``topic``: every chain's records and every chain's quarantine
+    (the lone ingest's and each worker's)."""
     held: dict[Where, bytes] = {}
-    try:
-        for rec in read_log(data / "log"):
-            if rec.topic == topic:
-                held[(rec.topic, rec.partition, rec.offset)] = _digest(rec.key, rec.value)
-    except (LogError, *READ_ERRORS) as exc:
-        raise AuditError(f"the log cannot be read: {exc}") from exc
-    for path in sorted((data / "quarantine").glob("segment-*.jsonl")):
+    found = data_chains(data)
+    for chain in found:
+        try:
+            for rec in read_log(chain.log):
+                if rec.topic == topic:
+                    held[(rec.topic, rec.partition, rec.offset)] = _digest(rec.key, rec.value)
+        except (LogError, *READ_ERRORS) as exc:
+            named = "" if len(found) == 1 and not chain.name else f" ({chain.label})"
+            raise AuditError(f"the log cannot be read{named}: {exc}") from exc
+    for path in [p for chain in found for p in sorted(chain.quarantine.glob("segment-*.jsonl"))]:
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             try:
                 entry = json.loads(line)

@@ -145,10 +145,11 @@ def _workers(text: str) -> int:
 
 
 def _provenance(data: Path, key: str | None, unverified: bool) -> dict[str, Any] | None:
-    """Verify the log first (docs/log-integrity.md): what the outputs will say of it, or
-    None when replay must refuse (said on standard error)."""
+    """Verify the log first, every chain of it (docs/log-integrity.md): what the outputs will
+    say of it, or None when replay must refuse (said on standard error). With several
+    chains, ``root`` and ``checkpoint`` name each chain (schemas.log_verify.DataVerdict)."""
     from schemas.checkpoint import CheckpointError, read_verifier
-    from schemas.log_verify import checkpoints_beside, verify_log
+    from schemas.log_verify import verify_data
 
     try:
         verifier = read_verifier(key or data / "keys" / "signing.pub")
@@ -161,7 +162,7 @@ def _provenance(data: Path, key: str | None, unverified: bool) -> dict[str, Any]
         print(f"replay: WARNING: {line}; replaying anyway (--unverified)", file=sys.stderr)
         return {"verified": False, "verification": line, "records": None, "root": None,
                 "checkpoint": None, "key_fingerprint": None}
-    verdict = verify_log(data / "log", verifier, checkpoints=checkpoints_beside(data / "log"))
+    verdict = verify_data(data, verifier)
     if not verdict.ok and not unverified:
         print(f"replay: REFUSED: the log does not verify: {verdict.line()}. Nothing was "
               "written. Find out why with `python -m ingest verify`; to replay it anyway, "
@@ -172,7 +173,7 @@ def _provenance(data: Path, key: str | None, unverified: bool) -> dict[str, Any]
               "anyway (--unverified): every output is marked unverified", file=sys.stderr)
     return {"verified": verdict.ok,
             "verification": verdict.line() if verdict.ok else f"not verified: {verdict.problem}",
-            "records": verdict.records, "root": verdict.root.hex(),
+            "records": verdict.records, "root": verdict.root,
             "checkpoint": verdict.checkpoint_text, "key_fingerprint": verifier.vkey}
 
 

@@ -50,12 +50,22 @@ from fastavro.write import Writer
 from replay.fold import Finding
 from schemas import SCHEMA_IDS, DecodeError, RoundEvent, decode, writer_schema
 from schemas.codec import _UPCAST, _payload
-from schemas.logformat import LogError, read_segment, record_schema, segments
+from schemas.logformat import (
+    WORKERS,
+    Chain,
+    LogError,
+    chain_of,
+    chains,
+    read_segment,
+    record_schema,
+    segments,
+)
 
 Entry = tuple[int, str, bytes | None, bytes]
 """One log record as replay needs it: (ordinal in the log, where, Kafka key, value). The
 ordinal counts records in the order they are read; where is ``log position P (topic[p]@o)``,
-the words every finding uses."""
+the words every finding uses (``log of worker NAME position P (topic[p]@o)`` for a record
+of worker NAME's chain)."""
 
 BLOCK = 2048
 """Records per in-memory container block: large enough that the block's header costs
@@ -69,8 +79,8 @@ _LAST_US = (dt.datetime.max.replace(tzinfo=dt.UTC) - _EPOCH) // dt.timedelta(mic
 _PLAIN = {"event_id": "uuid", "occurred_at": "timestamp-micros"}
 
 
-def _where(position: int, topic: str, partition: int, offset: int) -> str:
-    return f"log position {position} ({topic}[{partition}]@{offset})"
+def _where(position: int, topic: str, partition: int, offset: int, label: str = "log") -> str:
+    return f"{label} position {position} ({topic}[{partition}]@{offset})"
 
 
 @cache
@@ -78,7 +88,7 @@ def _record_form() -> str:
     return to_parsing_canonical_form(record_schema())
 
 
-def _segment_entries(segment: Path, first: int) -> Iterator[Entry]:
+def _segment_entries(segment: Path, first: int, label: str = "log") -> Iterator[Entry]:
     """A segment's records as entries, numbered from ``first``; LogError as
     ``read_segment`` words it when the segment cannot be read."""
     try:
@@ -86,25 +96,94 @@ def _segment_entries(segment: Path, first: int) -> Iterator[Entry]:
             records = reader(fo)
             if to_parsing_canonical_form(records.writer_schema) != _record_form():
                 for n, kept in enumerate(read_segment(segment), start=first):
-                    yield (n, _where(kept.position, kept.topic, kept.partition, kept.offset),
-                           kept.key, kept.value)
+                    yield (n, _where(kept.position, kept.topic, kept.partition, kept.offset,
+                                     label), kept.key, kept.value)
                 return
             rec: Any
             for n, rec in enumerate(records, start=first):
                 yield (n, _where(rec["position"], rec["topic"], rec["partition"],
-                                 rec["offset"]), rec["key"], rec["value"])
+                                 rec["offset"], label), rec["key"], rec["value"])
     except (OSError, ValueError, EOFError, StopIteration) as exc:
         raise LogError(f"{segment.name}: cannot be read as a log segment: {exc!r}") from exc
 
 
-def log_entries(log_dir: Path) -> Iterator[Entry]:
-    """Every record of the log as an entry, in the order it was written (the records and
-    the errors of ``schemas.logformat.read_log``)."""
-    count = 0
-    for seg in segments(log_dir):
-        for entry in _segment_entries(seg, count):
+def log_chains(log_dir: Path) -> list[Chain]:
+    """The chains a log directory stands for: every chain of the data directory
+    (``schemas.logformat.chains``) when ``log_dir`` is a data directory's ``log/``; the
+    worker's own chain for ``log/workers/NAME``; else the one chain ``log_dir`` holds."""
+    if log_dir.name == "log":
+        return chains(log_dir.parent)
+    if log_dir.parent.name == WORKERS and log_dir.parent.parent.name == "log":
+        try:
+            return [chain_of(log_dir.parent.parent.parent, log_dir.name)]
+        except ValueError:
+            pass
+    return [Chain(name="", log=log_dir, quarantine=log_dir.parent / "quarantine",
+                  checkpoints=log_dir.parent / "checkpoints")]
+
+
+def chain_entries(chain: Chain, first: int = 0) -> Iterator[Entry]:
+    """One chain's records as entries in the order written, numbered from ``first``, each
+    ``where`` naming the chain (``log position P ...`` for the lone ingest's)."""
+    count = first
+    for seg in segments(chain.log):
+        for entry in _segment_entries(seg, count, chain.label):
             count += 1
             yield entry
+
+
+Placed = tuple[str, int, int, str, bytes | None, bytes]
+"""(topic, partition, offset, where, key, value): a record before the merge numbers it."""
+
+
+def _placed(chain: Chain) -> Iterator[Placed]:
+    for seg in segments(chain.log):
+        try:
+            with seg.open("rb") as fo:
+                avro = reader(fo)
+                records: Iterable[Any] = avro
+                rec: Any
+                if to_parsing_canonical_form(avro.writer_schema) != _record_form():
+                    records = (
+                        {"position": r.position, "topic": r.topic, "partition": r.partition,
+                         "offset": r.offset, "key": r.key, "value": r.value}
+                        for r in read_segment(seg))
+                for rec in records:
+                    yield (rec["topic"], rec["partition"], rec["offset"],
+                           _where(rec["position"], rec["topic"], rec["partition"],
+                                  rec["offset"], chain.label), rec["key"], rec["value"])
+        except (OSError, ValueError, EOFError, StopIteration) as exc:
+            raise LogError(f"{seg.name}: cannot be read as a log segment: {exc!r}") from exc
+
+
+def data_entries(data_dir: Path) -> Iterator[Entry]:
+    """Every record of every chain of ``data_dir`` (:func:`entries_of`)."""
+    return entries_of(chains(data_dir))
+
+
+def entries_of(found: list[Chain]) -> Iterator[Entry]:
+    """The records of the chains as entries. The lone ingest's chain alone: in the order
+    written, streamed (as ``schemas.logformat.read_log``). Any other set of chains (several
+    workers, whose partitions may have moved between them any number of times): all
+    records merged in the order of (topic, partition, offset), ties (a message in two
+    chains, which verification names) in chain order then position; the ordinals count in
+    that order. The merge holds every record in memory."""
+    if len(found) == 1 and not found[0].name:
+        yield from chain_entries(found[0])
+        return
+    merged: list[Placed] = []
+    for chain in found:
+        merged.extend(_placed(chain))
+    merged.sort(key=lambda p: (p[0], p[1], p[2]))  # stable: chain order, then position
+    for n, (_, _, _, where, key, value) in enumerate(merged):
+        yield n, where, key, value
+
+
+def log_entries(log_dir: Path) -> Iterator[Entry]:
+    """Every record of the log as an entry (the records and the errors of
+    ``schemas.logformat.read_log``): of every chain :func:`log_chains` finds, in the order
+    of :func:`entries_of` (for the lone ingest's chain, the order written)."""
+    return entries_of(log_chains(log_dir))
 
 
 def _zigzag(n: int) -> bytes:

@@ -22,6 +22,12 @@ checks, in this order:
 
 A missing directory, a log without a segment and a segment that is not a log segment fail
 the verification too.
+
+:func:`verify_data` verifies every chain of a data directory (the lone ingest's, or one per
+ingest worker: ``schemas.logformat.chains``) this way, each with the checkpoints beside it,
+and then what holds across chains: no Kafka message is in two chains, no two chains share a
+log id, and every other checkpoint given is of one of the chains (matched by its log id).
+With the lone ingest's chain alone, its verdict and words are :func:`verify_log`'s.
 """
 
 from __future__ import annotations
@@ -36,16 +42,22 @@ from typing import Any
 from fastavro import reader
 from fastavro.schema import to_parsing_canonical_form
 
-from schemas.checkpoint import Checkpoint, CheckpointError, Verifier, open_signed
+from schemas.checkpoint import Checkpoint, CheckpointError, Verifier, open_signed, parse
 from schemas.logformat import (
     GENESIS,
     META_CHECKPOINT,
     META_LOG_ID,
     META_NEXT_OFFSETS,
     META_TREE,
+    Chain,
+    LogError,
     chain_next,
+    chain_of,
+    chains,
     leaf_input,
+    read_segment,
     record_schema,
+    segment_metadata,
     segments,
 )
 from schemas.merkle import Tree, leaf_hash
@@ -112,12 +124,14 @@ def _records(segment: Path, meta: dict[str, str]) -> Iterator[dict[str, Any]]:
             yield rec
 
 
-def checkpoints_beside(log_dir: Path) -> list[tuple[str, str]]:
-    """The signed checkpoints ingest wrote beside the log (``checkpoints/*.checkpoint`` in
-    the log's data directory), as (file, text); one that cannot be read is given as an empty
-    text, which fails verification with its name."""
+def checkpoints_beside(chain: Chain | Path) -> list[tuple[str, str]]:
+    """The signed checkpoints ingest wrote beside a chain (its ``checkpoints`` directory:
+    ``checkpoints/`` of the data directory for the lone ingest, ``checkpoints/workers/NAME/``
+    for a worker; given a log directory, ``checkpoints/`` beside it), as (file, text); one
+    that cannot be read is given as an empty text, which fails verification with its name."""
+    where = chain.checkpoints if isinstance(chain, Chain) else chain.parent / "checkpoints"
     found = []
-    for path in sorted((log_dir.parent / "checkpoints").glob("*.checkpoint")):
+    for path in sorted(where.glob("*.checkpoint")):
         try:
             found.append((str(path), path.read_text(encoding="utf-8")))
         except (OSError, UnicodeDecodeError):
@@ -130,8 +144,18 @@ def verify_log(log_dir: Path, key: Verifier, *,
                progress: Callable[[int], None] | None = None) -> LogVerdict:
     """Verify the log in ``log_dir`` and the ``checkpoints`` given as (name, text) against
     ``key`` (see the module docstring). ``progress`` gets the records verified so far."""
+    return _verify(log_dir, key, checkpoints, progress, None)
+
+
+Runs = dict[tuple[str, int], list[list[int]]]
+"""``(topic, partition)`` -> the runs of consecutive Kafka offsets a chain holds, each
+``[first, last]``, in the order written."""
+
+
+def _verify(log_dir: Path, key: Verifier, checkpoints: Sequence[tuple[str, str]],
+            progress: Callable[[int], None] | None, runs: Runs | None) -> LogVerdict:
     state: dict[str, Any] = {"records": 0, "segments": 0, "tree": Tree(),
-                             "checkpoint": None, "text": None}
+                             "checkpoint": None, "text": None, "runs": runs}
     try:
         _walk(log_dir, key, checkpoints, progress, state)
         problem = None
@@ -163,6 +187,7 @@ def _walk(log_dir: Path, key: Verifier, extra: Sequence[tuple[str, str]],
     sizes = {cp.size for cp in wanted.values()}
     tree: Tree = state["tree"]
     prev, count, log_id = GENESIS, 0, None
+    runs: Runs | None = state["runs"]
     if 0 in sizes:
         roots[0] = tree.root()
     for seg in segs:
@@ -188,6 +213,8 @@ def _walk(log_dir: Path, key: Verifier, extra: Sequence[tuple[str, str]],
                     raise _Failed(f"{where}, {_event_id(rec['value'])}): its contents do not "
                                   "match its hash (the record was altered)")
                 tree.append(leaf_hash(leaf))
+                if runs is not None:
+                    _note(runs, rec["topic"], rec["partition"], rec["offset"])
                 prev, count = rec["hash"], count + 1
                 state["records"] = count
                 if count in sizes:
@@ -259,3 +286,223 @@ def _check_header(seg: Path, meta: dict[str, str], key: Verifier, tree: Tree, ch
                       "header was edited")
     state["checkpoint"], state["text"] = cp, text
     return cp.log_id
+
+
+def _note(runs: Runs, topic: str, partition: int, offset: int) -> None:
+    held = runs.get((topic, partition))
+    if held is None:
+        runs[(topic, partition)] = [[offset, offset]]
+    elif held[-1][1] + 1 == offset:
+        held[-1][1] = offset
+    else:
+        held.append([offset, offset])
+
+
+LONE = "-"
+"""How :attr:`DataVerdict.root` and :attr:`DataVerdict.checkpoint_text` name the lone
+ingest's chain beside workers' chains (no worker name can be ``-``)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DataVerdict:
+    """What verifying every chain of a data directory found."""
+
+    chains: tuple[tuple[Chain, LogVerdict], ...]
+    """Each chain with its own verdict, in the order of ``schemas.logformat.chains``."""
+    key: Verifier
+    problem: str | None
+    """The first problem: a chain's (after the chain's name, e.g. ``log of worker w2:
+    segment-000003.avro record 2 ...``), then a checkpoint of no chain, then what holds
+    across chains. With the lone ingest's chain alone, that chain's own words."""
+
+    @property
+    def ok(self) -> bool:
+        return self.problem is None
+
+    @property
+    def lone(self) -> bool:
+        """The data directory holds the lone ingest's chain alone (the words of
+        :func:`verify_log`, and its root and checkpoint, unchanged)."""
+        return len(self.chains) == 1 and not self.chains[0][0].name
+
+    @property
+    def records(self) -> int:
+        """Records that verified, over every chain."""
+        return sum(v.records for _, v in self.chains)
+
+    @property
+    def root(self) -> str:
+        """The Merkle root(s), hex: the chain's root for the lone ingest's chain alone;
+        otherwise ``NAME:<hex>`` per chain joined by commas in chain order (``-`` names the
+        lone ingest's chain), e.g. ``w1:3b1f...,w2:9ac0...``."""
+        if self.lone:
+            return self.chains[0][1].root.hex()
+        return ",".join(f"{c.name or LONE}:{v.root.hex()}" for c, v in self.chains)
+
+    @property
+    def checkpoint(self) -> Checkpoint | None:
+        """The last checkpoint that verified, for the lone ingest's chain alone (None
+        otherwise: see each chain's verdict)."""
+        return self.chains[0][1].checkpoint if self.lone else None
+
+    @property
+    def checkpoint_text(self) -> str | None:
+        """The last signed checkpoint verified: the note itself for the lone ingest's chain
+        alone; otherwise, per chain that has one, a line ``chain NAME`` then the note."""
+        if self.lone:
+            return self.chains[0][1].checkpoint_text
+        texts = [f"chain {c.name or LONE}\n{v.checkpoint_text}" for c, v in self.chains
+                 if v.checkpoint_text is not None]
+        return "".join(texts) or None
+
+    def line(self) -> str:
+        """One line for a person: what was verified, or the first problem."""
+        if self.lone:
+            return self.chains[0][1].line()
+        if self.problem is not None:
+            return f"FAILED after {self.records:,} good records: {self.problem}"
+        parts = []
+        for c, v in self.chains:
+            signed = (f"signed checkpoint of {v.checkpoint.signed_at}" if v.checkpoint
+                      else "no checkpoint")
+            parts.append(f"{c.label}: {v.records:,} records in {v.segments:,} segments, "
+                         f"Merkle root {v.root.hex()}, {signed}")
+        return (f"OK: {self.records:,} records in {len(self.chains)} chains ("
+                f"{'; '.join(parts)}), key {self.key.name} ({self.key.key_hash.hex()})")
+
+
+def data_chains(data_dir: Path) -> list[Chain]:
+    """The chains :func:`verify_data` verifies: ``schemas.logformat.chains``, and the lone
+    ingest's too when it holds no segment but checkpoints were signed for it (its segments
+    were removed)."""
+    found = chains(data_dir)
+    main = chain_of(data_dir)
+    if main not in found and any(main.checkpoints.glob("*.checkpoint")):
+        found.insert(0, main)
+    return found
+
+
+def _first_log_id(chain: Chain) -> str | None:
+    """The log id a chain's first segment header states (unsigned: only to route a
+    checkpoint given to the chain that then verifies it)."""
+    segs = segments(chain.log)
+    if not segs:
+        return None
+    try:
+        return segment_metadata(segs[0]).get(META_LOG_ID)
+    except LogError:
+        return None
+
+
+def verify_data(data_dir: Path, key: Verifier, *, checkpoints: Sequence[tuple[str, str]] = (),
+                progress: Callable[[int], None] | None = None) -> DataVerdict:
+    """Verify every chain of ``data_dir`` (:func:`data_chains`) with :func:`verify_log`,
+    each with the checkpoints beside it (:func:`checkpoints_beside`) and those of
+    ``checkpoints`` (name, text) that carry its log id; then that no Kafka message
+    (topic, partition, offset) is in two chains and no two chains have one log id. A
+    checkpoint given whose log id no chain has fails, named. ``progress`` gets the records
+    verified so far, over all chains."""
+    found = data_chains(data_dir)
+    if len(found) == 1 and not found[0].name:
+        main = found[0]
+        verdict = verify_log(main.log, key, checkpoints=[*checkpoints_beside(main), *checkpoints],
+                             progress=progress)
+        return DataVerdict(chains=((main, verdict),), key=key, problem=verdict.problem)
+    ids = {c: _first_log_id(c) for c in found}
+    routed: dict[Chain, list[tuple[str, str]]] = {c: checkpoints_beside(c) for c in found}
+    unmatched: list[str] = []
+    for name, text in checkpoints:
+        try:
+            log_id = parse(text).log_id
+        except CheckpointError as exc:
+            unmatched.append(f"{name}: {exc}")
+            continue
+        owner = next((c for c in found if ids[c] == log_id), None)
+        if owner is not None:
+            routed[owner].append((name, text))
+            continue
+        try:
+            cp = open_signed(text, key)
+        except CheckpointError as exc:
+            unmatched.append(f"{name}: {exc}")
+            continue
+        unmatched.append(
+            f"{name}: a checkpoint of log {cp.log_id} ({cp.size:,} records, signed at "
+            f"{cp.signed_at}), which no chain of {data_dir} is (the chains are "
+            + ", ".join(f"{c.label} {ids[c] or '(no segment)'}" for c in found)
+            + "): a whole chain was removed, or the checkpoint is of another data directory")
+    verdicts: list[tuple[Chain, LogVerdict]] = []
+    runs: dict[Chain, Runs] = {}
+    done = 0
+    for chain in found:
+        if chain.name and not segments(chain.log) and not routed[chain]:
+            # A worker that has written nothing yet (no partition assigned, or just started).
+            verdicts.append((chain, LogVerdict(records=0, segments=0, root=Tree().root(),
+                                               checkpoint=None, checkpoint_text=None, key=key,
+                                               problem=None)))
+            continue
+        runs[chain] = {}
+
+        def step(n: int, before: int = done) -> None:
+            if progress is not None:
+                progress(before + n)
+
+        verdict = _verify(chain.log, key, routed[chain], step, runs[chain])
+        verdicts.append((chain, verdict))
+        done += verdict.records
+    problem = next((f"{c.label}: {v.problem}" for c, v in verdicts if v.problem is not None),
+                   None)
+    if problem is None and unmatched:
+        problem = unmatched[0]
+    if problem is None:
+        problem = _same_log_id(verdicts) or _twice(runs)
+    return DataVerdict(chains=tuple(verdicts), key=key, problem=problem)
+
+
+def _same_log_id(verdicts: list[tuple[Chain, LogVerdict]]) -> str | None:
+    owners: dict[str, Chain] = {}
+    for chain, verdict in verdicts:
+        if verdict.checkpoint is None:
+            continue
+        first = owners.setdefault(verdict.checkpoint.log_id, chain)
+        if first is not chain:
+            return (f"{chain.label} and {first.label} are one log (log id "
+                    f"{verdict.checkpoint.log_id}): a chain was copied")
+    return None
+
+
+def _twice(runs: dict[Chain, Runs]) -> str | None:
+    """The first Kafka message in two chains, both places named."""
+    spans: dict[tuple[str, int], list[tuple[int, int, int, Chain]]] = {}
+    for order, (chain, held) in enumerate(runs.items()):
+        for where, pairs in held.items():
+            spans.setdefault(where, []).extend((a, b, order, chain) for a, b in pairs)
+    clashes = []
+    for (topic, partition), found in sorted(spans.items(), key=lambda item: item[0]):
+        found.sort(key=lambda r: (r[0], r[2]))
+        reach: tuple[int, int, int, Chain] | None = None
+        for r in found:
+            if reach is not None and r[0] <= reach[1] and r[3] is not reach[3]:
+                clashes.append((topic, partition, r[0], reach[3], r[3]))
+                break
+            if reach is None or r[1] > reach[1]:
+                reach = r
+    if not clashes:
+        return None
+    topic, partition, offset, a, b = clashes[0]
+    return (f"{topic}[{partition}]@{offset} is in two chains: "
+            f"{_locate(a, topic, partition, offset)} and "
+            f"{_locate(b, topic, partition, offset)} (a message written by two workers, "
+            "or a chain's records copied into another)")
+
+
+def _locate(chain: Chain, topic: str, partition: int, offset: int) -> str:
+    try:
+        for seg in segments(chain.log):
+            for number, rec in enumerate(read_segment(seg), start=1):
+                if (rec.topic, rec.partition, rec.offset) == (topic, partition, offset):
+                    return (f"{chain.label} {seg.name} record {number} (position "
+                            f"{rec.position})")
+    except LogError:
+        pass
+    return chain.label
