@@ -155,6 +155,11 @@ def _payload(name: str, fields: dict[str, Any]) -> Any:
     return cls(**values)
 
 
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+"""A memory address in a decoder's message (``<_io.BytesIO object at 0x7f...>``): left out,
+so that the same bytes always give the same words (docs/design.md principle 5)."""
+
+
 def decode(raw: bytes) -> RoundEvent:
     """Decode one framed payload of any registered schema id into an event of the newest
     vocabulary, or raise DecodeError saying what is wrong."""
@@ -169,7 +174,8 @@ def decode(raw: bytes) -> RoundEvent:
         record: Any = schemaless_reader(body, schema, schema, return_record_name=True)
     except (EOFError, StopIteration, ValueError, IndexError, UnicodeDecodeError, TypeError,
             OverflowError, KeyError) as exc:
-        raise DecodeError(f"Avro body does not match schema id {schema_id}: {exc!r}") from exc
+        raise DecodeError(f"Avro body does not match schema id {schema_id}: "
+                          f"{_ADDRESS.sub('', repr(exc))}") from exc
     if body.tell() != len(raw) - 5:
         raise DecodeError(
             f"{len(raw) - 5 - body.tell()} bytes left over after the Avro body "
