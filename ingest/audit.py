@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from schemas.checkpoint import Checkpoint, CheckpointError, Verifier, open_signed, read_verifier
-from schemas.log_verify import READ_ERRORS, DataVerdict, LogVerdict, verify_data
-from schemas.logformat import Chain, LogError, leaf_input, parse_leaf_input, read_log
+from schemas.log_verify import LOG_ERRORS, DataVerdict, LogVerdict, verify_data
+from schemas.logformat import Chain, leaf_input, parse_leaf_input, read_log
 from schemas.merkle import Levels, leaf_hash, verify_inclusion
 
 PROOF_FORMAT = "catwalk-inclusion-proof/1"
@@ -153,7 +153,7 @@ def _proved(chain: Chain, verdict: LogVerdict, round_id: str) -> tuple[list[dict
                                        value=r.value))
                   for r in read_log(chain.log)]
         found = list(_round_records(chain.log, round_id))
-    except (LogError, *READ_ERRORS) as exc:
+    except LOG_ERRORS as exc:
         raise AuditError(f"the log changed while it was read: {exc}") from exc
     if not found:
         return [], 0

@@ -19,8 +19,8 @@ from kafka import KafkaConsumer, TopicPartition
 from kafka.errors import KafkaError
 
 from ingest.audit import AuditError
-from schemas.log_verify import READ_ERRORS, data_chains
-from schemas.logformat import LogError, read_log
+from schemas.log_verify import LOG_ERRORS, data_chains
+from schemas.logformat import read_log
 
 Where = tuple[str, int, int]
 
@@ -42,7 +42,7 @@ def _held(data: Path, topic: str) -> dict[Where, bytes]:
             for rec in read_log(chain.log):
                 if rec.topic == topic:
                     held[(rec.topic, rec.partition, rec.offset)] = _digest(rec.key, rec.value)
-        except (LogError, *READ_ERRORS) as exc:
+        except LOG_ERRORS as exc:
             named = "" if len(found) == 1 and not chain.name else f" ({chain.label})"
             raise AuditError(f"the log cannot be read{named}: {exc}") from exc
     for path in [p for chain in found for p in sorted(chain.quarantine.glob("segment-*.jsonl"))]:

@@ -51,6 +51,7 @@ from replay.fold import Finding
 from schemas import SCHEMA_IDS, DecodeError, RoundEvent, decode, writer_schema
 from schemas.codec import _UPCAST, _payload
 from schemas.logformat import (
+    SEGMENT_READ_ERRORS,
     WORKERS,
     Chain,
     LogError,
@@ -103,7 +104,7 @@ def _segment_entries(segment: Path, first: int, label: str = "log") -> Iterator[
             for n, rec in enumerate(records, start=first):
                 yield (n, _where(rec["position"], rec["topic"], rec["partition"],
                                  rec["offset"], label), rec["key"], rec["value"])
-    except (OSError, ValueError, EOFError, StopIteration) as exc:
+    except SEGMENT_READ_ERRORS as exc:
         raise LogError(f"{segment.name}: cannot be read as a log segment: {exc!r}") from exc
 
 
@@ -152,7 +153,7 @@ def _placed(chain: Chain) -> Iterator[Placed]:
                     yield (rec["topic"], rec["partition"], rec["offset"],
                            _where(rec["position"], rec["topic"], rec["partition"],
                                   rec["offset"], chain.label), rec["key"], rec["value"])
-        except (OSError, ValueError, EOFError, StopIteration) as exc:
+        except SEGMENT_READ_ERRORS as exc:
             raise LogError(f"{seg.name}: cannot be read as a log segment: {exc!r}") from exc
 
 

@@ -33,7 +33,6 @@ With the lone ingest's chain alone, its verdict and words are :func:`verify_log`
 from __future__ import annotations
 
 import json
-import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +48,7 @@ from schemas.logformat import (
     META_LOG_ID,
     META_NEXT_OFFSETS,
     META_TREE,
+    SEGMENT_READ_ERRORS,
     Chain,
     LogError,
     chain_next,
@@ -62,8 +62,9 @@ from schemas.logformat import (
 )
 from schemas.merkle import Tree, leaf_hash
 
-READ_ERRORS = (OSError, ValueError, EOFError, StopIteration, zlib.error, KeyError, TypeError,
-               IndexError, UnicodeDecodeError, OverflowError, MemoryError)
+READ_ERRORS: tuple[type[BaseException], ...] = (*SEGMENT_READ_ERRORS, UnicodeDecodeError)
+LOG_ERRORS: tuple[type[BaseException], ...] = (*READ_ERRORS, LogError)
+"""The same, and the LogError of the log's readers."""
 """What fastavro may raise on a damaged container file (a bad block, bad deflate data, a
 cut header); every one becomes a named failure, never a traceback."""
 

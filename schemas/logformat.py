@@ -20,6 +20,7 @@ import hashlib
 import json
 import re
 import struct
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -32,6 +33,12 @@ from fastavro.schema import load_schema
 
 GENESIS = bytes(32)
 """The prev_hash of the first record of a log."""
+
+SEGMENT_READ_ERRORS: tuple[type[BaseException], ...] = (
+    OSError, ValueError, EOFError, StopIteration, zlib.error, KeyError, TypeError, IndexError,
+    OverflowError, MemoryError)
+"""What fastavro may raise on a damaged segment (a bad block, bad deflate data, a cut
+header): every reader turns it into a LogError naming the segment, never a traceback."""
 
 SEGMENT = re.compile(r"^segment-(\d{6,})\.avro$")
 META_NEXT_OFFSETS = "catwalk.next_offsets"
@@ -241,7 +248,7 @@ def segment_metadata(segment: Path) -> dict[str, str]:
     try:
         with segment.open("rb") as fo:
             meta = reader(fo).metadata
-    except (OSError, ValueError, EOFError, StopIteration) as exc:
+    except SEGMENT_READ_ERRORS as exc:
         raise LogError(f"{segment.name}: cannot read its header: {exc!r}") from exc
     return {k: v for k, v in meta.items() if not k.startswith("avro.")}
 
@@ -265,7 +272,7 @@ def read_segment(segment: Path) -> Iterator[LogRecord]:
                     yield LogRecord(**rec)
                 except TypeError as exc:
                     raise LogError(f"{segment.name} record {number}: {exc}") from exc
-    except (OSError, ValueError, EOFError, StopIteration) as exc:
+    except SEGMENT_READ_ERRORS as exc:
         raise LogError(f"{segment.name}: cannot be read as a log segment: {exc!r}") from exc
 
 

@@ -323,3 +323,23 @@ def test_replay_without_a_key_refuses(data: Path) -> None:
     assert refused.returncode == 1
     assert "no public key" in refused.stderr and "--key" in refused.stderr
     assert not (data / "replay").exists()
+
+
+def test_a_damaged_compressed_block_is_a_named_error_for_every_command(data: Path) -> None:
+    seg = _segment(data, 1)
+    raw = bytearray(seg.read_bytes())
+    with seg.open("rb") as fo:
+        start = next(iter(block_reader(fo))).offset
+    for i in range(16):
+        raw[start + 30 + i] ^= 0x5A
+    seg.write_bytes(bytes(raw))
+    runs = {
+        "verify": _cli("verify", "--data", str(data)),
+        "replay": _replay_cli("--data", str(data)),
+        "replay --unverified": _replay_cli("--data", str(data), "--unverified"),
+        "ingest": _cli("--data", str(data), "--bootstrap", "127.0.0.1:9", "--until-idle", "1"),
+    }
+    for name, run in runs.items():
+        assert run.returncode != 0, name
+        assert "Traceback" not in run.stderr, f"{name}:\n{run.stderr}"
+        assert "segment-000002.avro" in run.stderr, f"{name}:\n{run.stderr}"
