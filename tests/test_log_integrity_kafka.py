@@ -79,3 +79,35 @@ def test_the_checkpoint_topic_witnesses_a_removed_tail(kafka_bootstrap: str,
     assert (f"{checkpoint_topic(topic)} (latest): signed at" in witnessed.stderr
             and "it covers 9 records but the log holds 5: records 5 to 8 were removed"
             in witnessed.stderr), witnessed.stderr
+
+
+def test_a_second_ingest_on_the_same_log_refuses(kafka_bootstrap: str, tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    topic = f"writers-{uuid.uuid4().hex[:10]}"
+    ensure_topic(kafka_bootstrap, topic, TopicSettings(partitions=1))
+    data = tmp_path / "data"
+    _send(kafka_bootstrap, topic, _events(0, 3))
+    first = subprocess.Popen([sys.executable, "-m", "ingest", "--data", str(data), "--topic",
+                              topic, "--bootstrap", kafka_bootstrap, "--quiet"],
+                             cwd=Path(__file__).resolve().parent.parent,
+                             stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+    try:
+        deadline = time.monotonic() + 60
+        while not list((data / "log").glob("segment-*.avro")):
+            assert time.monotonic() < deadline and first.poll() is None
+            time.sleep(0.2)
+        second = run_cli("ingest", "--data", str(data), "--topic", topic, "--bootstrap",
+                         kafka_bootstrap, "--until-idle", "1")
+        assert second.returncode == 1
+        assert f"is already being written by pid {first.pid}" in second.stderr
+        assert "Traceback" not in second.stderr
+    finally:
+        first.send_signal(signal.SIGTERM)
+        _, err = first.communicate(timeout=60)
+    assert first.returncode == 0, err
+    assert len(list(segments(data / "log"))) >= 1
