@@ -83,9 +83,7 @@ class CheckpointPublisher:
                 self._producer.send(self.topic, value=text.encode(), partition=0).get(
                     timeout=30)
                 self.sent += 1
-                if self._failing:
-                    self._failing = False
-                    self._say(f"ingest: checkpoints reach {self.topic} again")
+                self._failing = False
             except Exception as exc:  # the broker is gone: the checkpoint waits on disk
                 self.failed += 1
                 if not self._failing:

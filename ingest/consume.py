@@ -34,11 +34,10 @@ from kafka import ConsumerRebalanceListener, KafkaConsumer, OffsetAndMetadata, T
 from kafka.errors import KafkaError, NoOffsetForPartitionError, OffsetOutOfRangeError
 
 from ingest.event_index import Conflicts, EventIndex, event_key
+from ingest.judging import Judges, Ticket, judge
 from ingest.keys import load_signer
 from ingest.log import LogWriter, Quarantined, Received
 from ingest.peers import PeerOffsets
-from replay.batch_decode import decode_entries
-from schemas import DecodeError, RoundEvent, decode
 from schemas.logformat import LogError, chain_of
 
 RETRY_FIRST_S = 0.5
@@ -50,52 +49,6 @@ STALL_S = 8.0
 """Messages waiting in an assigned partition and none delivered for this long: the consumer
 is replaced (see the module docstring)."""
 KAFKA_TIMEOUT_MS = 5_000
-
-
-TOMBSTONE = "empty message (tombstone): no event"
-
-
-def _key_problem(key: bytes | None, event: RoundEvent) -> str | None:
-    if key is not None and key != event.table_id.encode():
-        return (
-            f"key {key!r} does not match table_id {event.table_id!r} "
-            f"(events of a table must share its partition to stay in order)"
-        )
-    return None
-
-
-def judge(message: Received) -> str | None:
-    """The broker-free seam: why this message cannot enter the log, or None."""
-    if message.value is None:
-        return TOMBSTONE
-    try:
-        event = decode(message.value)
-    except DecodeError as exc:
-        return str(exc)
-    except Exception as exc:  # untrusted bytes: no decoder surprise may stop ingest
-        return f"undecodable payload ({type(exc).__name__}: {exc})"
-    return _key_problem(message.key, event)
-
-
-def judge_all(messages: list[Received]) -> list[str | None]:
-    """:func:`judge` of every message, the bodies decoded a block at a time
-    (replay/batch_decode.py: the same events and the same errors as ``decode``, at the speed
-    of an Avro container file). Should the batch decoder itself fail, each message is
-    judged alone."""
-    reasons: list[str | None] = [None] * len(messages)
-    entries = []
-    for i, m in enumerate(messages):
-        if m.value is None:
-            reasons[i] = TOMBSTONE
-        else:
-            entries.append((i, "", m.key, m.value))
-    try:
-        decoded = list(decode_entries(entries))
-    except Exception:  # a decoder surprise: the slow path says what each message is
-        return [judge(m) for m in messages]
-    for (i, _, key, _), got in decoded:
-        reasons[i] = str(got) if isinstance(got, DecodeError) else _key_problem(key, got)
-    return reasons
 
 
 class Refused(Exception):
@@ -194,8 +147,13 @@ class _ResumeFromLog(ConsumerRebalanceListener):  # type: ignore[misc]
     def __init__(self, consumer: KafkaConsumer, log: LogWriter) -> None:
         self.consumer, self.log = consumer, log
         self.unchecked: set[TopicPartition] = set()
+        self.before_revoke: Callable[[KafkaConsumer], None] | None = None
+        """Writes the batch in flight: a partition is given up only once the log holds
+        everything polled from it."""
 
     def on_partitions_revoked(self, revoked: Any) -> None:
+        if self.before_revoke is not None:
+            self.before_revoke(self.consumer)
         self.unchecked -= set(revoked)
 
     def on_partitions_assigned(self, assigned: Any) -> None:
@@ -271,6 +229,8 @@ def run(
 
     previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
     heap = _Heap()
+    judges = Judges(say)
+    pending: _Batch | None = None
     session: _Session | None = None
     lost_since: float | None = None
     retries = 0
@@ -280,9 +240,20 @@ def run(
     last_probe = time.monotonic()
     caught_up = False
 
+    def drain(kc: KafkaConsumer | None) -> None:
+        """Write the batch in flight (before a rebalance, a lost broker, the end, or when
+        nothing more came): the log must hold it before anyone resumes from the log."""
+        nonlocal pending
+        batch, pending = pending, None
+        if batch is not None:
+            with _collector_paused():
+                _finish(batch, kc=kc, log=log, index=index, stats=stats, say=say)
+            heap.settle()
+
     def lost(exc: BaseException, what: str) -> None:
         """The broker is gone (or the consumer stopped working): drop the consumer and wait."""
         nonlocal session, lost_since, retries
+        drain(None)
         stats.kafka_errors += 1
         if session is not None:
             session.close()
@@ -307,6 +278,7 @@ def run(
                 try:
                     check_topic(kc, topic=topic, log=log, log_dir=log_dir)
                     session = _Session(kc, topic, log)
+                    session.listener.before_revoke = drain
                 except KafkaError as exc:
                     _close(kc)
                     lost(exc, "cannot reach Kafka")
@@ -346,11 +318,19 @@ def run(
                 key=lambda m: (m.topic, m.partition, m.offset),
             )
             if messages:
+                # Pipelined: the verdicts of the batch in flight are in (the helper judged
+                # it while this one was polled); the new batch goes to the helper, and the
+                # one in flight is written while the helper judges the new one.
+                if pending is not None:
+                    pending.ticket.reasons()
                 with _collector_paused():
-                    _ingest(messages, kc=kc, log=log, index=index, stats=stats, say=say)
-                heap.settle()
+                    batch = _prepare(messages, log=log, judges=judges)
+                drain(kc)
+                pending = batch
                 last_data = last_probe = time.monotonic()
                 caught_up = False
+            else:
+                drain(kc)
             now = time.monotonic()
             if now - last_report >= 2.0 and stats.batches != reported_batches:
                 progress(stats, False)
@@ -364,7 +344,9 @@ def run(
                     continue
             if until_idle is not None and now - last_data >= until_idle and caught_up:
                 break
+        drain(session.consumer if session is not None else None)
     finally:
+        judges.close()
         gc.unfreeze()
         for s, handler in previous.items():
             signal.signal(s, handler)
@@ -414,14 +396,16 @@ class _Heap:
         gc.freeze()
 
 
-def _ingest(messages: list[Any], *, kc: KafkaConsumer, log: LogWriter, index: EventIndex,
-            stats: IngestStats, say: Callable[[str], None]) -> None:
-    """Judge one poll's messages, append them as one batch, commit the offsets."""
-    accepted: list[Received] = []
-    keys: list[bytes | None] = []
-    quarantined: list[Quarantined] = []
-    last: dict[tuple[str, int], int] = {}
-    conflicts = Conflicts(index)
+@dataclass(kw_only=True)
+class _Batch:
+    """One poll's messages not yet in the log, handed to the judges."""
+
+    fresh: list[Received]
+    ticket: Ticket
+
+
+def _prepare(messages: list[Any], *, log: LogWriter, judges: Judges) -> _Batch | None:
+    """The messages of one poll that the log does not hold yet, handed to the judges."""
     log.refresh_peers()  # a message another worker's chain holds is not written twice
     fresh = []
     expect: dict[tuple[str, int], int | None] = {}
@@ -436,7 +420,20 @@ def _ingest(messages: list[Any], *, kc: KafkaConsumer, log: LogWriter, index: Ev
             topic=m.topic, partition=m.partition, offset=m.offset,
             timestamp_ms=m.timestamp, key=m.key, value=m.value,
         ))
-    for received, reason in zip(fresh, judge_all(fresh), strict=True):
+    if not fresh:
+        return None
+    return _Batch(fresh=fresh, ticket=judges.submit([(r.key, r.value) for r in fresh]))
+
+
+def _finish(batch: _Batch, *, kc: KafkaConsumer | None, log: LogWriter, index: EventIndex,
+            stats: IngestStats, say: Callable[[str], None]) -> None:
+    """Take a batch's verdicts, append it as one segment, commit the offsets."""
+    accepted: list[Received] = []
+    keys: list[bytes | None] = []
+    quarantined: list[Quarantined] = []
+    last: dict[tuple[str, int], int] = {}
+    conflicts = Conflicts(index)
+    for received, reason in zip(batch.fresh, batch.ticket.reasons(), strict=True):
         m = received
         key = None
         if reason is None and received.value is not None:
@@ -457,14 +454,16 @@ def _ingest(messages: list[Any], *, kc: KafkaConsumer, log: LogWriter, index: Ev
         last[(m.topic, m.partition)] = m.offset
     if not accepted and not quarantined:
         return
-    commit = {TopicPartition(topic, partition): OffsetAndMetadata(offset + 1, "", -1)
-              for (topic, partition), offset in last.items()}
     log.append(accepted, quarantined)
     conflicts.commit((r.value, r.topic, r.partition, r.offset, k)
                      for r, k in zip(accepted, keys, strict=True) if r.value is not None)
     stats.appended += len(accepted)
     stats.quarantined += len(quarantined)
     stats.batches += 1
+    if kc is None:
+        return
+    commit = {TopicPartition(topic, partition): OffsetAndMetadata(offset + 1, "", -1)
+              for (topic, partition), offset in last.items()}
     try:
         # Without waiting for the broker's answer: the log, not Kafka, holds the offsets
         # ingest resumes from (they are signed in every segment's checkpoint), so a commit

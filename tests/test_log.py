@@ -163,7 +163,7 @@ def test_judge_never_raises_on_arbitrary_bytes(body, framed):
 def test_judging_many_at_a_time_says_what_judging_one_says(bodies, good):
     """ingest judges a poll's messages a block at a time: each gets exactly the reason (or
     the pass) it gets alone, tombstones, garbage and wrong keys mixed with good events."""
-    from ingest.consume import judge_all
+    from ingest.judging import judge_all
 
     messages = [_received(i, value=(b"\x00\x00\x00\x00\x02" + body) if framed else body,
                           key=b"T01" if keyed else b"T99")
@@ -189,3 +189,29 @@ def test_the_chain_hashes_the_leaf_input_after_the_previous_hash(position, topic
     assert chain_next(prev, leaf) == chain_hash(prev_hash=prev, **fields)
     back = parse_leaf_input(leaf)
     assert {k: getattr(back, k) for k in fields} == fields
+
+
+def test_the_judging_helper_process_says_what_judging_here_says():
+    """Batches judged one ahead in a helper process get the very words judging here gives;
+    a helper that dies is replaced by judging here, with the same words."""
+    from ingest.judging import INLINE_BELOW, Judges, judge_pairs
+
+    pairs = [(b"T01", _received(i).value) for i in range(INLINE_BELOW)]
+    pairs[3] = (b"T01", b"\x00\x00\x00\x00\x02junk")
+    pairs[5] = (b"T01", None)
+    pairs[7] = (b"T99", pairs[7][1])
+    said: list[str] = []
+    judges = Judges(said.append)
+    try:
+        ticket = judges.submit(pairs)
+        assert ticket.reasons() == judge_pairs(pairs)
+        assert sum(r is not None for r in ticket.reasons()) == 3
+        assert judges._proc is not None and judges._proc.is_alive()
+        judges._proc.kill()
+        judges._proc.join(10)
+        assert judges.submit(pairs).reasons() == judge_pairs(pairs)
+        assert len(said) == 1 and "judged in this process" in said[0]
+        small = pairs[:INLINE_BELOW - 1]
+        assert judges.submit(small).reasons() == judge_pairs(small)
+    finally:
+        judges.close()
