@@ -38,6 +38,7 @@ from ingest.judging import Judges, Ticket, judge
 from ingest.keys import load_signer
 from ingest.log import LogWriter, Quarantined, Received
 from ingest.peers import PeerOffsets
+from schemas.checkpoint import message_digest
 from schemas.logformat import LogError, chain_of
 
 RETRY_FIRST_S = 0.5
@@ -138,6 +139,41 @@ def check_topic(consumer: KafkaConsumer, *, topic: str, log: LogWriter, log_dir:
                               partitions=set(parts), begin=begin, end=end)
     if problem:
         raise Refused(problem)
+    for tp in tps:
+        want, digest = expected[tp.partition], log.last_message(topic, tp.partition)
+        if digest is None or not begin.get(tp.partition, 0) < want <= end.get(tp.partition, 0):
+            continue
+        found = _message_at(consumer, tp, want - 1)
+        if found is not None and message_digest(*found) != digest:
+            raise Refused(
+                f"topic {topic} was recreated and filled again: {topic}[{tp.partition}]@"
+                f"{want - 1} is not the message the log under {log_dir} took at that offset "
+                f"(its signed checkpoint holds another digest), so the offsets the log "
+                "resumes from belong to another topic's history. Going on would skip "
+                "messages, so nothing was read. Ingest into a new data directory (--data "
+                "NEW_DIR) to start a new log from the topic as it is, or restore the topic "
+                "(or name the right one with --topic) and run ingest again.")
+
+
+def _message_at(consumer: KafkaConsumer, tp: TopicPartition,
+                offset: int) -> tuple[bytes | None, bytes | None] | None:
+    """(key, value) of the message at ``offset``, read by a consumer of its own (outside
+    the group); None when it is not there (a transaction marker, say)."""
+    probe = KafkaConsumer(bootstrap_servers=consumer.config["bootstrap_servers"],
+                          group_id=None, enable_auto_commit=False, client_id="catwalk-probe",
+                          isolation_level="read_committed", max_poll_records=1,
+                          request_timeout_ms=KAFKA_TIMEOUT_MS + 1_000)
+    try:
+        probe.assign([tp])
+        probe.seek(tp, offset)
+        deadline = time.monotonic() + KAFKA_TIMEOUT_MS / 1000
+        while time.monotonic() < deadline:
+            for batch in probe.poll(timeout_ms=500).values():
+                for m in batch:
+                    return (m.key, m.value) if m.offset == offset else None
+        return None
+    finally:
+        probe.close()
 
 
 class _ResumeFromLog(ConsumerRebalanceListener):  # type: ignore[misc]

@@ -32,7 +32,7 @@ from typing import IO
 from fastavro import writer
 
 from ingest.keys import load_signer
-from schemas.checkpoint import Checkpoint, CheckpointError, Signer, open_signed
+from schemas.checkpoint import Checkpoint, CheckpointError, Signer, message_digest, open_signed
 from schemas.logformat import (
     GENESIS,
     META_CHECKPOINT,
@@ -147,6 +147,7 @@ class LogWriter:
         self._tree = Tree()
         self._log_id = uuid.uuid4().hex
         self._checkpoint: str | None = None
+        self._last_messages: dict[str, str] = {}
         if segs:
             last = segs[-1]
             match = SEGMENT.match(last.name)
@@ -177,6 +178,7 @@ class LogWriter:
                            "(the header was edited); run `python -m ingest verify`")
         self._tree, self._checkpoint, self._log_id = tree, meta[META_CHECKPOINT], cp.log_id
         self._position, self._last_hash, self._next = cp.size, cp.chain, dict(cp.next_offsets)
+        self._last_messages = dict(cp.last_messages)
 
     def _resume_unsigned(self, segs: list[Path], last: Path) -> None:
         """A log written before checkpoints: rebuild the tree by reading it all once."""
@@ -224,11 +226,18 @@ class LogWriter:
         """The signed checkpoint of the last segment (None for a log still empty)."""
         return self._checkpoint
 
-    def _sign(self, tree: Tree, segment: str, chain: bytes, nxt: dict[str, int]) -> str:
+    def last_message(self, topic: str, partition: int) -> str | None:
+        """The digest (schemas.checkpoint.message_digest) of the last message this chain
+        took from a partition, as its signed checkpoint says; None if unknown."""
+        return self._last_messages.get(f"{topic}[{partition}]")
+
+    def _sign(self, tree: Tree, segment: str, chain: bytes, nxt: dict[str, int],
+              last: dict[str, str] | None = None) -> str:
         now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
         return self.signer.sign(Checkpoint(
             log_id=self._log_id, size=tree.size, root=tree.root(), signed_at=now,
-            next_offsets=nxt, segment=segment, chain=chain))
+            next_offsets=nxt, segment=segment, chain=chain,
+            last_messages=self._last_messages if last is None else last))
 
     def append(self, accepted: list[Received], quarantined: list[Quarantined]) -> Path | None:
         """Make one batch durable (see the module docstring); returns the new segment."""
@@ -237,12 +246,14 @@ class LogWriter:
         if not consumed:
             return None
         nxt = dict(self._next)
+        last = dict(self._last_messages)
         for m in consumed:
             key = f"{m.topic}[{m.partition}]"
             expected = nxt.get(key)
             if expected is not None and m.offset < expected:
                 raise LogError(f"{m.coordinates} is already in the log (next expected {expected})")
             nxt[key] = m.offset + 1
+            last[key] = message_digest(m.key, m.value)
         number = self._number + 1
         name = segment_name(number)
         qpath = self.quarantine_dir / name.replace(".avro", ".jsonl")
@@ -273,7 +284,7 @@ class LogWriter:
                             "offset": m.offset, "timestamp_ms": m.timestamp_ms, "key": m.key,
                             "value": m.value, "prev_hash": prev, "hash": digest})
             position, prev = position + 1, digest
-        checkpoint = self._sign(tree, name, prev, nxt)
+        checkpoint = self._sign(tree, name, prev, nxt, last)
         tmp = self.log_dir / (name + ".tmp")
         try:
             self._write_segment(tmp, records, nxt, checkpoint, tree)
@@ -287,7 +298,7 @@ class LogWriter:
         os.replace(tmp, final)
         _fsync_dir(self.log_dir)
         self._number, self._position, self._last_hash, self._next = number, position, prev, nxt
-        self._tree, self._checkpoint = tree, checkpoint
+        self._tree, self._checkpoint, self._last_messages = tree, checkpoint, last
         _write_atomic(self.checkpoint_dir / name.replace(".avro", ".checkpoint"), checkpoint)
         _write_atomic(self.checkpoint_dir / "latest.checkpoint", checkpoint)
         self._announce(checkpoint)

@@ -41,6 +41,15 @@ class CheckpointError(ValueError):
     """A checkpoint that cannot be read, or whose signature does not verify."""
 
 
+def message_digest(key: bytes | None, value: bytes | None) -> str:
+    """SHA-256 of a Kafka message's key and value, each marked present or absent and
+    length-prefixed (hex)."""
+    h = hashlib.sha256()
+    for part in (key, value):
+        h.update(b"\x00" if part is None else b"\x01" + len(part).to_bytes(8, "big") + part)
+    return h.hexdigest()
+
+
 def key_hash(name: str, public: bytes) -> bytes:
     """The signed-note key hash: SHA-256(name, newline, type byte, public key)[:4]."""
     return hashlib.sha256(name.encode() + b"\n" + bytes([ED25519]) + public).digest()[:4]
@@ -62,6 +71,10 @@ class Checkpoint:
     """The segment whose last record is record ``size - 1`` (empty for an empty log)."""
     chain: bytes = bytes(32)
     """The hash chain's last hash (schemas.logformat.chain_hash) at that record."""
+    last_messages: Mapping[str, str] = field(default_factory=dict)
+    """``topic[partition]`` -> :func:`message_digest` of the last message the log took from
+    it (in the log or in quarantine): a topic deleted and filled again past the log's
+    offsets shows as another message at that offset."""
 
     @property
     def origin(self) -> str:
@@ -77,6 +90,9 @@ class Checkpoint:
             f"catwalk-chain {self.chain.hex()}",
             f"catwalk-next-offsets {offsets}",
         ]
+        if self.last_messages:
+            last = json.dumps(dict(sorted(self.last_messages.items())), separators=(",", ":"))
+            lines.append(f"catwalk-last-messages {last}")
         return "".join(line + "\n" for line in lines)
 
 
@@ -175,9 +191,19 @@ def parse(text: str) -> Checkpoint:
             isinstance(k, str) and type(v) is int and v >= 0 for k, v in offsets.items()):
         raise CheckpointError("checkpoint body: catwalk-next-offsets is not a map of offsets")
     segment = _line(lines, 4, "catwalk-segment")
+    last: object = {}
+    if len(lines) > 7:
+        try:
+            last = json.loads(_line(lines, 7, "catwalk-last-messages"))
+        except ValueError as exc:
+            raise CheckpointError(f"checkpoint body cannot be read: {exc}") from exc
+    if not isinstance(last, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in last.items()):
+        raise CheckpointError("checkpoint body: catwalk-last-messages is not a map of digests")
     return Checkpoint(log_id=lines[0][len(_ORIGIN):], size=size, root=root,
                       signed_at=_line(lines, 3, "catwalk-time"), next_offsets=offsets,
-                      segment="" if segment == "-" else segment, chain=chain)
+                      segment="" if segment == "-" else segment, chain=chain,
+                      last_messages=last)
 
 
 def _split(text: str) -> tuple[str, list[str]]:

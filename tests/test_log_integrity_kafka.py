@@ -111,3 +111,45 @@ def test_a_second_ingest_on_the_same_log_refuses(kafka_bootstrap: str, tmp_path:
         _, err = first.communicate(timeout=60)
     assert first.returncode == 0, err
     assert len(list(segments(data / "log"))) >= 1
+
+
+def test_a_topic_recreated_and_filled_past_the_log_is_refused(kafka_bootstrap: str,
+                                                             tmp_path: Path) -> None:
+    """Offsets alone cannot show it: the new topic holds more messages than the log took.
+    The signed checkpoint's digest of the last message taken does."""
+    import time
+
+    from kafka import KafkaAdminClient
+
+    topic = f"refilled-{uuid.uuid4().hex[:10]}"
+    ensure_topic(kafka_bootstrap, topic, TopicSettings(partitions=1))
+    data = tmp_path / "data"
+    _send(kafka_bootstrap, topic, _events(0, 5))
+    assert _ingest(kafka_bootstrap, topic, data).returncode == 0
+    with KafkaAdminClient(bootstrap_servers=kafka_bootstrap) as admin:
+        admin.delete_topics([topic])
+    deadline = time.monotonic() + 30
+    while True:  # deletion is asynchronous: recreate once the broker lets us
+        try:
+            ensure_topic(kafka_bootstrap, topic, TopicSettings(partitions=1))
+            break
+        except Exception:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+    _send(kafka_bootstrap, topic, _events(100, 9))  # other events, past offset 5
+    refused = _ingest(kafka_bootstrap, topic, data)
+    assert refused.returncode == 2, refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert (f"topic {topic} was recreated and filled again: {topic}[0]@4 is not the message "
+            "the log under") in refused.stderr
+    assert sum(1 for _ in segments(data / "log")) == 1
+    # The same topic not recreated goes on as ever.
+    more = tmp_path / "more"
+    ensure_topic(kafka_bootstrap, other := f"kept-{uuid.uuid4().hex[:10]}",
+                 TopicSettings(partitions=1))
+    _send(kafka_bootstrap, other, _events(0, 5))
+    assert _ingest(kafka_bootstrap, other, more).returncode == 0
+    _send(kafka_bootstrap, other, _events(5, 4))
+    went_on = _ingest(kafka_bootstrap, other, more)
+    assert went_on.returncode == 0, went_on.stderr
