@@ -170,13 +170,10 @@ def chain_hash(
     value: bytes,
 ) -> bytes:
     """SHA-256 over the previous hash and every field of the record, each length-prefixed so
-    that no two different records share an input."""
-    h = hashlib.sha256(prev_hash)
-    h.update(struct.pack(">qqiq", position, timestamp_ms, partition, offset))
-    h.update(_field(topic.encode()))
-    h.update(b"\x00" if key is None else b"\x01" + _field(key))
-    h.update(_field(value))
-    return h.digest()
+    that no two different records share an input (the record's :func:`leaf_input`)."""
+    return chain_next(prev_hash, leaf_input(position=position, topic=topic,
+                                            partition=partition, offset=offset,
+                                            timestamp_ms=timestamp_ms, key=key, value=value))
 
 
 WORKER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")

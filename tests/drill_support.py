@@ -259,3 +259,22 @@ def exactly_once_problems(held: Holding, produced: Produced) -> list[str]:
             problems.append(f"partition {p}: offsets {gaps[:5]}... neither in the log nor in "
                             f"quarantine (gaps)")
     return problems
+
+
+def recreate_topic(servers: str, topic: str, partitions: int = 1,
+                   timeout_s: float = 30) -> None:
+    """Delete ``topic`` and create it again, empty (deletion is asynchronous: recreate as
+    soon as the broker lets us)."""
+    from kafka import KafkaAdminClient
+
+    with KafkaAdminClient(bootstrap_servers=servers) as admin:
+        admin.delete_topics([topic])
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            ensure_topic(servers, topic, topic_settings(f"{partitions},1,1"))
+            return
+        except Exception:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)

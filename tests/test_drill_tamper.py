@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from fastavro import block_reader, reader
+from fastavro import reader
 
 from ingest.kafka_io import TopicSettings, ensure_topic
 from schemas.checkpoint import Signer, parse
 from schemas.logformat import META_CHECKPOINT, META_NEXT_OFFSETS, segments
 from tests.conftest import run_cli
-from tests.test_log_integrity import _rechain, _rewrite
+from tests.test_log_integrity import _rechain, _rewrite, damage_block
 from tests.test_log_integrity_kafka import _events, _send
 
 pytestmark = [pytest.mark.kafka, pytest.mark.drills]
@@ -74,13 +74,7 @@ def _forge_chain(data: Path) -> None:
 
 
 def _damage_block(data: Path) -> None:
-    seg = _seg(data, 1)
-    raw = bytearray(seg.read_bytes())
-    with seg.open("rb") as fo:
-        start = next(iter(block_reader(fo))).offset
-    for i in range(16):
-        raw[start + 20 + i] ^= 0x5A
-    seg.write_bytes(bytes(raw))
+    damage_block(_seg(data, 1), at=20)
 
 
 CASES = {

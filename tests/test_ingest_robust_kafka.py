@@ -16,12 +16,13 @@ from pathlib import Path
 
 import pytest
 from fastavro import schemaless_reader, schemaless_writer
-from kafka import KafkaAdminClient, KafkaProducer
+from kafka import KafkaProducer
 
 from ingest.kafka_io import TopicSettings, ensure_topic
 from schemas import RoundEnded, WagerPlaced, decode, encode, writer_schema
 from schemas.logformat import read_log
 from tests.conftest import run_cli
+from tests.drill_support import recreate_topic
 from tests.events_factory import Table
 
 pytestmark = pytest.mark.kafka
@@ -125,17 +126,7 @@ def test_a_recreated_topic_is_refused_with_what_to_do(kafka_bootstrap, tmp_path)
     topic = _topic(kafka_bootstrap)
     _send(kafka_bootstrap, topic, [(b"T01", v) for v in events[:5]])
     assert _ingest(kafka_bootstrap, topic, tmp_path).returncode == 0
-    with KafkaAdminClient(bootstrap_servers=kafka_bootstrap) as admin:
-        admin.delete_topics([topic])
-    deadline = time.monotonic() + 30
-    while True:  # deletion is asynchronous: recreate once the broker lets us
-        try:
-            ensure_topic(kafka_bootstrap, topic, TopicSettings(partitions=1))
-            break
-        except Exception:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.5)
+    recreate_topic(kafka_bootstrap, topic)
     _send(kafka_bootstrap, topic, [(b"T01", v) for v in events[5:]])
     before = sorted(p.name for p in (tmp_path / "log").iterdir())
     proc = _ingest(kafka_bootstrap, topic, tmp_path)

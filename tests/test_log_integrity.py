@@ -325,14 +325,18 @@ def test_replay_without_a_key_refuses(data: Path) -> None:
     assert not (data / "replay").exists()
 
 
-def test_a_damaged_compressed_block_is_a_named_error_for_every_command(data: Path) -> None:
-    seg = _segment(data, 1)
+def damage_block(seg: Path, at: int = 30) -> None:
+    """Flip 16 bytes inside the segment's first compressed block."""
     raw = bytearray(seg.read_bytes())
     with seg.open("rb") as fo:
         start = next(iter(block_reader(fo))).offset
     for i in range(16):
-        raw[start + 30 + i] ^= 0x5A
+        raw[start + at + i] ^= 0x5A
     seg.write_bytes(bytes(raw))
+
+
+def test_a_damaged_compressed_block_is_a_named_error_for_every_command(data: Path) -> None:
+    damage_block(_segment(data, 1))
     runs = {
         "verify": _cli("verify", "--data", str(data)),
         "replay": _replay_cli("--data", str(data)),

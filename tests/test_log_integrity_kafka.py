@@ -16,6 +16,7 @@ from schemas import WagerPlaced, encode
 from schemas.checkpoint import open_signed, read_verifier
 from schemas.logformat import segments
 from tests.conftest import run_cli
+from tests.drill_support import recreate_topic
 from tests.events_factory import Table
 
 pytestmark = pytest.mark.kafka
@@ -117,26 +118,14 @@ def test_a_topic_recreated_and_filled_past_the_log_is_refused(kafka_bootstrap: s
                                                              tmp_path: Path) -> None:
     """Offsets alone cannot show it: the new topic holds more messages than the log took.
     The signed checkpoint's digest of the last message taken does."""
-    import time
 
-    from kafka import KafkaAdminClient
 
     topic = f"refilled-{uuid.uuid4().hex[:10]}"
     ensure_topic(kafka_bootstrap, topic, TopicSettings(partitions=1))
     data = tmp_path / "data"
     _send(kafka_bootstrap, topic, _events(0, 5))
     assert _ingest(kafka_bootstrap, topic, data).returncode == 0
-    with KafkaAdminClient(bootstrap_servers=kafka_bootstrap) as admin:
-        admin.delete_topics([topic])
-    deadline = time.monotonic() + 30
-    while True:  # deletion is asynchronous: recreate once the broker lets us
-        try:
-            ensure_topic(kafka_bootstrap, topic, TopicSettings(partitions=1))
-            break
-        except Exception:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.5)
+    recreate_topic(kafka_bootstrap, topic)
     _send(kafka_bootstrap, topic, _events(100, 9))  # other events, past offset 5
     refused = _ingest(kafka_bootstrap, topic, data)
     assert refused.returncode == 2, refused.stderr
