@@ -369,7 +369,8 @@ def replay(log_dir: Path, out_dir: Path,
 
     ``provenance`` is what the caller found when it verified the log (see
     :func:`provenance_of`); it goes into the manifest and, as JSON under
-    :data:`PROVENANCE_KEY`, into every file's schema metadata. None: not verified.
+    :data:`PROVENANCE_KEY` with the rulesets used and the code version, into every file's
+    schema metadata. None: not verified.
 
     ``out_dir`` is switched atomically (:func:`publish`): the files are written to a new
     directory beside it, which ``out_dir`` (a symbolic link) then names. A failure leaves the
@@ -384,8 +385,9 @@ def replay(log_dir: Path, out_dir: Path,
         [{"kind": f.kind, "casino": f.casino, "table_id": f.table_id or None,
           "round_id": f.round_id, "where": f.where, "detail": f.detail}
          for f in all_findings], schema=FINDINGS)
-    metadata = {PROVENANCE_KEY: _canonical(recorded)}
     rulesets = sorted({r for r in tables["rounds"]["ruleset"].to_pylist() if r is not None})
+    metadata = {PROVENANCE_KEY: _canonical({**recorded, "rulesets": rulesets,
+                                            "code_version": code_version()})}
 
     def write(build: Path) -> None:
         files = {}

@@ -167,7 +167,8 @@ def test_the_manifest_without_provenance_says_not_verified(tmp_path, log):
     for name in TABLES:
         meta = pq.read_schema(tmp_path / "replay" / f"{name}.parquet").metadata
         assert json.loads(meta[PROVENANCE_KEY]) == {
-            "verified": False, "verification": NO_VERIFICATION, "log": manifest["log"]}
+            "verified": False, "verification": NO_VERIFICATION, "log": manifest["log"],
+            "rulesets": manifest["rulesets"], "code_version": manifest["code_version"]}
 
 
 def test_the_provenance_given_is_in_the_manifest_and_every_file(tmp_path, log):
