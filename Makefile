@@ -56,7 +56,7 @@ lint: setup ## ruff and mypy
 test: setup browser kafka-fetch lint ## the whole test suite, Kafka broker and browser included
 	$(BIN)/python -m pytest
 
-drills: setup kafka-fetch ## the slower Kafka drills only (broker killed mid-stream, ingest restarted)
+drills: setup kafka-fetch ## the Kafka drills only (kills, workers, broker loss, full disk, tampering; also in make test)
 	$(BIN)/python -m pytest -m drills
 
 demo: setup ## start Kafka, simulate a shift, ingest, replay, check, serve the dashboard
