@@ -319,7 +319,7 @@ def _check_proof(path: Path, data: Path, key: str | None) -> int:
 def _against_topic(data: Path, topic: str, bootstrap: str | None) -> int:
     """Every message of ``topic`` must be in the log (same bytes) or in quarantine."""
     from ingest.kafka_io import NoClusterError, bootstrap_servers
-    from ingest.topic_audit import missing_messages
+    from ingest.topic_audit import TopicAuditError, missing_messages
 
     try:
         servers = bootstrap_servers(bootstrap)
@@ -328,7 +328,7 @@ def _against_topic(data: Path, topic: str, bootstrap: str | None) -> int:
         return 2
     try:
         missing, checked = missing_messages(data, topic, servers)
-    except AuditError as exc:
+    except TopicAuditError as exc:
         print(f"verify: --against-topic: {exc}", file=sys.stderr)
         return 2
     if missing:

@@ -18,11 +18,15 @@ from pathlib import Path
 from kafka import KafkaConsumer, TopicPartition
 from kafka.errors import KafkaError
 
-from ingest.audit import AuditError
 from schemas.log_verify import LOG_ERRORS, data_chains
 from schemas.logformat import read_log
 
 Where = tuple[str, int, int]
+
+
+class TopicAuditError(Exception):
+    """The comparison cannot be made (the log, the quarantine or the topic cannot be read);
+    the message says which."""
 
 
 def _digest(key: bytes | None, value: bytes | None) -> bytes:
@@ -44,7 +48,7 @@ def _held(data: Path, topic: str) -> dict[Where, bytes]:
                     held[(rec.topic, rec.partition, rec.offset)] = _digest(rec.key, rec.value)
         except LOG_ERRORS as exc:
             named = "" if len(found) == 1 and not chain.name else f" ({chain.label})"
-            raise AuditError(f"the log cannot be read{named}: {exc}") from exc
+            raise TopicAuditError(f"the log cannot be read{named}: {exc}") from exc
     for path in [p for chain in found for p in sorted(chain.quarantine.glob("segment-*.jsonl"))]:
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             try:
@@ -54,7 +58,7 @@ def _held(data: Path, topic: str) -> dict[Where, bytes]:
                          else base64.b64decode(entry["value_b64"]))
                 where = (entry["topic"], int(entry["partition"]), int(entry["offset"]))
             except (ValueError, KeyError, TypeError) as exc:
-                raise AuditError(f"{path}:{n}: not a quarantine line ({exc})") from exc
+                raise TopicAuditError(f"{path}:{n}: not a quarantine line ({exc})") from exc
             if where[0] == topic:
                 held[where] = _digest(key, value)
     return held
@@ -69,11 +73,11 @@ def missing_messages(data: Path, topic: str, servers: str,
                                  enable_auto_commit=False, client_id="catwalk-verify",
                                  isolation_level="read_committed")
     except KafkaError as exc:
-        raise AuditError(f"cannot reach Kafka at {servers}: {exc!r}") from exc
+        raise TopicAuditError(f"cannot reach Kafka at {servers}: {exc!r}") from exc
     try:
         partitions = consumer.partitions_for_topic(topic)
         if not partitions:
-            raise AuditError(f"topic {topic} does not exist at {servers}")
+            raise TopicAuditError(f"topic {topic} does not exist at {servers}")
         tps = [TopicPartition(topic, p) for p in sorted(partitions)]
         consumer.assign(tps)
         consumer.seek_to_beginning(*tps)
@@ -83,7 +87,8 @@ def missing_messages(data: Path, topic: str, servers: str,
         deadline = time.monotonic() + timeout_s
         while any(consumer.position(tp) < ends[tp] for tp in tps):
             if time.monotonic() > deadline:
-                raise AuditError(f"the topic could not be read to its end in {timeout_s:.0f} s")
+                raise TopicAuditError(
+                    f"the topic could not be read to its end in {timeout_s:.0f} s")
             for batch in consumer.poll(timeout_ms=1000).values():
                 for m in batch:
                     checked += 1
@@ -96,7 +101,7 @@ def missing_messages(data: Path, topic: str, servers: str,
                         missing.append(f"{m.topic}[{m.partition}]@{m.offset}: the log holds "
                                        "other bytes than the topic")
     except KafkaError as exc:
-        raise AuditError(f"reading topic {topic}: {exc!r}") from exc
+        raise TopicAuditError(f"reading topic {topic}: {exc!r}") from exc
     finally:
         consumer.close()
     return missing, checked
