@@ -1,41 +1,91 @@
-"""``python -m checks``: run the SQL checks over replay's output and write the flags."""
+"""``python -m checks``: run the SQL checks over replay's output and write the flags.
+
+Exit status: 0 when the checks ran, whatever they found; 2 for bad arguments or missing
+inputs; 1 when a check failed to run or the flags could not be written (the previous
+``flags.parquet`` is then left as it was).
+"""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
-from checks.runner import CheckError, load_checks, run_checks
+from checks.runner import CheckError, CheckRun, InputError, load_checks, run_checks
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def parse_since(text: str) -> datetime:
+    """An ISO date (midnight UTC) or datetime (UTC when it names no offset)."""
+    try:
+        when = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an ISO date or datetime (e.g. 2026-03-14 or "
+            "2026-03-14T21:00:00Z)") from None
+    return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+
+
+def dollars(cents: int) -> str:
+    """Integer cents as dollars (no float): 12345 -> $123.45."""
+    whole, rest = divmod(abs(cents), 100)
+    return f"{'-' if cents < 0 else ''}${whole:,}.{rest:02d}"
+
+
+def print_catalogue() -> None:
+    for c in load_checks():
+        print(f"{c.id} [{c.severity}] {c.title}\n  rule: {c.rule}\n  next: {c.next}\n")
+
+
+def print_summary(done: CheckRun) -> None:
+    total = sum(s.flags for s in done.summary)
+    over = sum(s.over_cents for s in done.summary)
+    under = sum(s.under_cents for s in done.summary)
+    print(f"checks: {total} flags from {len(done.summary)} checks; money at stake: overpaid "
+          f"{dollars(over)}, underpaid {dollars(under)} -> {done.path}")
+    width = max((len(s.id) for s in done.summary), default=0)
+    for s in done.summary:
+        print(f"checks:   {s.id:<{width}}  {s.severity:<6}  {s.flags:>7} flags  "
+              f"over {dollars(s.over_cents):>12}  under {dollars(s.under_cents):>12}")
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m checks",
-        description="Run every check in checks/sql/ with DuckDB over replay's Parquet "
-        "(DATA/replay/*.parquet) and write the flags to DATA/checks/flags.parquet.",
-        epilog="example: python -m checks --data var/demo     (then: make serve DATA=var/demo)",
+        description="Run the checks in checks/sql/ with DuckDB over replay's Parquet "
+        "(DATA/replay/*.parquet) and replace DATA/checks/flags.parquet, atomically, with "
+        "their flags. Exit 0 when the checks ran (whatever they found), 2 for bad arguments "
+        "or missing inputs, 1 when a check failed to run (the old flags file is then kept).",
+        epilog="example: python -m checks --data var/demo --since 2026-03-14 --check mispay",
     )
     p.add_argument("--data", type=Path, default=None,
                    help="data directory (default $CATWALK_DATA or ./var)")
-    p.add_argument("--list", action="store_true", help="list the checks and exit")
+    p.add_argument("--since", type=parse_since, default=None, metavar="DATE",
+                   help="only rounds dealt at or after DATE (ISO date or datetime; UTC "
+                   "unless it names an offset)")
+    p.add_argument("--check", action="append", default=None, metavar="ID",
+                   help="run only this check (repeatable; ids from --list)")
+    p.add_argument("--list", action="store_true",
+                   help="print the catalogue (id, severity, title, rule, what to do next)")
     args = p.parse_args(argv)
-    if args.list:
-        for c in load_checks():
-            print(f"{c.id:15} {c.severity:7} {c.title}  [{c.rule}]")
-        return 0
-    data = args.data or Path(os.environ.get("CATWALK_DATA") or REPO / "var")
     try:
-        done = run_checks(data / "replay", data / "checks")
-    except CheckError as exc:
+        if args.list:
+            print_catalogue()
+            return 0
+        data = args.data or Path(os.environ.get("CATWALK_DATA") or REPO / "var")
+        done = run_checks(data / "replay", data / "checks", since=args.since, only=args.check)
+    except InputError as exc:
         print(f"checks: {exc}", file=sys.stderr)
         return 2
-    total = sum(done.counts.values())
-    detail = ", ".join(f"{k} {v}" for k, v in done.counts.items())
-    print(f"checks: {total} flags ({detail}) -> {data / 'checks' / 'flags.parquet'}")
+    except CheckError as exc:
+        print(f"checks: {exc}\nchecks: nothing was replaced", file=sys.stderr)
+        return 1
+    print_summary(done)
+    if args.since is not None:
+        print(f"checks: rounds dealt at or after {args.since.isoformat()} only")
     warning = done.provenance.warning()
     if warning is None:
         print(f"checks: log verified: {done.provenance.verification}")

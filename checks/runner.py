@@ -1,7 +1,11 @@
 """Run every check in checks/sql/ with DuckDB over replay's Parquet and collect the flags.
 
 A check is one SQL file returning the offending rows, zero rows = pass. Its
-header comments carry id, title, severity and the rule it enforces. The inputs are exposed
+header comments carry id, title, severity, the rule it enforces (with its citation) and what
+the analyst should do next. A check returns casino, table_id, round_id and seat, and when it
+has them wager, recorded_cents, expected_cents and detail; the runner adds the round's time,
+dealer, game and ruleset (joined from ``rounds``) and the money at stake and its direction
+(:data:`FLAG_SCHEMA`), so that the SQL files stay simple. The inputs are exposed
 as views named after the files replay writes (``rounds``, ``hands``, ``wagers``, ``envy``,
 ``bankers``, ``jackpots``, ``findings``); file paths are bound, never formatted
 into SQL. Rows are named by casino, table and round: a round id is only unique at its
@@ -14,6 +18,10 @@ that are not those replay wrote) is returned with the counts, written into the m
 ``flags.parquet`` (:data:`PROVENANCE_KEY`, :data:`TRUST_KEY`) and, by ``python -m checks``,
 printed loudly. The replay directory is resolved once (replay switches it atomically by a
 symbolic link), so that every view reads the same set of files.
+
+The flags of a run replace ``flags.parquet`` atomically (a temporary file beside it, fsynced,
+renamed over it), or not at all: a check that fails to run, or a write that fails, leaves the
+previous file byte for byte as it was.
 """
 
 from __future__ import annotations
@@ -22,7 +30,9 @@ import hashlib
 import json
 import os
 import re
+import tempfile
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -32,23 +42,79 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 INPUTS = ("rounds", "hands", "wagers", "envy", "bankers", "jackpots", "findings")
-HEADER = re.compile(r"^--\s*(id|title|severity|rule):\s*(.+?)\s*$")
+HEADER = re.compile(r"^--\s*(id|title|severity|rule|next):\s*(.+?)\s*$")
+HEADER_KEYS = ("id", "title", "severity", "rule", "next")
 
+INT64_MAX = 2**63 - 1
+_TS = pa.timestamp("us", tz="UTC")
 FLAG_SCHEMA = pa.schema([
     ("check_id", pa.string()),
     ("title", pa.string()),
     ("severity", pa.string()),
+    ("occurred_at", _TS),
     ("casino", pa.string()),
-    ("round_id", pa.string()),
     ("table_id", pa.string()),
+    ("dealer_id", pa.string()),
+    ("game", pa.string()),
+    ("ruleset", pa.string()),
+    ("round_id", pa.string()),
     ("seat", pa.int32()),
+    ("wager", pa.string()),
     ("recorded_cents", pa.int64()),
     ("expected_cents", pa.int64()),
+    ("amount_at_stake_cents", pa.int64()),
+    ("direction", pa.string()),
     ("difference_cents", pa.int64()),
     ("detail", pa.string()),
 ])
-ROW_COLUMNS = FLAG_SCHEMA.names[3:]
+"""One row per flag. ``occurred_at``, ``dealer_id``, ``game`` and ``ruleset`` come from the
+round (``rounds``, joined on casino, table and round); the rest from the check. A money flag
+is one whose check returned both ``recorded_cents`` and ``expected_cents``:
+``amount_at_stake_cents`` is then ``|recorded - expected|`` (never negative; clamped to the
+largest 64-bit integer, with the detail giving the exact amount, when it does not fit) and
+``direction`` is ``over`` (recorded above expected: overpaid) or ``under`` (null when they
+are equal); ``difference_cents`` is ``recorded - expected`` (null when it does not fit 64
+bits). For any other flag the three are null."""
 
+REQUIRED_COLUMNS = ("casino", "table_id", "round_id", "seat")
+OPTIONAL_COLUMNS = ("wager", "recorded_cents", "expected_cents", "detail")
+ROW_COLUMNS = REQUIRED_COLUMNS + OPTIONAL_COLUMNS
+"""What a check's query returns: the first four always, the others when it has them."""
+
+_FLAGS = f"""
+WITH keyed AS (
+    SELECT casino, table_id, round_id, any_value(dealt_at) AS dealt_at,
+           any_value(dealer_id) AS dealer_id, any_value(game) AS game,
+           any_value(ruleset) AS ruleset
+    FROM rounds AS r
+    SEMI JOIN check_rows AS c USING (casino, table_id, round_id)
+    GROUP BY casino, table_id, round_id
+), diffed AS (
+    SELECT c.*, r.dealt_at, r.dealer_id, r.game, r.ruleset,
+           CAST(c.recorded_cents AS HUGEINT) - c.expected_cents AS diff
+    FROM check_rows AS c
+    LEFT JOIN keyed AS r USING (casino, table_id, round_id)
+)
+SELECT
+    check_id, title, severity, dealt_at AS occurred_at,
+    casino, table_id, dealer_id, game, ruleset, round_id, seat, wager,
+    recorded_cents, expected_cents,
+    -- least() skips a null, so a flag without money must be kept null explicitly
+    CASE WHEN diff IS NOT NULL THEN CAST(least(abs(diff), {INT64_MAX}) AS BIGINT) END
+        AS amount_at_stake_cents,
+    CASE WHEN diff > 0 THEN 'over' WHEN diff < 0 THEN 'under' END AS direction,
+    CASE WHEN abs(diff) <= {INT64_MAX} THEN CAST(diff AS BIGINT) END AS difference_cents,
+    CASE WHEN abs(diff) > {INT64_MAX}
+         THEN concat_ws('; ', detail, 'amount at stake ' || CAST(abs(diff) AS VARCHAR)
+                        || ' cents does not fit a 64-bit integer: amount_at_stake_cents '
+                        || 'holds {INT64_MAX}, the largest that does')
+         ELSE detail END AS detail
+FROM diffed
+ORDER BY ordinal
+"""
+"""Every check's rows (``check_rows``, in check order then each query's own order) with the
+round's time, dealer, game and ruleset, and the money at stake computed in HUGEINT so that
+no amount can overflow."""
 
 MANIFEST = "manifest.json"
 MANIFEST_FORMAT = "catwalk-replay-manifest/1"
@@ -56,10 +122,21 @@ PROVENANCE_KEY = b"catwalk.provenance"
 """flags.parquet metadata: JSON {"log_trust", "verified", "verification", "manifest"}."""
 TRUST_KEY = b"catwalk.log_trust"
 """flags.parquet metadata: ``verified``, ``unverified`` or ``unknown``."""
+RUN_KEY = b"catwalk.checks_run"
+"""flags.parquet metadata: JSON {"checks": [ids run], "since": ISO time or null}."""
 
 
 class CheckError(Exception):
-    """A check could not run; the message names the check file and what to do."""
+    """The checks could not run; the message says why and what to do."""
+
+
+class InputError(CheckError):
+    """Bad arguments or missing inputs (``python -m checks`` exits 2)."""
+
+
+class CheckFailed(CheckError):
+    """A check failed to run, or the flags could not be written; the message names the
+    check file (``python -m checks`` exits 1). The previous flags file is left as it was."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -68,6 +145,8 @@ class Check:
     title: str
     severity: str
     rule: str
+    next: str
+    """What the analyst should do next with one of its flags."""
     sql: str
     source: str
 
@@ -79,11 +158,11 @@ def parse_check(text: str, source: str) -> Check:
         m = HEADER.match(line)
         if m:
             header.setdefault(m.group(1), m.group(2))
-    missing = [k for k in ("id", "title", "severity", "rule") if k not in header]
+    missing = [k for k in HEADER_KEYS if k not in header]
     if missing:
         raise CheckError(f"{source}: header lacks {', '.join(missing)} (lines like '-- id: x')")
     return Check(id=header["id"], title=header["title"], severity=header["severity"],
-                 rule=header["rule"], sql=text, source=source)
+                 rule=header["rule"], next=header["next"], sql=text, source=source)
 
 
 def load_checks() -> list[Check]:
@@ -91,6 +170,19 @@ def load_checks() -> list[Check]:
     folder = resources.files("checks").joinpath("sql")
     files = sorted((f for f in folder.iterdir() if f.name.endswith(".sql")), key=lambda f: f.name)
     return [parse_check(f.read_text(encoding="utf-8"), f"checks/sql/{f.name}") for f in files]
+
+
+def select_checks(checks: list[Check], ids: list[str] | None) -> list[Check]:
+    """The checks named by ``ids`` (all when None), in catalogue order; an unknown id is an
+    :class:`InputError` naming the known ones."""
+    if not ids:
+        return checks
+    known = {c.id for c in checks}
+    unknown = [i for i in dict.fromkeys(ids) if i not in known]
+    if unknown:
+        raise InputError(f"unknown check id {', '.join(unknown)}; the checks are: "
+                         f"{', '.join(c.id for c in checks)} (`python -m checks --list`)")
+    return [c for c in checks if c.id in ids]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -165,61 +257,171 @@ def read_provenance(replay_dir: Path) -> Provenance:
     return Provenance(trust="unverified", verification=verification, manifest=manifest)
 
 
-def connect(replay_dir: Path) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB with replay's Parquet files as views."""
-    con = duckdb.connect()
-    con.execute("SET memory_limit='2GB'")
+def connect(replay_dir: Path, since: datetime | None = None) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB with replay's Parquet files as views. With ``since``, ``rounds``
+    holds only the rounds dealt at or after it, and every other view only the rows of those
+    rounds (``findings`` without a round are left out). File paths and the date are bound."""
     for name in INPUTS:
         path = replay_dir / f"{name}.parquet"
         if not path.is_file():
-            raise CheckError(f"{path} is missing: run `python -m replay` first")
-        con.read_parquet(str(path)).create_view(name)
+            raise InputError(f"{path} is missing: run `python -m replay` first")
+    con = duckdb.connect()
+    con.execute("SET memory_limit='2GB'")
+    con.execute("SET TimeZone='UTC'")
+    if since is None:
+        for name in INPUTS:
+            con.read_parquet(str(replay_dir / f"{name}.parquet")).create_view(name)
+        return con
+    for name in INPUTS:
+        con.read_parquet(str(replay_dir / f"{name}.parquet")).create_view(f"all_{name}")
+    con.execute("CREATE TEMP TABLE window_start (since TIMESTAMPTZ NOT NULL)")
+    con.execute("INSERT INTO window_start VALUES (?)", [since])
+    con.execute("CREATE VIEW rounds AS SELECT * FROM all_rounds "
+                "WHERE dealt_at >= (SELECT since FROM window_start)")
+    for name in INPUTS:
+        if name != "rounds":
+            con.execute(f"CREATE VIEW {name} AS SELECT * FROM all_{name} "
+                        "SEMI JOIN rounds USING (casino, table_id, round_id)")
     return con
 
 
 def run_check(con: duckdb.DuckDBPyConnection, check: Check) -> pa.Table:
-    """The check's offending rows, with the check's id, title and severity in front."""
+    """The check's rows: :data:`ROW_COLUMNS` (null where the query has no such column),
+    with the check's id, title and severity in front."""
     try:
         rows = con.sql(check.sql).to_arrow_table()
     except duckdb.Error as exc:
-        raise CheckError(f"{check.source}: {exc}") from exc
-    absent = [c for c in ROW_COLUMNS if c not in rows.column_names]
+        raise CheckFailed(f"{check.source} failed to run: {exc}") from exc
+    absent = [c for c in REQUIRED_COLUMNS if c not in rows.column_names]
     if absent:
-        raise CheckError(f"{check.source}: the query must return columns {', '.join(absent)}")
+        raise CheckFailed(f"{check.source}: the query must return columns {', '.join(absent)}")
     n = rows.num_rows
     columns = [pa.array([check.id] * n, pa.string()), pa.array([check.title] * n, pa.string()),
                pa.array([check.severity] * n, pa.string())]
-    columns += [rows.column(c).cast(FLAG_SCHEMA.field(c).type) for c in ROW_COLUMNS]
-    return pa.Table.from_arrays(columns, schema=FLAG_SCHEMA)
+    for c in ROW_COLUMNS:
+        kind = FLAG_SCHEMA.field(c).type
+        try:
+            columns.append(rows.column(c).cast(kind) if c in rows.column_names
+                           else pa.nulls(n, kind))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+            raise CheckFailed(f"{check.source}: column {c} is not {kind}: {exc}") from exc
+    return pa.Table.from_arrays(columns, names=["check_id", "title", "severity", *ROW_COLUMNS])
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CheckSummary:
+    """One check's flags: how many, and the money at stake overpaid and underpaid (cents;
+    exact, summed as Python integers)."""
+
+    id: str
+    severity: str
+    title: str
+    flags: int
+    over_cents: int
+    under_cents: int
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CheckRun:
-    """Flags per check id, and what replay's manifest says of the log."""
+    """Flags per check id, the summary by check, and what replay's manifest says of the log."""
 
     counts: dict[str, int]
     provenance: Provenance
+    summary: tuple[CheckSummary, ...] = ()
+    path: Path | None = None
 
 
-def run_checks(replay_dir: Path, out_dir: Path) -> CheckRun:
-    """Run every check over one set of replay's files, write ``flags.parquet`` (atomically,
-    with the provenance in its metadata), return the flags per check id and the
-    provenance."""
+def flag_table(con: duckdb.DuckDBPyConnection, checks: list[Check]) -> pa.Table:
+    """Run ``checks`` over ``con``'s views; their flags, enriched from ``rounds``."""
+    parts = [run_check(con, check) for check in checks]
+    rows = pa.concat_tables(parts) if parts else pa.schema(
+        [(n, FLAG_SCHEMA.field(n).type) for n in ("check_id", "title", "severity",
+                                                    *ROW_COLUMNS)]).empty_table()
+    rows = rows.append_column("ordinal", pa.array(range(rows.num_rows), pa.int64()))
+    con.register("check_rows", rows)
+    try:
+        flags = con.sql(_FLAGS).to_arrow_table()
+    except duckdb.Error as exc:
+        raise CheckFailed(f"checks/runner.py: the flags could not be put together: {exc}") \
+            from exc
+    finally:
+        con.unregister("check_rows")
+    return flags.select(FLAG_SCHEMA.names).cast(FLAG_SCHEMA)
+
+
+def summarize(flags: pa.Table, checks: list[Check]) -> tuple[CheckSummary, ...]:
+    """Count and money at stake over and under, by check, in catalogue order."""
+    totals = {c.id: [0, 0, 0] for c in checks}
+    for check_id, amount, direction in zip(flags.column("check_id").to_pylist(),
+                                           flags.column("amount_at_stake_cents").to_pylist(),
+                                           flags.column("direction").to_pylist(), strict=True):
+        t = totals[check_id]
+        t[0] += 1
+        if direction == "over":
+            t[1] += amount
+        elif direction == "under":
+            t[2] += amount
+    return tuple(CheckSummary(id=c.id, severity=c.severity, title=c.title, flags=totals[c.id][0],
+                              over_cents=totals[c.id][1], under_cents=totals[c.id][2])
+                 for c in checks)
+
+
+def write_atomically(table: pa.Table, path: Path) -> None:
+    """Write ``table`` to a temporary file beside ``path``, fsync it, rename it over
+    ``path`` and fsync the directory: readers see the old file or the new one, never a
+    half-written one; on any failure the old file is untouched and the temporary removed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    tmp = Path(name)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            pq.write_table(table, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def run_checks(replay_dir: Path, out_dir: Path, *, since: datetime | None = None,
+               only: list[str] | None = None, checks: list[Check] | None = None) -> CheckRun:
+    """Run the checks (``only`` those ids; ``checks`` instead of the shipped ones) over one
+    set of replay's files (``since``: rounds dealt at or after it), and replace
+    ``out_dir/flags.parquet`` atomically with their flags (the provenance, the checks run and
+    the window in its metadata). Raises :class:`InputError` for an unknown id or a missing
+    input, :class:`CheckFailed` when a check fails to run or the file cannot be written; the
+    old flags file is then left as it was."""
+    chosen = select_checks(load_checks() if checks is None else checks, only)
+    if since is not None and since.tzinfo is None:
+        raise InputError("--since needs a time zone (naive datetimes are taken as UTC by "
+                         "the command line)")
     replay_dir = replay_dir.resolve()  # one generation of replay's files for every view
     provenance = read_provenance(replay_dir)
-    con = connect(replay_dir)
-    tables, counts = [], {}
-    for check in load_checks():
-        t = run_check(con, check)
-        tables.append(t)
-        counts[check.id] = t.num_rows
-    flags = pa.concat_tables(tables) if tables else FLAG_SCHEMA.empty_table()
-    flags = flags.replace_schema_metadata(provenance.metadata())
-    out_dir.mkdir(parents=True, exist_ok=True)
-    tmp = out_dir / "flags.parquet.tmp"
-    pq.write_table(flags, tmp)
-    os.replace(tmp, out_dir / "flags.parquet")
-    return CheckRun(counts=counts, provenance=provenance)
+    con = connect(replay_dir, since)
+    try:
+        flags = flag_table(con, chosen)
+    finally:
+        con.close()
+    run = {"checks": [c.id for c in chosen],
+           "since": since.astimezone(UTC).isoformat() if since is not None else None}
+    flags = flags.replace_schema_metadata({
+        **provenance.metadata(),
+        RUN_KEY: json.dumps(run, separators=(",", ":")).encode("utf-8")})
+    path = out_dir / "flags.parquet"
+    try:
+        write_atomically(flags, path)
+    except OSError as exc:
+        raise CheckFailed(f"{path} could not be written ({exc}); the previous flags file is "
+                          "unchanged") from exc
+    summary = summarize(flags, chosen)
+    return CheckRun(counts={s.id: s.flags for s in summary}, provenance=provenance,
+                    summary=summary, path=path)
 
 
 def run_all(replay_dir: Path, out_dir: Path) -> dict[str, int]:

@@ -137,7 +137,8 @@ def test_unsettled_and_not_evaluated_are_flagged_on_their_own(data):
 def test_flag_money_is_integer_cents(data):
     run_all(data / "replay", data / "checks")
     schema = pq.read_schema(data / "checks" / "flags.parquet")
-    for name in ("recorded_cents", "expected_cents", "difference_cents"):
+    for name in ("recorded_cents", "expected_cents", "amount_at_stake_cents",
+                 "difference_cents"):
         assert schema.field(name).type == pa.int64()
 
 

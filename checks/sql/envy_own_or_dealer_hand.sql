@@ -2,6 +2,7 @@
 -- title: Envy Bonus paid for the player's own hand or for the dealer's hand
 -- severity: high
 -- rule: 58 Pa. Code § 688a.7(h)(2)(ii) ("A player is not entitled to an Envy Bonus for his own hand or the hand of the dealer"); docs/rules.md 6a.11
+-- next: review the video of the Envy payment, recover it from the player, and retrain the dealer on Envy eligibility
 SELECT
     e.casino,
     e.round_id,
@@ -9,7 +10,6 @@ SELECT
     e.seat,
     e.recorded_cents,
     0::BIGINT AS expected_cents,
-    e.recorded_cents AS difference_cents,
     'Envy Bonus of ' || e.recorded_cents || ' cents paid to seat ' || e.seat || ' for '
         || CASE WHEN e.for_seat IS NULL THEN 'the dealer''s hand' ELSE 'its own hand' END AS detail
 FROM envy AS e

@@ -2,14 +2,14 @@
 -- title: Progressive payout without every verification step (hand verified, light, floorperson validation, payment, documentation), or validated by someone below floorperson
 -- severity: high
 -- rule: 58 Pa. Code § 688a.7(h)(3)(i)(B)(1)-(4); Caribbean stud rules 9.5 and 9.6
+-- next: get the floorperson to complete the missing verification steps and paperwork now; if the hand cannot be verified, hold the award and notify surveillance and compliance
 SELECT
     j.casino,
     j.round_id,
     j.table_id,
     j.seat,
+    'progressive' AS wager,
     j.recorded_award_cents AS recorded_cents,
-    j.expected_net_cents AS expected_cents,
-    NULL::BIGINT AS difference_cents,
     'jackpot at seat ' || j.seat || ': '
         || concat_ws(', ',
              CASE WHEN NOT j.hand_verified THEN 'hand not verified' END,

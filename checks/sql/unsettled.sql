@@ -2,14 +2,15 @@
 -- title: Unsettled wager: a wager was placed but the table recorded no settlement
 -- severity: high
 -- rule: docs/rules.md 8.1; pai gow poker settlement (4), (7); Caribbean stud rules 9.3, 9.4 (every wager placed is settled before the round ends)
+-- next: confirm on video whether the wager was paid or collected; have the table record the settlement, or the floorperson settle it
 SELECT
     w.casino,
     w.round_id,
     w.table_id,
     w.seat,
+    w.wager,
     NULL::BIGINT AS recorded_cents,
     w.expected_net_cents AS expected_cents,
-    NULL::BIGINT AS difference_cents,
     w.wager || ' of ' || w.amount_cents || ' cents has no recorded settlement' AS detail
 FROM wagers AS w
 WHERE w.recorded_net_cents IS NULL

@@ -1,0 +1,293 @@
+"""The runner of the checks: ``python -m checks [--data DIR] [--since DATE] [--check ID ...]
+[--list]``, the flags' columns (time, dealer, game, ruleset, amount at stake, direction), the
+64-bit edge, and the atomic replacement of ``flags.parquet``."""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from checks.runner import (
+    FLAG_SCHEMA,
+    INT64_MAX,
+    CheckFailed,
+    InputError,
+    load_checks,
+    parse_check,
+    run_checks,
+)
+from replay.run import TABLES
+from tests.conftest import run_cli
+
+T1 = datetime(2026, 3, 14, 20, 15, 0, tzinfo=UTC)
+T2 = datetime(2026, 3, 14, 22, 40, 5, tzinfo=UTC)
+T3 = datetime(2026, 3, 15, 3, 0, 0, tzinfo=UTC)
+
+
+def _round(round_id, dealt_at, dealer, game="pai_gow_poker", ruleset="pai_gow_poker-classic-v1",
+           *, evaluated=True, problems=None):
+    return {"round_id": round_id, "casino": "C01", "table_id": "T01", "game": game,
+            "ruleset": ruleset, "dealt_at": dealt_at, "dealer_id": dealer,
+            "evaluated": evaluated, "problems": problems, "notation": None}
+
+
+def _wager(round_id, seat, wager, amount, recorded, expected):
+    return {"round_id": round_id, "casino": "C01", "table_id": "T01", "seat": seat,
+            "game": "pai_gow_poker", "position": f"seat {seat}", "wager": wager,
+            "amount_cents": amount,
+            "recorded_outcome": "win" if recorded is not None else None,
+            "recorded_net_cents": recorded, "recorded_commission_cents": 0,
+            "expected_outcome": "win", "expected_net_cents": expected,
+            "expected_commission_cents": 0}
+
+
+def _write(replay_dir: Path, given: dict[str, list[dict]]) -> None:
+    replay_dir.mkdir(parents=True, exist_ok=True)
+    for name, schema in TABLES.items():
+        pq.write_table(pa.Table.from_pylist(given.get(name, []), schema=schema),
+                       replay_dir / f"{name}.parquet")
+
+
+@pytest.fixture
+def data(tmp_path):
+    """Three rounds at one table: R1 (dealer E011, 20:15 UTC) overpays seat 2 by 125 cents;
+    R2 (E022, tiles, 22:40) underpays seat 1 by 500 and leaves seat 3 unsettled; R3 (E011,
+    the next day) was not evaluated."""
+    rounds = [_round("R1", T1, "E011"),
+              _round("R2", T2, "E022", "pai_gow_tiles", "pai_gow_tiles-classic-v1"),
+              _round("R3", T3, "E011", evaluated=False, problems="dealer was never dealt cards")]
+    wagers = [_wager("R1", 1, "main", 2500, 2375, 2375),
+              _wager("R1", 2, "main", 2500, 2500, 2375),
+              _wager("R2", 1, "main", 5000, -5500, -5000),
+              _wager("R2", 3, "main", 1000, None, 950)]
+    _write(tmp_path / "replay", {"rounds": rounds, "wagers": wagers})
+    return tmp_path
+
+
+def _flags(data: Path) -> list[dict]:
+    return pq.read_table(data / "checks" / "flags.parquet").to_pylist()
+
+
+def _ids(data: Path) -> list[tuple[str, str, int | None]]:
+    return [(f["check_id"], f["round_id"], f["seat"]) for f in _flags(data)]
+
+
+# The flags' columns ------------------------------------------------------------------------
+
+def test_flags_carry_time_dealer_game_ruleset_amount_at_stake_and_direction(data):
+    run_checks(data / "replay", data / "checks")
+    assert pq.read_schema(data / "checks" / "flags.parquet").remove_metadata() == FLAG_SCHEMA
+    by_id = {(f["check_id"], f["round_id"], f["seat"]): f for f in _flags(data)}
+    assert list(by_id) == [("mispay", "R1", 2), ("mispay", "R2", 1),
+                           ("not_evaluated", "R3", None), ("unsettled", "R2", 3)]
+    over, under = by_id["mispay", "R1", 2], by_id["mispay", "R2", 1]
+    assert {k: over[k] for k in ("occurred_at", "casino", "table_id", "dealer_id", "game",
+                                 "ruleset", "wager", "recorded_cents", "expected_cents",
+                                 "amount_at_stake_cents", "direction", "difference_cents",
+                                 "severity")} == {
+        "occurred_at": T1, "casino": "C01", "table_id": "T01", "dealer_id": "E011",
+        "game": "pai_gow_poker", "ruleset": "pai_gow_poker-classic-v1", "wager": "main",
+        "recorded_cents": 2500, "expected_cents": 2375, "amount_at_stake_cents": 125,
+        "direction": "over", "difference_cents": 125, "severity": "high"}
+    assert (under["occurred_at"], under["dealer_id"], under["game"], under["ruleset"]) == (
+        T2, "E022", "pai_gow_tiles", "pai_gow_tiles-classic-v1")
+    assert (under["recorded_cents"], under["expected_cents"], under["amount_at_stake_cents"],
+            under["direction"], under["difference_cents"]) == (-5500, -5000, 500, "under", -500)
+    # not a money flag: no amount at stake, no direction; still the round's time and dealer
+    unsettled, unjudged = by_id["unsettled", "R2", 3], by_id["not_evaluated", "R3", None]
+    assert (unsettled["recorded_cents"], unsettled["expected_cents"]) == (None, 950)
+    assert (unsettled["amount_at_stake_cents"], unsettled["direction"]) == (None, None)
+    assert (unjudged["occurred_at"], unjudged["dealer_id"], unjudged["wager"]) == (
+        T3, "E011", None)
+    assert (unjudged["amount_at_stake_cents"], unjudged["direction"]) == (None, None)
+
+
+def test_an_amount_at_the_64_bit_limit_is_a_flag_never_a_failure(data):
+    """-2^63 recorded against 2^63 - 1 expected is 2^64 - 1 cents at stake, which no int64
+    holds: the flag says so in its detail and clamps the amount to the int64 maximum. 2^63 - 1
+    against 0 fits exactly and is not clamped."""
+    path = data / "replay" / "wagers.parquet"
+    rows = pq.read_table(path).to_pylist()
+    rows += [_wager("R1", 5, "main", 100, -(2**63), 2**63 - 1),
+             _wager("R1", 6, "main", 100, 2**63 - 1, 0)]
+    pq.write_table(pa.Table.from_pylist(rows, schema=TABLES["wagers"]), path)
+    done = run_checks(data / "replay", data / "checks")
+    flags = {f["seat"]: f for f in _flags(data) if f["check_id"] == "mispay"}
+    absurd, edge = flags[5], flags[6]
+    assert (absurd["amount_at_stake_cents"], absurd["direction"],
+            absurd["difference_cents"]) == (INT64_MAX, "under", None)
+    assert "amount at stake 18446744073709551615 cents does not fit a 64-bit integer" \
+        in absurd["detail"]
+    assert (edge["amount_at_stake_cents"], edge["direction"], edge["difference_cents"]) == (
+        INT64_MAX, "over", INT64_MAX)
+    assert "does not fit" not in edge["detail"]
+    (mispay,) = [s for s in done.summary if s.id == "mispay"]
+    assert (mispay.flags, mispay.over_cents, mispay.under_cents) == (
+        4, 125 + INT64_MAX, 500 + INT64_MAX)  # exact, beyond 64 bits
+
+
+def test_file_paths_are_bound_not_formatted_into_sql(tmp_path):
+    """A data directory whose name holds a quote, a semicolon and a comment still works."""
+    odd = tmp_path / "it's; -- data"
+    _write(odd / "replay", {"rounds": [_round("R1", T1, "E011")],
+                            "wagers": [_wager("R1", 2, "main", 2500, 2500, 2375)]})
+    proc = run_cli("checks", "--data", str(odd))
+    assert proc.returncode == 0, proc.stderr
+    assert _ids(odd) == [("mispay", "R1", 2)]
+
+
+# The command line -------------------------------------------------------------------------
+
+def test_list_prints_every_check_with_its_rule_and_what_to_do_next():
+    proc = run_cli("checks", "--list")
+    assert proc.returncode == 0, proc.stderr
+    checks = load_checks()
+    assert len(checks) == 11
+    for c in checks:
+        assert f"{c.id} [{c.severity}] {c.title}\n  rule: {c.rule}\n  next: {c.next}\n" \
+            in proc.stdout
+        assert len(c.next) > 20
+    assert "58 Pa. Code § 688a.7(h)(2)(ii)" in proc.stdout
+
+
+def test_a_check_without_a_next_step_is_refused():
+    with pytest.raises(Exception, match=r"x\.sql: header lacks next"):
+        parse_check("-- id: x\n-- title: t\n-- severity: high\n-- rule: r\nSELECT 1", "x.sql")
+
+
+def test_the_summary_gives_count_and_money_at_stake_by_check(data):
+    proc = run_cli("checks", "--data", str(data))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == ("checks: 4 flags from 11 checks; money at stake: overpaid $1.25, "
+                        f"underpaid $5.00 -> {data / 'checks' / 'flags.parquet'}")
+    mispay = next(x for x in lines if x.startswith("checks:   mispay "))
+    assert mispay.split() == ["checks:", "mispay", "high", "2", "flags", "over", "$1.25",
+                              "under", "$5.00"]
+    unsettled = next(x for x in lines if x.startswith("checks:   unsettled "))
+    assert unsettled.split()[3:] == ["1", "flags", "over", "$0.00", "under", "$0.00"]
+    assert "WARNING" in proc.stdout  # no manifest: provenance unknown, said loudly
+
+
+def test_check_runs_only_the_named_checks(data):
+    proc = run_cli("checks", "--data", str(data), "--check", "unsettled")
+    assert proc.returncode == 0, proc.stderr
+    assert _ids(data) == [("unsettled", "R2", 3)]
+    assert proc.stdout.startswith("checks: 1 flags from 1 checks;")
+    proc = run_cli("checks", "--data", str(data), "--check", "unsettled", "--check", "mispay")
+    assert proc.returncode == 0, proc.stderr
+    assert _ids(data) == [("mispay", "R1", 2), ("mispay", "R2", 1), ("unsettled", "R2", 3)]
+
+
+def test_an_unknown_check_is_exit_2_naming_the_known_ones(data):
+    before = (data / "checks" / "flags.parquet")
+    run_checks(data / "replay", data / "checks")
+    old = before.read_bytes()
+    proc = run_cli("checks", "--data", str(data), "--check", "mispay", "--check", "mispya")
+    assert proc.returncode == 2
+    assert "unknown check id mispya" in proc.stderr
+    assert all(c.id in proc.stderr for c in load_checks())
+    assert before.read_bytes() == old
+
+
+@pytest.mark.parametrize(("since", "expected"), [
+    ("2026-03-14T21:00:00", [("mispay", "R2", 1), ("not_evaluated", "R3", None),
+                             ("unsettled", "R2", 3)]),
+    ("2026-03-14T22:40:05Z", [("mispay", "R2", 1), ("not_evaluated", "R3", None),
+                              ("unsettled", "R2", 3)]),   # at, not only after
+    ("2026-03-14T22:40:06+00:00", [("not_evaluated", "R3", None)]),
+    ("2026-03-15T01:00:00+02:00", [("not_evaluated", "R3", None)]),  # 23:00 UTC
+    ("2026-03-15", [("not_evaluated", "R3", None)]),
+    ("2026-03-14", [("mispay", "R1", 2), ("mispay", "R2", 1), ("not_evaluated", "R3", None),
+                    ("unsettled", "R2", 3)]),
+    ("2026-03-16", []),
+])
+def test_since_keeps_only_rounds_dealt_at_or_after_it(data, since, expected):
+    proc = run_cli("checks", "--data", str(data), "--since", since)
+    assert proc.returncode == 0, proc.stderr
+    assert _ids(data) == expected
+    assert "rounds dealt at or after 20" in proc.stdout
+
+
+def test_since_also_filters_findings_and_the_other_tables(data):
+    findings = [{"kind": "sequence_gap", "casino": "C01", "table_id": "T01", "round_id": rid,
+                 "where": "log position 7", "detail": "gap"} for rid in ("R1", "R2")]
+    pq.write_table(pa.Table.from_pylist(findings, schema=TABLES["findings"]),
+                   data / "replay" / "findings.parquet")
+    run_checks(data / "replay", data / "checks", since=datetime(2026, 3, 14, 21, tzinfo=UTC),
+               only=["log_findings"])
+    (flag,) = _flags(data)
+    assert (flag["round_id"], flag["occurred_at"], flag["dealer_id"]) == ("R2", T2, "E022")
+
+
+def test_a_bad_since_or_missing_inputs_are_exit_2_saying_what_to_do(tmp_path, data):
+    proc = run_cli("checks", "--data", str(data), "--since", "yesterday")
+    assert proc.returncode == 2 and "not an ISO date or datetime" in proc.stderr
+    proc = run_cli("checks", "--data", str(tmp_path / "nothing"))
+    assert proc.returncode == 2 and "run `python -m replay` first" in proc.stderr
+    with pytest.raises(InputError, match="time zone"):
+        run_checks(data / "replay", data / "checks", since=datetime(2026, 3, 14))
+
+
+# Atomic replacement ------------------------------------------------------------------------
+
+def test_a_check_that_fails_is_exit_1_naming_it_and_nothing_is_replaced(data):
+    path = data / "checks" / "flags.parquet"
+    run_checks(data / "replay", data / "checks")
+    old = path.read_bytes()
+    # a jackpots file without the column award_from_inventory.sql reads
+    jackpots = pq.read_table(data / "replay" / "jackpots.parquet")
+    pq.write_table(jackpots.drop_columns(["paid_from"]), data / "replay" / "jackpots.parquet")
+    proc = run_cli("checks", "--data", str(data))
+    assert proc.returncode == 1
+    assert "checks/sql/award_from_inventory.sql failed to run" in proc.stderr
+    assert "nothing was replaced" in proc.stderr
+    assert path.read_bytes() == old
+    assert sorted(p.name for p in path.parent.iterdir()) == ["flags.parquet"]
+
+
+def test_a_failing_check_through_the_api_leaves_the_old_file(data):
+    path = data / "checks" / "flags.parquet"
+    run_checks(data / "replay", data / "checks")
+    old = path.read_bytes()
+    broken = parse_check("-- id: broken\n-- title: t\n-- severity: low\n-- rule: r\n"
+                         "-- next: n\nSELECT * FROM no_such_table", "checks/sql/broken.sql")
+    with pytest.raises(CheckFailed, match=r"checks/sql/broken\.sql failed to run"):
+        run_checks(data / "replay", data / "checks", checks=[*load_checks(), broken])
+    lacking = parse_check("-- id: lacking\n-- title: t\n-- severity: low\n-- rule: r\n"
+                          "-- next: n\nSELECT round_id FROM rounds", "checks/sql/lacking.sql")
+    with pytest.raises(CheckFailed, match=r"lacking\.sql: the query must return columns "
+                                          r"casino, table_id, seat"):
+        run_checks(data / "replay", data / "checks", checks=[lacking])
+    assert path.read_bytes() == old
+
+
+def test_a_write_that_fails_leaves_the_old_file_and_no_temporary(data, monkeypatch):
+    path = data / "checks" / "flags.parquet"
+    run_checks(data / "replay", data / "checks", only=["mispay"])
+    old = path.read_bytes()
+
+    def no_disk(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", no_disk)
+    with pytest.raises(CheckFailed, match=r"No space left on device.*previous flags file is "
+                                          r"unchanged"):
+        run_checks(data / "replay", data / "checks")
+    assert path.read_bytes() == old
+    assert sorted(p.name for p in path.parent.iterdir()) == ["flags.parquet"]
+    monkeypatch.undo()
+    run_checks(data / "replay", data / "checks")
+    assert len(_flags(data)) == 4
+
+
+def test_running_twice_gives_the_same_flags(data):
+    run_checks(data / "replay", data / "checks")
+    first = pq.read_table(data / "checks" / "flags.parquet")
+    run_checks(data / "replay", data / "checks")
+    assert pq.read_table(data / "checks" / "flags.parquet").equals(first)
