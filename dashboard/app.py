@@ -37,7 +37,7 @@ def load_flags(root: str, stamp: tuple[Any, ...]) -> pd.DataFrame:
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def load_flag_totals(root: str, stamp: tuple[Any, ...]) -> tuple[int, int]:
+def load_flag_totals(root: str, stamp: tuple[Any, ...]) -> tuple[int, int, int]:
     return data.flag_totals(connection(), Path(root))
 
 
@@ -91,12 +91,9 @@ def show_summary(root: Path, have_flags: bool) -> int:
     if not_evaluated:
         line += f" ({not_evaluated} not evaluated)"
     if have_flags:
-        flag_count, total = load_flag_totals(str(root), _stamps(root, (data.FLAGS,)))
+        flag_count, over, under = load_flag_totals(str(root), _stamps(root, (data.FLAGS,)))
         line = f"**{_plural(flag_count, 'flag')}** · " + line
-        line += (
-            f" · total difference **{format_cents(total, signed=True)}**"
-            " (recorded minus expected; positive means overpaid)"
-        )
+        line += f" · overpaid **{format_cents(over)}** · underpaid **{format_cents(under)}**"
     st.markdown(line)
     return judged + not_evaluated
 

@@ -30,7 +30,7 @@ REPLAY_FILES = (ROUNDS, HANDS, WAGERS)
 ALL_FILES = (*REPLAY_FILES, FLAGS)
 
 MONEY_COLUMNS = {
-    "flags": ("recorded_cents", "expected_cents", "difference_cents"),
+    "flags": ("recorded_cents", "expected_cents", "amount_at_stake_cents"),
     "wagers": (
         "amount_cents",
         "recorded_net_cents",
@@ -112,14 +112,18 @@ def connect() -> duckdb.DuckDBPyConnection:
     return con
 
 
-def flag_totals(con: duckdb.DuckDBPyConnection, root: Path) -> tuple[int, int]:
-    """The number of flags and the sum of their differences (recorded minus expected, cents)."""
-    ((count, total),) = _rows(
+def flag_totals(con: duckdb.DuckDBPyConnection, root: Path) -> tuple[int, int, int]:
+    """The number of flags and the money at stake overpaid and underpaid (cents, each >= 0).
+    The sums stay HUGEINT, which fetchall returns as Python ints: exact, never float."""
+    ((count, over, under),) = _rows(
         con,
-        "SELECT count(*), CAST(coalesce(sum(difference_cents), 0) AS BIGINT) FROM read_parquet(?)",
+        "SELECT count(*), "
+        "coalesce(sum(amount_at_stake_cents) FILTER (WHERE direction = 'over'), 0), "
+        "coalesce(sum(amount_at_stake_cents) FILTER (WHERE direction = 'under'), 0) "
+        "FROM read_parquet(?)",
         [str(root / FLAGS)],
     )
-    return int(count), int(total)
+    return int(count), int(over), int(under)
 
 
 def round_counts(con: duckdb.DuckDBPyConnection, root: Path) -> tuple[int, int]:
@@ -155,7 +159,7 @@ def flags(con: duckdb.DuckDBPyConnection, root: Path) -> pd.DataFrame:
     return _frame(
         con,
         "SELECT check_id, title, severity, round_id, table_id, seat, "
-        "recorded_cents, expected_cents, difference_cents, detail "
+        "recorded_cents, expected_cents, amount_at_stake_cents, direction, detail "
         "FROM read_parquet(?) ORDER BY round_id, seat NULLS FIRST, check_id",
         [str(root / FLAGS)],
     )

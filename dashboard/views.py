@@ -34,6 +34,15 @@ def seat_label(value: Any) -> str:
     return "round" if absent(value) else f"seat {int(value)}"
 
 
+def stake(flag: dict[str, Any]) -> int | None:
+    """A flag's money at stake, signed as recorded minus expected: positive when overpaid,
+    negative when underpaid, 0 when even; None when the flag is not about money."""
+    amount = flag["amount_at_stake_cents"]
+    if absent(amount):
+        return None
+    return -int(amount) if flag["direction"] == "under" else int(amount)
+
+
 def flags_table(flags: pd.DataFrame) -> pd.DataFrame:
     """One row per flag: check, round, table, seat, recorded, expected, difference."""
     rows = [
@@ -44,7 +53,7 @@ def flags_table(flags: pd.DataFrame) -> pd.DataFrame:
             "seat": text(flag["seat"]),
             "recorded": money(flag["recorded_cents"]),
             "expected": money(flag["expected_cents"]),
-            "difference": money(flag["difference_cents"], signed=True),
+            "difference": money(stake(flag), signed=True),
         }
         for flag in flags.to_dict("records")
     ]
@@ -55,8 +64,8 @@ def flags_table(flags: pd.DataFrame) -> pd.DataFrame:
 def flag_label(flag: dict[str, Any]) -> str:
     """The choice shown in the flag picker: round, seat, difference and check."""
     parts = [str(flag["round_id"]), seat_label(flag["seat"])]
-    if not absent(flag["difference_cents"]):
-        parts.append(money(flag["difference_cents"], signed=True))
+    if stake(flag) is not None:
+        parts.append(money(stake(flag), signed=True))
     parts.append(str(flag["check_id"]))
     return " · ".join(parts)
 
@@ -71,8 +80,8 @@ def flag_sentence(flag: dict[str, Any], quote: Callable[[Any], str] = str) -> st
     if not absent(flag["severity"]):
         tag += f", severity {quote(flag['severity'])}"
     parts = [f"{seat_label(flag['seat']).capitalize()}: {quote(flag['title'])} ({tag})."]
-    if not absent(flag["difference_cents"]):
-        diff = int(flag["difference_cents"])
+    diff = stake(flag)
+    if diff is not None:
         amounts = (
             f"Recorded {money(flag['recorded_cents'])}, expected {money(flag['expected_cents'])}"
         )

@@ -82,7 +82,8 @@ FLAGS_SCHEMA = pa.schema(
         ("seat", pa.int32()),
         ("recorded_cents", pa.int64()),
         ("expected_cents", pa.int64()),
-        ("difference_cents", pa.int64()),
+        ("amount_at_stake_cents", pa.int64()),
+        ("direction", pa.string()),
         ("detail", pa.string()),
     ]
 )
@@ -220,7 +221,8 @@ FLAGS = [
         "seat": FLAGGED_SEAT,
         "recorded_cents": 2500,
         "expected_cents": 2375,
-        "difference_cents": 125,
+        "amount_at_stake_cents": 125,
+        "direction": "over",
         "detail": "win paid without the 5% commission",
     },
     {
@@ -232,7 +234,8 @@ FLAGS = [
         "seat": None,
         "recorded_cents": None,
         "expected_cents": None,
-        "difference_cents": None,
+        "amount_at_stake_cents": None,
+        "direction": None,
         "detail": "seat 1: cards dealt but no hand set",
     },
 ]

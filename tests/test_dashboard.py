@@ -94,9 +94,9 @@ def test_money_columns_come_back_as_integers_even_with_nulls(fixture_dir) -> Non
 def test_totals_are_python_ints_not_hugeint_floats(fixture_dir) -> None:
     root, fx = fixture_dir
     con = data.connect()
-    count, total = data.flag_totals(con, root)
-    assert (count, total) == (fx["flag_count"], 125)
-    assert type(total) is int
+    count, over, under = data.flag_totals(con, root)
+    assert (count, over, under) == (fx["flag_count"], 125, 0)
+    assert type(over) is int and type(under) is int
     assert data.round_counts(con, root) == (2, 1)
 
 
@@ -152,7 +152,7 @@ def test_page_lists_the_flags_and_reconstructs_the_flagged_round(monkeypatch, fi
     summary = at.markdown[0].value
     assert f"{fx['flag_count']} flags" in summary
     assert "2 rounds judged" in summary and "1 not evaluated" in summary
-    assert "+$1.25" in summary
+    assert "overpaid **$1.25**" in summary and "underpaid **$0.00**" in summary
 
     flags = _frame_with(at, "check")
     assert fx["flagged_round"] in flags["round"].tolist()
@@ -304,13 +304,14 @@ def test_absent_money_is_a_blank_cell_not_nan() -> None:
 def test_flag_sentence_names_the_direction_of_a_mispay() -> None:
     flag = {
         "check_id": "mispay", "title": "Mispay", "severity": "high", "seat": 4,
-        "recorded_cents": 900, "expected_cents": 950, "difference_cents": -50, "detail": None,
+        "recorded_cents": 900, "expected_cents": 950, "amount_at_stake_cents": 50,
+        "direction": "under", "detail": None,
     }  # fmt: skip
     assert views.flag_sentence(flag) == (
         "Seat 4: Mispay (mispay, severity high). "
         "Recorded $9.00, expected $9.50: underpaid by $0.50."
     )
-    even = {**flag, "recorded_cents": 950, "difference_cents": 0}
+    even = {**flag, "recorded_cents": 950, "amount_at_stake_cents": 0, "direction": None}
     assert views.flag_sentence(even).endswith("Recorded $9.50, expected $9.50.")
 
 
