@@ -118,10 +118,12 @@ class LogWriter:
         self.quarantine_dir = quarantine_dir
         self.checkpoint_dir = checkpoint_dir or log_dir.parent / "checkpoints"
         self.on_checkpoint: Callable[[str], None] | None = None
-        self.peer_offsets: Callable[[], dict[str, int]] | None = None
+        self.peer_offsets: Callable[[], dict[str, tuple[int, str | None]]] | None = None
         """With several ingest workers (ingest/peers.py): the highest signed next offset per
-        ``topic[partition]`` of the other chains, read by :meth:`refresh_peers`."""
+        ``topic[partition]`` of the other chains, with the digest of the last message that
+        chain took there, read by :meth:`refresh_peers`."""
         self._peer: dict[str, int] = {}
+        self._peer_last: dict[str, str] = {}
         """Called with every checkpoint signed (after its segment is committed), e.g. to
         publish it to the checkpoint topic; its failures never undo a commit."""
         log_dir.mkdir(parents=True, exist_ok=True)
@@ -197,7 +199,9 @@ class LogWriter:
     def refresh_peers(self) -> None:
         """Read again what the other workers' chains hold (a no-op for a lone ingest)."""
         if self.peer_offsets is not None:
-            self._peer = self.peer_offsets()
+            held = self.peer_offsets()
+            self._peer = {key: nxt for key, (nxt, _) in held.items()}
+            self._peer_last = {key: d for key, (_, d) in held.items() if d is not None}
 
     def next_offset(self, topic: str, partition: int) -> int | None:
         """The next Kafka offset the log expects from a partition: the highest this chain or
@@ -227,9 +231,14 @@ class LogWriter:
         return self._checkpoint
 
     def last_message(self, topic: str, partition: int) -> str | None:
-        """The digest (schemas.checkpoint.message_digest) of the last message this chain
-        took from a partition, as its signed checkpoint says; None if unknown."""
-        return self._last_messages.get(f"{topic}[{partition}]")
+        """The digest (schemas.checkpoint.message_digest) of the message at
+        :meth:`next_offset` - 1, as the signed checkpoint of the chain that holds that
+        offset says (this one, or with several workers another); None if unknown."""
+        key = f"{topic}[{partition}]"
+        own, peer = self._next.get(key), self._peer.get(key)
+        if peer is not None and (own is None or peer > own):
+            return self._peer_last.get(key)
+        return self._last_messages.get(key) if own is not None else None
 
     def _sign(self, tree: Tree, segment: str, chain: bytes, nxt: dict[str, int],
               last: dict[str, str] | None = None) -> str:

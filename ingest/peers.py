@@ -21,26 +21,28 @@ from schemas.logformat import META_CHECKPOINT, Chain, LogError, chains, segment_
 
 
 class PeerOffsets:
-    """The highest signed next offset per ``topic[partition]`` of every chain but ``me``."""
+    """The highest signed next offset per ``topic[partition]`` of every chain but ``me``,
+    with the digest of the last message that chain took there (its checkpoint's
+    ``last_messages``; None when it has none)."""
 
     def __init__(self, data_dir: Path, me: Chain, verifier: Verifier) -> None:
         self.data_dir, self.me, self.verifier = data_dir, me, verifier
-        self._seen: dict[Path, tuple[int, dict[str, int]]] = {}
+        self._seen: dict[Path, tuple[int, dict[str, tuple[int, str | None]]]] = {}
 
-    def __call__(self) -> dict[str, int]:
-        out: dict[str, int] = {}
+    def __call__(self) -> dict[str, tuple[int, str | None]]:
+        out: dict[str, tuple[int, str | None]] = {}
         for chain in chains(self.data_dir):
             if chain.name == self.me.name:
                 continue
             segs = segments(chain.log)
             if not segs:
                 continue
-            for key, nxt in self._offsets(chain, segs[-1]).items():
-                if nxt > out.get(key, -1):
-                    out[key] = nxt
+            for key, held in self._offsets(chain, segs[-1]).items():
+                if held[0] > out.get(key, (-1, None))[0]:
+                    out[key] = held
         return out
 
-    def _offsets(self, chain: Chain, last: Path) -> dict[str, int]:
+    def _offsets(self, chain: Chain, last: Path) -> dict[str, tuple[int, str | None]]:
         try:
             stamp = last.stat().st_mtime_ns
         except OSError:
@@ -53,10 +55,11 @@ class PeerOffsets:
             raise LogError(f"the {chain.label} ({last}) has no signed checkpoint: its offsets "
                            "cannot be trusted; run `python -m ingest verify`")
         try:
-            offsets = dict(open_signed(text, self.verifier).next_offsets)
+            cp = open_signed(text, self.verifier)
         except CheckpointError as exc:
             raise LogError(f"the {chain.label}'s last checkpoint ({last.name}) does not verify "
                            f"with this worker's key ({exc}): every worker of a data directory "
                            "signs with the same key; run `python -m ingest verify`") from exc
+        offsets = {key: (nxt, cp.last_messages.get(key)) for key, nxt in cp.next_offsets.items()}
         self._seen[last] = (stamp, offsets)
         return offsets

@@ -215,3 +215,32 @@ def test_the_judging_helper_process_says_what_judging_here_says():
         assert judges.submit(small).reasons() == judge_pairs(small)
     finally:
         judges.close()
+
+
+def test_a_worker_knows_the_last_message_of_the_chain_that_holds_a_partition(tmp_path):
+    """With several workers, the next offset and the last message's digest of a partition
+    come from the same chain: the one that went furthest (ingest/peers.py)."""
+    from ingest.keys import load_signer
+    from ingest.peers import PeerOffsets
+    from schemas.checkpoint import message_digest
+    from schemas.logformat import chain_of
+
+    signer = load_signer(tmp_path)
+    writers = {}
+    for name in ("w1", "w2"):
+        chain = chain_of(tmp_path, name)
+        writers[name] = LogWriter(chain.log, chain.quarantine, signer=signer,
+                                  checkpoint_dir=chain.checkpoints)
+        writers[name].peer_offsets = PeerOffsets(tmp_path, chain, signer.verifier)
+    w1, w2 = writers["w1"], writers["w2"]
+    w1.append([_received(i) for i in range(3)], [])
+    w2.refresh_peers()
+    assert w2.next_offset("round-events", 0) == 3
+    assert w2.last_message("round-events", 0) == message_digest(b"T01", _received(2).value)
+    w2.append([_received(3), _received(4)], [])
+    w1.refresh_peers()
+    assert w1.next_offset("round-events", 0) == 5
+    assert w1.last_message("round-events", 0) == message_digest(b"T01", _received(4).value)
+    assert w1.last_message("round-events", 1) is None
+    for w in writers.values():
+        w.close()
