@@ -39,8 +39,8 @@ KIND_CHECKS = {
     "underpay": {"mispay"},
     "paid_loser": {"mispay"},
     "collected_winner": {"mispay"},
-    "commission_on_push_or_loss": {"mispay"},
-    "wrong_commission": {"mispay"},
+    "commission_on_push_or_loss": {"mispay", "commission_on_push_or_loss"},
+    "wrong_commission": {"mispay", "commission_wrong"},
     "foul_paid": {"mispay"},
     "raise_paid_not_qualified": {"mispay"},
     "envy_for_own_or_dealer_hand": {"envy_mispay", "envy_own_or_dealer_hand"},
@@ -55,7 +55,7 @@ KIND_CHECKS = {
     "award_from_inventory": {"award_from_inventory"},
 }
 SEAT_CHECKS = {"mispay", "envy_mispay", "envy_own_or_dealer_hand", "jackpot_unverified",
-               "award_from_inventory"}
+               "award_from_inventory", "commission_on_push_or_loss", "commission_wrong"}
 
 
 def test_a_mixed_shift_of_every_game_and_fault_gives_exactly_the_labelled_flags(
