@@ -86,5 +86,6 @@ def test_two_casinos_rounds_are_judged_apart_and_flagged_apart(tmp_path):
     flags = pq.read_table(tmp_path / "checks" / "flags.parquet").to_pylist()
     assert [(f["check_id"], f["casino"], f["table_id"], f["round_id"], f["seat"],
              f["difference_cents"]) for f in flags] == [
+        ("commission_wrong", "C02", "T01", "R-1", 1, 125),  # the 5% was not taken
         ("mispay", "C02", "T01", "R-1", 1, 125)]
-    assert sum(counts.values()) == 1
+    assert sum(counts.values()) == 2
