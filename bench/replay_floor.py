@@ -99,7 +99,7 @@ def _phases(log: Path, out: Path) -> dict[str, float]:
     """One replay taken apart: each phase timed on its own, after the one before it ran
     (the first judgement of each game includes what the game builds on first use), with
     the collector paused as replay pauses it."""
-    from replay.parallel import collector_paused
+    from replay.heap import collector_paused
 
     with collector_paused():
         return _timed_phases(log, out)

@@ -24,8 +24,7 @@ import gc
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +37,7 @@ from ingest.judging import Judges, Ticket, judge
 from ingest.keys import load_signer
 from ingest.log import LogWriter, Quarantined, Received
 from ingest.peers import PeerOffsets
+from replay.heap import collector_paused
 from schemas.checkpoint import message_digest
 from schemas.logformat import LogError, chain_of
 
@@ -139,15 +139,15 @@ def check_topic(consumer: KafkaConsumer, *, topic: str, log: LogWriter, log_dir:
                               partitions=set(parts), begin=begin, end=end)
     if problem:
         raise Refused(problem)
-    for tp in tps:
-        want, digest = expected[tp.partition], log.last_message(topic, tp.partition)
-        if digest is None or not begin.get(tp.partition, 0) < want <= end.get(tp.partition, 0):
-            continue
-        found = _message_at(consumer, tp, want - 1)
-        if found is not None and message_digest(*found) != digest:
+    last = {tp: (expected[tp.partition] - 1, digest) for tp in tps
+            if (digest := log.last_message(topic, tp.partition)) is not None
+            and begin.get(tp.partition, 0) < expected[tp.partition] <= end.get(tp.partition, 0)}
+    found = _messages_at(consumer, {tp: offset for tp, (offset, _) in last.items()})
+    for tp, (offset, digest) in sorted(last.items()):
+        if tp in found and message_digest(*found[tp]) != digest:
             raise Refused(
                 f"topic {topic} was recreated and filled again: {topic}[{tp.partition}]@"
-                f"{want - 1} is not the message the log under {log_dir} took at that offset "
+                f"{offset} is not the message the log under {log_dir} took at that offset "
                 f"(its signed checkpoint holds another digest), so the offsets the log "
                 "resumes from belong to another topic's history. Going on would skip "
                 "messages, so nothing was read. Ingest into a new data directory (--data "
@@ -155,23 +155,32 @@ def check_topic(consumer: KafkaConsumer, *, topic: str, log: LogWriter, log_dir:
                 "(or name the right one with --topic) and run ingest again.")
 
 
-def _message_at(consumer: KafkaConsumer, tp: TopicPartition,
-                offset: int) -> tuple[bytes | None, bytes | None] | None:
-    """(key, value) of the message at ``offset``, read by a consumer of its own (outside
-    the group); None when it is not there (a transaction marker, say)."""
+def _messages_at(consumer: KafkaConsumer, wanted: dict[TopicPartition, int]
+                 ) -> dict[TopicPartition, tuple[bytes | None, bytes | None]]:
+    """(key, value) of the message at each partition's wanted offset, read by one consumer
+    of its own (outside the group); a partition whose message is not there (a transaction
+    marker, say) is left out."""
+    if not wanted:
+        return {}
     probe = KafkaConsumer(bootstrap_servers=consumer.config["bootstrap_servers"],
                           group_id=None, enable_auto_commit=False, client_id="catwalk-probe",
-                          isolation_level="read_committed", max_poll_records=1,
+                          isolation_level="read_committed",
                           request_timeout_ms=KAFKA_TIMEOUT_MS + 1_000)
+    found: dict[TopicPartition, tuple[bytes | None, bytes | None]] = {}
     try:
-        probe.assign([tp])
-        probe.seek(tp, offset)
+        probe.assign(list(wanted))
+        for tp, offset in wanted.items():
+            probe.seek(tp, offset)
+        pending = set(wanted)
         deadline = time.monotonic() + KAFKA_TIMEOUT_MS / 1000
-        while time.monotonic() < deadline:
-            for batch in probe.poll(timeout_ms=500).values():
-                for m in batch:
-                    return (m.key, m.value) if m.offset == offset else None
-        return None
+        while pending and time.monotonic() < deadline:
+            for tp, batch in probe.poll(timeout_ms=500).items():
+                if tp in pending and batch:
+                    pending.discard(tp)
+                    probe.pause(tp)
+                    if batch[0].offset == wanted[tp]:
+                        found[tp] = (batch[0].key, batch[0].value)
+        return found
     finally:
         probe.close()
 
@@ -282,7 +291,7 @@ def run(
         nonlocal pending
         batch, pending = pending, None
         if batch is not None:
-            with _collector_paused():
+            with collector_paused():
                 _finish(batch, kc=kc, log=log, index=index, stats=stats, say=say)
             heap.settle()
 
@@ -359,7 +368,7 @@ def run(
                 # one in flight is written while the helper judges the new one.
                 if pending is not None:
                     pending.ticket.reasons()
-                with _collector_paused():
+                with collector_paused():
                     batch = _prepare(messages, log=log, judges=judges)
                 drain(kc)
                 pending = batch
@@ -390,22 +399,6 @@ def run(
             session.close()
         progress(stats, True)
     return stats
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while one poll's messages are judged and
-    written: a batch allocates thousands of short-lived objects, and with a large event index
-    in memory each collection they trigger walks the whole heap again (about a quarter of
-    ingest's time, bench/ingest_vs_bare.py). Reference counting still frees them at once;
-    the collector runs between batches."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 class _Heap:

@@ -206,11 +206,7 @@ class LogWriter:
     def next_offset(self, topic: str, partition: int) -> int | None:
         """The next Kafka offset the log expects from a partition: the highest this chain or
         (with several workers) any other chain holds; None if never seen."""
-        key = f"{topic}[{partition}]"
-        own, peer = self._next.get(key), self._peer.get(key)
-        if own is None or (peer is not None and peer > own):
-            return peer
-        return own
+        return self._merged(f"{topic}[{partition}]")
 
     def next_offsets(self) -> dict[str, int]:
         """``topic[partition]`` -> :meth:`next_offset`, for every partition seen."""

@@ -27,13 +27,11 @@ names no table and no game: what a row is comes from the caller (:class:`RowMake
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import multiprocessing
 import os
 import traceback
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
@@ -47,6 +45,7 @@ import pyarrow.parquet as pq
 from replay.batch_decode import Entry, decode_entries, undecodable_finding
 from replay.errors import ReplayError
 from replay.fold import Finding, Replayed, RoundState, fold
+from replay.heap import collector_paused
 from replay.reconstruct import Judgement
 from schemas import DecodeError, RoundEvent
 
@@ -82,20 +81,6 @@ class Shard:
     undecodable: tuple[tuple[int, Finding], ...]
     fold_findings: tuple[tuple[int, Finding], ...]
     ids: frozenset[tuple[str, ...]] = frozenset()
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector for a while. A replay's events, rounds and
-    rows hold no reference cycles, so reference counting frees them; the collector would
-    only walk the growing heap again and again (about a sixth of a replay's time)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def replay_shard(entries: Iterable[Entry], rows: RowMaker, *, collect_ids: bool = False,
