@@ -35,21 +35,49 @@ def dollars(cents: int) -> str:
     return f"{'-' if cents < 0 else ''}${whole:,}.{rest:02d}"
 
 
+def parse_param(text: str) -> tuple[str, int | float]:
+    """``name=number`` (an integer or a decimal)."""
+    name, sep, value = text.partition("=")
+    try:
+        number: int | float = int(value) if value.strip().lstrip("-").isdigit() else float(value)
+    except ValueError:
+        number = float("nan")
+    if not sep or not name.strip() or number != number:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not name=number (e.g. min_rounds=500; names from --list)")
+    return name.strip(), number
+
+
 def print_catalogue() -> None:
-    for c in load_checks():
-        print(f"{c.id} [{c.severity}] {c.title}\n  rule: {c.rule}\n  next: {c.next}\n")
+    for kind, heading in (("rule", "Rule checks (a breach of a rule)"),
+                          ("statistical", "Statistical surveillance (leads, not breaches; "
+                           "reported apart)")):
+        print(f"== {heading}\n")
+        for c in (c for c in load_checks() if c.kind == kind):
+            print(f"{c.id} [{c.severity}] {c.title}\n  rule: {c.rule}\n  next: {c.next}")
+            if c.params:
+                print("  params: " + ", ".join(f"{n}={v}" for n, v in c.params)
+                      + " (change with --param NAME=VALUE)")
+            print()
 
 
 def print_summary(done: CheckRun) -> None:
-    total = sum(s.flags for s in done.summary)
-    over = sum(s.over_cents for s in done.summary)
-    under = sum(s.under_cents for s in done.summary)
-    print(f"checks: {total} flags from {len(done.summary)} checks; money at stake: overpaid "
+    rules = [s for s in done.summary if s.kind == "rule"]
+    leads = [s for s in done.summary if s.kind != "rule"]
+    total = sum(s.flags for s in rules)
+    over = sum(s.over_cents for s in rules)
+    under = sum(s.under_cents for s in rules)
+    print(f"checks: {total} flags from {len(rules)} rule checks; money at stake: overpaid "
           f"{dollars(over)}, underpaid {dollars(under)} -> {done.path}")
     width = max((len(s.id) for s in done.summary), default=0)
-    for s in done.summary:
-        print(f"checks:   {s.id:<{width}}  {s.severity:<6}  {s.flags:>7} flags  "
+    for s in rules:
+        print(f"checks:   {s.id:<{width}}  {s.severity:<8}  {s.flags:>7} flags  "
               f"over {dollars(s.over_cents):>12}  under {dollars(s.under_cents):>12}")
+    if leads:
+        print(f"checks: statistical surveillance, {sum(s.flags for s in leads)} leads "
+              f"(outliers worth a look, not breaches of a rule):")
+        for s in leads:
+            print(f"checks:   {s.id:<{width}}  {s.severity:<8}  {s.flags:>7} leads")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -68,15 +96,21 @@ def main(argv: list[str] | None = None) -> int:
                    "unless it names an offset)")
     p.add_argument("--check", action="append", default=None, metavar="ID",
                    help="run only this check (repeatable; ids from --list)")
+    p.add_argument("--param", action="append", type=parse_param, default=None,
+                   metavar="NAME=VALUE",
+                   help="override a statistical check's parameter (minimum sample, threshold; "
+                   "repeatable; names and defaults from --list)")
     p.add_argument("--list", action="store_true",
-                   help="print the catalogue (id, severity, title, rule, what to do next)")
+                   help="print the catalogue (id, severity, title, rule, what to do next), "
+                   "rule checks and statistical surveillance apart")
     args = p.parse_args(argv)
     try:
         if args.list:
             print_catalogue()
             return 0
         data = args.data or Path(os.environ.get("CATWALK_DATA") or REPO / "var")
-        done = run_checks(data / "replay", data / "checks", since=args.since, only=args.check)
+        done = run_checks(data / "replay", data / "checks", since=args.since, only=args.check,
+                          params=dict(args.param or ()))
     except InputError as exc:
         print(f"checks: {exc}", file=sys.stderr)
         return 2

@@ -31,6 +31,7 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import resources
@@ -42,8 +43,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 INPUTS = ("rounds", "hands", "wagers", "envy", "bankers", "jackpots", "findings")
-HEADER = re.compile(r"^--\s*(id|title|severity|rule|next):\s*(.+?)\s*$")
+HEADER = re.compile(r"^--\s*(id|title|severity|rule|next|kind|params):\s*(.+?)\s*$")
 HEADER_KEYS = ("id", "title", "severity", "rule", "next")
+"""The header lines every check has. Optional: ``-- kind: rule`` (the default) or
+``-- kind: statistical`` (surveillance reported apart from the rule checks: an outlier is a
+lead, not a breach), and ``-- params: name=value, ...``, the check's parameters (integers or
+decimals), bound to the query as ``$name``, never formatted into it."""
+KINDS = ("rule", "statistical")
+SEVERITIES = ("critical", "high", "medium", "low", "info")
+PARAM = re.compile(r"^([a-z_][a-z0-9_]*)=(-?\d+(?:\.\d+)?)$")
 
 INT64_MAX = 2**63 - 1
 _TS = pa.timestamp("us", tz="UTC")
@@ -51,6 +59,7 @@ FLAG_SCHEMA = pa.schema([
     ("check_id", pa.string()),
     ("title", pa.string()),
     ("severity", pa.string()),
+    ("kind", pa.string()),
     ("occurred_at", _TS),
     ("casino", pa.string()),
     ("table_id", pa.string()),
@@ -77,9 +86,11 @@ are equal); ``difference_cents`` is ``recorded - expected`` (null when it does n
 bits). For any other flag the three are null."""
 
 REQUIRED_COLUMNS = ("casino", "table_id", "round_id", "seat")
-OPTIONAL_COLUMNS = ("wager", "recorded_cents", "expected_cents", "detail")
+OPTIONAL_COLUMNS = ("wager", "recorded_cents", "expected_cents", "detail", "dealer_id", "game")
 ROW_COLUMNS = REQUIRED_COLUMNS + OPTIONAL_COLUMNS
-"""What a check's query returns: the first four always, the others when it has them."""
+"""What a check's query returns: the first four always, the others when it has them
+(``dealer_id`` and ``game`` for a flag about a dealer or a table rather than one round;
+a round's flag takes them from the round)."""
 
 _FLAGS = f"""
 WITH keyed AS (
@@ -90,13 +101,14 @@ WITH keyed AS (
     SEMI JOIN check_rows AS c USING (casino, table_id, round_id)
     GROUP BY casino, table_id, round_id
 ), diffed AS (
-    SELECT c.*, r.dealt_at, r.dealer_id, r.game, r.ruleset,
-           CAST(c.recorded_cents AS HUGEINT) - c.expected_cents AS diff
+    SELECT c.* EXCLUDE (dealer_id, game), r.dealt_at,
+           coalesce(c.dealer_id, r.dealer_id) AS dealer_id, coalesce(c.game, r.game) AS game,
+           r.ruleset, CAST(c.recorded_cents AS HUGEINT) - c.expected_cents AS diff
     FROM check_rows AS c
     LEFT JOIN keyed AS r USING (casino, table_id, round_id)
 )
 SELECT
-    check_id, title, severity, dealt_at AS occurred_at,
+    check_id, title, severity, kind, dealt_at AS occurred_at,
     casino, table_id, dealer_id, game, ruleset, round_id, seat, wager,
     recorded_cents, expected_cents,
     -- least() skips a null, so a flag without money must be kept null explicitly
@@ -149,6 +161,10 @@ class Check:
     """What the analyst should do next with one of its flags."""
     sql: str
     source: str
+    kind: str = "rule"
+    """``rule`` (a breach of a rule) or ``statistical`` (an outlier worth a look)."""
+    params: tuple[tuple[str, int | float], ...] = ()
+    """The check's parameters and their defaults, bound as ``$name``."""
 
 
 def parse_check(text: str, source: str) -> Check:
@@ -161,8 +177,22 @@ def parse_check(text: str, source: str) -> Check:
     missing = [k for k in HEADER_KEYS if k not in header]
     if missing:
         raise CheckError(f"{source}: header lacks {', '.join(missing)} (lines like '-- id: x')")
+    kind = header.get("kind", "rule")
+    if kind not in KINDS:
+        raise CheckError(f"{source}: kind {kind!r} is not one of {', '.join(KINDS)}")
+    if header["severity"] not in SEVERITIES:
+        raise CheckError(f"{source}: severity {header['severity']!r} is not one of "
+                         f"{', '.join(SEVERITIES)}")
+    params: list[tuple[str, int | float]] = []
+    for part in filter(None, (x.strip() for x in header.get("params", "").split(","))):
+        m = PARAM.match(part)
+        if m is None:
+            raise CheckError(f"{source}: parameter {part!r} is not name=number")
+        params.append((m.group(1), float(m.group(2)) if "." in m.group(2)
+                       else int(m.group(2))))
     return Check(id=header["id"], title=header["title"], severity=header["severity"],
-                 rule=header["rule"], next=header["next"], sql=text, source=source)
+                 rule=header["rule"], next=header["next"], sql=text, source=source,
+                 kind=kind, params=tuple(params))
 
 
 def load_checks() -> list[Check]:
@@ -285,11 +315,21 @@ def connect(replay_dir: Path, since: datetime | None = None) -> duckdb.DuckDBPyC
     return con
 
 
-def run_check(con: duckdb.DuckDBPyConnection, check: Check) -> pa.Table:
+def bind(check: Check, overrides: Mapping[str, int | float] | None = None
+         ) -> dict[str, int | float]:
+    """The check's parameters, with ``overrides`` for those it declares (others ignored)."""
+    given = overrides or {}
+    return {name: given.get(name, default) for name, default in check.params}
+
+
+def run_check(con: duckdb.DuckDBPyConnection, check: Check,
+              overrides: Mapping[str, int | float] | None = None) -> pa.Table:
     """The check's rows: :data:`ROW_COLUMNS` (null where the query has no such column),
-    with the check's id, title and severity in front."""
+    with the check's id, title, severity and kind in front. Its parameters are bound."""
     try:
-        rows = con.sql(check.sql).to_arrow_table()
+        params = bind(check, overrides)
+        rows: pa.Table = (con.execute(check.sql, params).to_arrow_table() if params
+                          else con.sql(check.sql).to_arrow_table())
     except duckdb.Error as exc:
         raise CheckFailed(f"{check.source} failed to run: {exc}") from exc
     absent = [c for c in REQUIRED_COLUMNS if c not in rows.column_names]
@@ -297,7 +337,7 @@ def run_check(con: duckdb.DuckDBPyConnection, check: Check) -> pa.Table:
         raise CheckFailed(f"{check.source}: the query must return columns {', '.join(absent)}")
     n = rows.num_rows
     columns = [pa.array([check.id] * n, pa.string()), pa.array([check.title] * n, pa.string()),
-               pa.array([check.severity] * n, pa.string())]
+               pa.array([check.severity] * n, pa.string()), pa.array([check.kind] * n, pa.string())]
     for c in ROW_COLUMNS:
         kind = FLAG_SCHEMA.field(c).type
         try:
@@ -305,7 +345,8 @@ def run_check(con: duckdb.DuckDBPyConnection, check: Check) -> pa.Table:
                            else pa.nulls(n, kind))
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
             raise CheckFailed(f"{check.source}: column {c} is not {kind}: {exc}") from exc
-    return pa.Table.from_arrays(columns, names=["check_id", "title", "severity", *ROW_COLUMNS])
+    return pa.Table.from_arrays(columns,
+                                names=["check_id", "title", "severity", "kind", *ROW_COLUMNS])
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -317,6 +358,7 @@ class CheckSummary:
     severity: str
     title: str
     flags: int
+    kind: str = "rule"
     over_cents: int
     under_cents: int
 
@@ -331,11 +373,12 @@ class CheckRun:
     path: Path | None = None
 
 
-def flag_table(con: duckdb.DuckDBPyConnection, checks: list[Check]) -> pa.Table:
+def flag_table(con: duckdb.DuckDBPyConnection, checks: list[Check],
+               overrides: Mapping[str, int | float] | None = None) -> pa.Table:
     """Run ``checks`` over ``con``'s views; their flags, enriched from ``rounds``."""
-    parts = [run_check(con, check) for check in checks]
+    parts = [run_check(con, check, overrides) for check in checks]
     rows = pa.concat_tables(parts) if parts else pa.schema(
-        [(n, FLAG_SCHEMA.field(n).type) for n in ("check_id", "title", "severity",
+        [(n, FLAG_SCHEMA.field(n).type) for n in ("check_id", "title", "severity", "kind",
                                                     *ROW_COLUMNS)]).empty_table()
     rows = rows.append_column("ordinal", pa.array(range(rows.num_rows), pa.int64()))
     con.register("check_rows", rows)
@@ -361,7 +404,8 @@ def summarize(flags: pa.Table, checks: list[Check]) -> tuple[CheckSummary, ...]:
             t[1] += amount
         elif direction == "under":
             t[2] += amount
-    return tuple(CheckSummary(id=c.id, severity=c.severity, title=c.title, flags=totals[c.id][0],
+    return tuple(CheckSummary(id=c.id, severity=c.severity, title=c.title, kind=c.kind,
+                              flags=totals[c.id][0],
                               over_cents=totals[c.id][1], under_cents=totals[c.id][2])
                  for c in checks)
 
@@ -390,14 +434,21 @@ def write_atomically(table: pa.Table, path: Path) -> None:
 
 
 def run_checks(replay_dir: Path, out_dir: Path, *, since: datetime | None = None,
-               only: list[str] | None = None, checks: list[Check] | None = None) -> CheckRun:
+               only: list[str] | None = None, checks: list[Check] | None = None,
+               params: Mapping[str, int | float] | None = None) -> CheckRun:
     """Run the checks (``only`` those ids; ``checks`` instead of the shipped ones) over one
     set of replay's files (``since``: rounds dealt at or after it), and replace
     ``out_dir/flags.parquet`` atomically with their flags (the provenance, the checks run and
-    the window in its metadata). Raises :class:`InputError` for an unknown id or a missing
-    input, :class:`CheckFailed` when a check fails to run or the file cannot be written; the
-    old flags file is then left as it was."""
+    the window in its metadata). ``params`` overrides the parameters of the checks that
+    declare them (an unknown name is an :class:`InputError`). Raises :class:`InputError`
+    for an unknown id or a missing input, :class:`CheckFailed` when a check fails to run or
+    the file cannot be written; the old flags file is then left as it was."""
     chosen = select_checks(load_checks() if checks is None else checks, only)
+    declared = {name for c in chosen for name, _ in c.params}
+    unknown = sorted(set(params or {}) - declared)
+    if unknown:
+        raise InputError(f"unknown parameter {', '.join(unknown)}; the checks run declare: "
+                         f"{', '.join(sorted(declared)) or 'none'} (`python -m checks --list`)")
     if since is not None and since.tzinfo is None:
         raise InputError("--since needs a time zone (naive datetimes are taken as UTC by "
                          "the command line)")
@@ -405,11 +456,12 @@ def run_checks(replay_dir: Path, out_dir: Path, *, since: datetime | None = None
     provenance = read_provenance(replay_dir)
     con = connect(replay_dir, since)
     try:
-        flags = flag_table(con, chosen)
+        flags = flag_table(con, chosen, params)
     finally:
         con.close()
     run = {"checks": [c.id for c in chosen],
-           "since": since.astimezone(UTC).isoformat() if since is not None else None}
+           "since": since.astimezone(UTC).isoformat() if since is not None else None,
+           "params": {c.id: bind(c, params) for c in chosen if c.params}}
     flags = flags.replace_schema_metadata({
         **provenance.metadata(),
         RUN_KEY: json.dumps(run, separators=(",", ":")).encode("utf-8")})

@@ -15,6 +15,7 @@ import pytest
 from checks.runner import (
     FLAG_SCHEMA,
     INT64_MAX,
+    CheckError,
     CheckFailed,
     InputError,
     load_checks,
@@ -166,7 +167,7 @@ def test_the_summary_gives_count_and_money_at_stake_by_check(data):
     proc = run_cli("checks", "--data", str(data))
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0] == (f"checks: 4 flags from {len(load_checks())} checks; money at stake: "
+    assert lines[0] == (f"checks: 4 flags from {len(load_checks())} rule checks; money at stake: "
                         "overpaid $1.25, "
                         f"underpaid $5.00 -> {data / 'checks' / 'flags.parquet'}")
     mispay = next(x for x in lines if x.startswith("checks:   mispay "))
@@ -181,7 +182,7 @@ def test_check_runs_only_the_named_checks(data):
     proc = run_cli("checks", "--data", str(data), "--check", "unsettled")
     assert proc.returncode == 0, proc.stderr
     assert _ids(data) == [("unsettled", "R2", 3)]
-    assert proc.stdout.startswith("checks: 1 flags from 1 checks;")
+    assert proc.stdout.startswith("checks: 1 flags from 1 rule checks;")
     proc = run_cli("checks", "--data", str(data), "--check", "unsettled", "--check", "mispay")
     assert proc.returncode == 0, proc.stderr
     assert _ids(data) == [("mispay", "R1", 2), ("mispay", "R2", 1), ("unsettled", "R2", 3)]
@@ -294,3 +295,60 @@ def test_running_twice_gives_the_same_flags(data):
     first = pq.read_table(data / "checks" / "flags.parquet")
     run_checks(data / "replay", data / "checks")
     assert pq.read_table(data / "checks" / "flags.parquet").equals(first)
+
+
+# Statistical checks: kind and bound parameters ---------------------------------------------
+
+_LEAD = """-- id: busy_dealer
+-- title: A dealer with many settled wagers
+-- severity: info
+-- kind: statistical
+-- params: min_wagers=2, share=0.5
+-- rule: a test lead
+-- next: look
+SELECT NULL AS casino, NULL AS table_id, NULL AS round_id, NULL::INTEGER AS seat,
+       r.dealer_id, 'settled ' || count(*) AS detail
+FROM wagers AS w JOIN rounds AS r USING (casino, table_id, round_id)
+WHERE w.recorded_net_cents IS NOT NULL
+GROUP BY r.dealer_id
+HAVING count(*) >= $min_wagers AND count(*) >= $share * 2
+ORDER BY r.dealer_id
+"""
+
+
+def _lead_rows(data: Path, **params) -> list[tuple]:
+    check = parse_check(_LEAD, "test")
+    run_checks(data / "replay", data / "checks", checks=[check], params=params or None)
+    return [(f["check_id"], f["kind"], f["dealer_id"], f["round_id"], f["detail"])
+            for f in _flags(data)]
+
+
+def test_a_statistical_check_binds_its_parameters_and_names_its_dealer(data):
+    # R1 (E011) has two settled wagers, R2 (E022) one: only E011 reaches min_wagers=2
+    assert _lead_rows(data) == [("busy_dealer", "statistical", "E011", None, "settled 2")]
+    assert _lead_rows(data, min_wagers=1) == [
+        ("busy_dealer", "statistical", "E011", None, "settled 2"),
+        ("busy_dealer", "statistical", "E022", None, "settled 1")]
+
+
+def test_an_unknown_parameter_or_a_bad_header_is_refused(data):
+    with pytest.raises(InputError, match="unknown parameter nope"):
+        _lead_rows(data, nope=3)
+    with pytest.raises(CheckError, match="kind 'hunch'"):
+        parse_check(_LEAD.replace("kind: statistical", "kind: hunch"), "t")
+    with pytest.raises(CheckError, match="'min=x' is not name=number"):
+        parse_check(_LEAD.replace("min_wagers=2", "min=x"), "t")
+    with pytest.raises(CheckError, match="severity 'urgent'"):
+        parse_check(_LEAD.replace("severity: info", "severity: urgent"), "t")
+
+
+def test_param_on_the_command_line_is_bound_and_a_bad_one_is_exit_2(data):
+    proc = run_cli("checks", "--data", str(data), "--param", "min_wagers=abc")
+    assert proc.returncode == 2 and "is not name=number" in proc.stderr
+    proc = run_cli("checks", "--data", str(data), "--param", "no_such=1")
+    assert proc.returncode == 2 and "unknown parameter no_such" in proc.stderr
+
+
+def test_rule_flags_are_of_kind_rule(data):
+    run_checks(data / "replay", data / "checks")
+    assert {f["kind"] for f in _flags(data)} == {"rule"}
