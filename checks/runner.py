@@ -328,8 +328,7 @@ def run_check(con: duckdb.DuckDBPyConnection, check: Check,
     with the check's id, title, severity and kind in front. Its parameters are bound."""
     try:
         params = bind(check, overrides)
-        rows: pa.Table = (con.execute(check.sql, params).to_arrow_table() if params
-                          else con.sql(check.sql).to_arrow_table())
+        rows = con.sql(check.sql, params=params or None).to_arrow_table()
     except duckdb.Error as exc:
         raise CheckFailed(f"{check.source} failed to run: {exc}") from exc
     absent = [c for c in REQUIRED_COLUMNS if c not in rows.column_names]

@@ -1,0 +1,159 @@
+"""The statistical surveillance checks (``-- kind: statistical``) on hand-built shifts whose
+answer is known by construction: peers alike but one, a dealer below the minimum sample, too
+few peers; and the collusion pattern with its traps (twice only, two days, two dealers,
+underpaid)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from checks.runner import load_checks, run_checks
+from replay.run import TABLES
+
+DAY1 = datetime(2026, 3, 14, 18, 0, tzinfo=UTC)
+
+
+def _round(table, dealer, n, when, *, evaluated=True):
+    return {"round_id": f"{table}-{n:06d}", "casino": "C01", "table_id": table,
+            "game": "pai_gow_poker", "ruleset": "pai_gow_poker-classic-v1", "dealt_at": when,
+            "dealer_id": dealer, "evaluated": evaluated, "problems": None, "notation": None}
+
+
+def _wager(r, seat, recorded, expected, *, amount=1000, position=None):
+    return {"round_id": r["round_id"], "casino": "C01", "table_id": r["table_id"],
+            "game": r["game"], "dealt_at": r["dealt_at"], "dealer_id": r["dealer_id"],
+            "seat": seat, "position": position or f"seat {seat}", "wager": "main",
+            "amount_cents": amount, "recorded_outcome": None, "recorded_net_cents": recorded,
+            "recorded_commission_cents": 0, "expected_outcome": None,
+            "expected_net_cents": expected if r["evaluated"] else None,
+            "expected_commission_cents": 0}
+
+
+def _write(tmp_path: Path, rounds, wagers) -> Path:
+    replay = tmp_path / "replay"
+    replay.mkdir(parents=True)
+    given = {"rounds": rounds, "wagers": wagers}
+    for name, schema in TABLES.items():
+        pq.write_table(pa.Table.from_pylist(given.get(name, []), schema=schema),
+                       replay / f"{name}.parquet")
+    return replay
+
+
+def _shift(tmp_path, dealers):
+    """``dealers``: (dealer, rounds, overpaid rounds); dealer Di deals table Ti alone. Every
+    round has one seat: won 950 on even rounds, lost 1,000 on odd ones; an overpaid round is
+    paid 100 more than the rules require."""
+    rounds, wagers = [], []
+    for i, (dealer, count, overpaid) in enumerate(dealers, 1):
+        for n in range(count):
+            r = _round(f"T{i}", dealer, n, DAY1 + timedelta(minutes=n))
+            rounds.append(r)
+            expected = 950 if n % 2 == 0 else -1000
+            wagers.append(_wager(r, 1, expected + (100 if n < overpaid else 0), expected))
+            # the player banker's own account never counts towards a hold
+            wagers.append(_wager(r, 6, 5000, 5000, amount=0, position="banker"))
+        bad = _round(f"T{i}", dealer, count, DAY1, evaluated=False)  # never counts
+        rounds.append(bad)
+        wagers.append(_wager(bad, 1, 99_999, None))
+    return _write(tmp_path, rounds, wagers)
+
+
+def _leads(replay, check_id, **params):
+    run_checks(replay, replay.parent / "checks", only=[check_id], params=params or None)
+    return pq.read_table(replay.parent / "checks" / "flags.parquet").to_pylist()
+
+
+PEERS = [(f"D{i}", 250, 0) for i in range(1, 6)]
+
+
+def test_the_one_dealer_unlike_five_alike_peers_is_an_outlier_on_every_measure(tmp_path):
+    replay = _shift(tmp_path, [*PEERS, ("D6", 250, 10), ("D7", 150, 75)])
+    leads = _leads(replay, "peer_outlier")
+    found = sorted((f["dealer_id"] or f["table_id"], f["detail"].split(": ")[1].split(" ")[0])
+                   for f in leads)
+    # D6: 10 of 250 rounds overpaid by 100 cents. Five peers alike, so MAD = 0 and the
+    # mean-deviation form gives |z| = 6 / 1.253314 = 4.79 > 3.5 for each measure.
+    # D7 (150 rounds, half overpaid) is below the minimum sample of 200: neither a lead nor
+    # a peer.
+    assert found == [("D6", "error"), ("D6", "hold"), ("D6", "net"),
+                     ("T6", "error"), ("T6", "hold"), ("T6", "net")]
+    assert {f["kind"] for f in leads} == {"statistical"}
+    error = next(f for f in leads if f["dealer_id"] == "D6" and "error rate" in f["detail"])
+    assert error["detail"].startswith(
+        "dealer D6 (pai_gow_poker, 250 judged rounds): error rate 4.00% against the peers' "
+        "median 0.00% (robust z +4.8, threshold 3.5, 6 peers); 10 rounds in error, net "
+        "mispay 1000 cents")
+    assert (error["game"], error["table_id"], error["round_id"]) == ("pai_gow_poker", None,
+                                                                     None)
+    hold = next(f for f in leads
+                if f["dealer_id"] == "D6" and f["detail"].split(": ")[1].startswith("hold"))
+    assert "(robust z -4.8," in hold["detail"]  # the house held less than its peers
+
+
+def test_a_smaller_minimum_sample_brings_the_small_dealer_in(tmp_path):
+    replay = _shift(tmp_path, [*PEERS, ("D6", 250, 10), ("D7", 150, 75)])
+    leads = _leads(replay, "peer_outlier", min_rounds=100)
+    errors = sorted(f["dealer_id"] for f in leads
+                    if f["dealer_id"] and "error rate" in f["detail"])
+    # 7 peers, 5 at 0: z(D7) = 7 x 0.5 / (1.253314 x (0.04 + 0.5)) = 5.2; z(D6) = 0.4
+    assert errors == ["D7"]
+
+
+def test_too_few_peers_or_alike_dealers_give_no_lead(tmp_path):
+    few = _shift(tmp_path / "few", [*PEERS[:3], ("D6", 250, 10)])  # 4 peers < 5
+    assert _leads(few, "peer_outlier") == []
+    alike = _shift(tmp_path / "alike", [*PEERS, ("D6", 250, 0)])
+    assert _leads(alike, "peer_outlier") == []
+
+
+def test_a_low_error_rate_is_never_a_lead(tmp_path):
+    # five dealers at 4% errors and one at 0%: the careful one is not an outlier of errors
+    replay = _shift(tmp_path, [(f"D{i}", 250, 10) for i in range(1, 6)] + [("D6", 250, 0)])
+    assert not [f for f in _leads(replay, "peer_outlier") if "error rate" in f["detail"]]
+
+
+def _seat_shift(tmp_path, overpays):
+    """``overpays``: (table, dealer, seat, day offset, recorded minus expected) per round."""
+    rounds, wagers = [], []
+    for n, (table, dealer, seat, day, delta) in enumerate(overpays):
+        r = _round(table, dealer, n, DAY1 + timedelta(days=day, minutes=n))
+        rounds.append(r)
+        wagers.append(_wager(r, seat, 950 + delta, 950))
+        wagers.append(_wager(r, 7, -1000, -1000))
+    return _write(tmp_path, rounds, wagers)
+
+
+def test_the_same_seat_overpaid_three_times_by_one_dealer_in_a_day_is_a_lead(tmp_path):
+    replay = _seat_shift(tmp_path, [
+        ("T1", "D1", 3, 0, 100), ("T1", "D1", 3, 0, 250), ("T1", "D1", 3, 0, 25),  # lead
+        ("T1", "D1", 3, 0, 0),                                   # a right payment between
+        ("T2", "D2", 2, 0, 100), ("T2", "D2", 2, 0, 100),        # trap: twice only
+        ("T3", "D3", 1, 0, 100), ("T3", "D3", 1, 0, 100), ("T3", "D3", 1, 1, 100),  # 2 days
+        ("T4", "D4", 4, 0, 100), ("T4", "D5", 4, 0, 100), ("T4", "D4", 4, 0, 100),  # 2 dealers
+        ("T5", "D5", 5, 0, -100), ("T5", "D5", 5, 0, -100), ("T5", "D5", 5, 0, -100),  # under
+    ])
+    leads = _leads(replay, "repeat_overpay_seat")
+    assert [(f["table_id"], f["seat"], f["dealer_id"], f["recorded_cents"],
+             f["expected_cents"], f["amount_at_stake_cents"], f["direction"])
+            for f in leads] == [("T1", 3, "D1", 3 * 950 + 375, 3 * 950, 375, "over")]
+    assert leads[0]["detail"] == (
+        "seat 3 at table T1 overpaid in 3 rounds by dealer D1 on 2026-03-14: 375 cents in "
+        "all; rounds T1-000000, T1-000001, T1-000002")
+    assert _leads(replay, "repeat_overpay_seat", min_overpays=2)[-1]["table_id"] == "T4"
+
+
+def test_statistical_checks_are_declared_so_and_rule_checks_are_not():
+    kinds = {c.id: c.kind for c in load_checks()}
+    assert kinds["peer_outlier"] == kinds["repeat_overpay_seat"] == "statistical"
+    assert {k for i, k in kinds.items() if i not in ("peer_outlier", "repeat_overpay_seat")
+            } == {"rule"}
+
+
+@pytest.mark.parametrize("check_id", ["peer_outlier", "repeat_overpay_seat"])
+def test_a_statistical_check_on_an_empty_shift_gives_nothing(tmp_path, check_id):
+    assert _leads(_write(tmp_path, [], []), check_id) == []
