@@ -74,13 +74,15 @@ COMMISSION_ERRORS = (25, 50, 100, 125)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Label:
     """One injected fault: its round, kind, the seat and wager concerned (None where none
-    is) and the amount at stake in cents (never negative)."""
+    is) and the amount at stake in cents (never negative); ``casino`` names the round's
+    casino (a round id is unique at its casino: it names its table)."""
 
     round_id: str
     kind: str
     seat: int | None
     wager: str | None
     amount_cents: int
+    casino: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in FAULT_KINDS:
@@ -89,8 +91,9 @@ class Label:
             raise ValueError(f"amount_cents must be non-negative cents, got {self.amount_cents!r}")
 
     def to_json(self) -> str:
-        return json.dumps({"round_id": self.round_id, "kind": self.kind, "seat": self.seat,
-                           "wager": self.wager, "amount_cents": self.amount_cents})
+        return json.dumps({"casino": self.casino, "round_id": self.round_id,
+                           "kind": self.kind, "seat": self.seat, "wager": self.wager,
+                           "amount_cents": self.amount_cents})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

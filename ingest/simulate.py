@@ -26,6 +26,7 @@ import random
 import sys
 import uuid
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -128,7 +129,7 @@ class TableSimulator:
         if kind in EVENTS:
             events, label = alter_events(kind, truth, events, rng)
         if label is not None:
-            self.labels.append(label)
+            self.labels.append(replace(label, casino=self.casino))
         self._move_meter(truth)
         return events
 
@@ -197,7 +198,8 @@ fault kinds (--faults, default all; a faulty round has one, of a kind that can s
 {kinds}
 
 labels (--labels FILE): one JSON line per injected fault,
-  {{"round_id": "T03-000017", "kind": "overpay", "seat": 2, "wager": "main", "amount_cents": 500}}
+  {{"casino": "C01", "round_id": "T03-000017", "kind": "overpay", "seat": 2,
+   "wager": "main", "amount_cents": 500}}
   seat and wager are null where none is concerned; amount_cents is what is at stake (a
   mispay's difference, an Envy Bonus or jackpot award, a late wager's amount ...).
 

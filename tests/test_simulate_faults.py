@@ -182,7 +182,7 @@ def test_a_shift_with_every_kind_labels_one_fault_per_faulty_round():
     assert len({label.kind for label in labels}) >= 12
     for label in labels:
         assert json.loads(label.to_json()) == {
-            "round_id": label.round_id, "kind": label.kind, "seat": label.seat,
+            "casino": "C01", "round_id": label.round_id, "kind": label.kind, "seat": label.seat,
             "wager": label.wager, "amount_cents": label.amount_cents}
     labelled = {label.round_id for label in labels}
     assert all(_clean(evs) for r, evs in rounds.items() if r not in labelled)
