@@ -48,10 +48,34 @@ def parse_param(text: str) -> tuple[str, int | float]:
     return name.strip(), number
 
 
-def print_catalogue() -> None:
-    for kind, heading in (("rule", "Rule checks (a breach of a rule)"),
-                          ("statistical", "Statistical surveillance (leads, not breaches; "
-                           "reported apart)")):
+HEADINGS = (("rule", "Rule checks (a breach of a rule)"),
+            ("statistical", "Statistical surveillance (leads, not breaches; reported apart)"))
+
+
+def catalogue_markdown() -> str:
+    """The catalogue as Markdown tables, rule checks then statistical surveillance (the
+    block of docs/checks.md between its catalogue markers)."""
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    out: list[str] = []
+    for kind, heading in HEADINGS:
+        out += [f"### {heading}", "", "| id | severity | what it flags | rule | next |",
+                "|---|---|---|---|---|"]
+        for c in (c for c in load_checks() if c.kind == kind):
+            params = (" Parameters: " + ", ".join(f"`{n}={v}`" for n, v in c.params) + "."
+                      if c.params else "")
+            out.append(f"| `{c.id}` | {c.severity} | {cell(c.title)}{params} | "
+                       f"{cell(c.rule)} | {cell(c.next)} |")
+        out.append("")
+    return "\n".join(out)
+
+
+def print_catalogue(markdown: bool = False) -> None:
+    if markdown:
+        print(catalogue_markdown(), end="")
+        return
+    for kind, heading in HEADINGS:
         print(f"== {heading}\n")
         for c in (c for c in load_checks() if c.kind == kind):
             print(f"{c.id} [{c.severity}] {c.title}\n  rule: {c.rule}\n  next: {c.next}")
@@ -103,10 +127,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--list", action="store_true",
                    help="print the catalogue (id, severity, title, rule, what to do next), "
                    "rule checks and statistical surveillance apart")
+    p.add_argument("--markdown", action="store_true",
+                   help="with --list: as Markdown tables (as in docs/checks.md)")
     args = p.parse_args(argv)
     try:
         if args.list:
-            print_catalogue()
+            print_catalogue(markdown=args.markdown)
             return 0
         data = args.data or Path(os.environ.get("CATWALK_DATA") or REPO / "var")
         done = run_checks(data / "replay", data / "checks", since=args.since, only=args.check,
