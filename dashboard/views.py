@@ -72,7 +72,7 @@ def flag_label(flag: dict[str, Any]) -> str:
 
 def flag_sentence(flag: dict[str, Any], quote: Callable[[Any], str] = str) -> str:
     """A flag in one line of floor language, for the banner above the round, e.g.
-    "Seat 3: Mispay (mispay, severity high). Recorded $25.00, expected $23.75: overpaid by $1.25."
+    "Seat 3: Overpay (overpay, severity high). Recorded $25.00, expected $23.75: overpaid by $1.25."
     ``quote`` renders the flag's own text (title, check, severity, detail): :func:`literal`
     for a Markdown banner.
     """

@@ -9,17 +9,19 @@ it alters the round, at one of four stages:
   table did is irregular, but it settled what was on the layout correctly);
 - the facts, not judged again (``dealt_twice``: the table settled the round it thought it
   dealt);
-- the settlements (the mispays, Envy and jackpot faults);
+- the settlements (the wrong nets that the checks overpay, underpay, paid_loser and
+  collected_winner count, with the commission, foul and raise faults; the Envy and jackpot
+  faults);
 - the events themselves (``past_posting`` moves a ``WagerPlaced`` after the deal;
   ``missing_events`` drops an event, leaving a gap in ``table_seq``; ``duplicated_events``
   sends an event twice with the same ``event_id``).
 
-``amount_cents`` of a label is what is at stake, never negative: for a mispay the difference
-between the recorded and the right net; for an Envy fault the bonus paid; for a jackpot fault
-the award; for a raise not twice the ante the difference from twice the ante; for a late
-wager its amount; for a card dealt twice or a missing deal the party's wagers (the dealer's:
-all wagers of the round); for a duplicated settlement the wager settled; for a dealer not
-setting by the house way the main wagers in play.
+``amount_cents`` of a label is what is at stake, never negative: for a wrong settlement the
+difference between the recorded and the right net; for an Envy fault the bonus paid; for a
+jackpot fault the award; for a raise not twice the ante the difference from twice the ante;
+for a late wager its amount; for a card dealt twice or a missing deal the party's wagers
+(the dealer's: all wagers of the round); for a duplicated settlement the wager settled; for a
+dealer not setting by the house way the main wagers in play.
 """
 
 from __future__ import annotations

@@ -200,8 +200,8 @@ fault kinds (--faults, default all; a faulty round has one, of a kind that can s
 labels (--labels FILE): one JSON line per injected fault,
   {{"casino": "C01", "round_id": "T03-000017", "kind": "overpay", "seat": 2,
    "wager": "main", "amount_cents": 500}}
-  seat and wager are null where none is concerned; amount_cents is what is at stake (a
-  mispay's difference, an Envy Bonus or jackpot award, a late wager's amount ...).
+  seat and wager are null where none is concerned; amount_cents is what is at stake (the
+  difference of a wrong net, an Envy Bonus or jackpot award, a late wager's amount ...).
 
 Kafka: KAFKA_BOOTSTRAP=host:port points at an existing cluster; otherwise the local broker
 started by `make kafka-up` is used. Progress goes to standard error.

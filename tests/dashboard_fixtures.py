@@ -6,7 +6,7 @@ Three pai gow poker rounds, every hand set by hand under the house way:
   seat 5 fouls (pair of eights behind king high) and loses $10.00. Settled correctly.
 - ``t1-000042``: dealer ace-high straight; seat 1 pushes; seat 3 wins both hands with a
   king-high flush and a pair of sevens. The dealer paid $25.00 on the $25.00 wager without
-  taking the 5% commission: expected $23.75, so a mispay of +$1.25 (overpaid).
+  taking the 5% commission: expected $23.75, so an overpay of +$1.25.
 - ``t2-000007``: seat 1's cards were dealt but never set, so replay could not judge the round
   (not evaluated); the expected columns are null and the checks raise a round-level flag.
 """
@@ -213,8 +213,8 @@ WAGERS = [
 
 FLAGS = [
     {
-        "check_id": "mispay",
-        "title": "Mispay",
+        "check_id": "overpay",
+        "title": "Overpay",
         "severity": "high",
         "round_id": FLAGGED_ROUND,
         "table_id": "t1",

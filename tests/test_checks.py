@@ -6,7 +6,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from checks.runner import CheckError, load_checks, parse_check, run_all
+from checks.runner import SEVERITIES, CheckError, load_checks, parse_check, run_all
 from replay.run import TABLES
 
 
@@ -40,7 +40,7 @@ def data(tmp_path):
         _wager("R1", 4, 1000, ("loss", -1000, 0), ("loss", -1000, 0)),     # trap: foul loses
         _wager("R2", 1, 5000, ("loss", -5500, 0), ("loss", -5000, 0)),     # underpay 500
         _wager("R2", 2, 5000, None, ("win", 4750, 250)),                    # never settled
-        _wager("R3", 1, 5000, ("win", 9999, 0), None),                      # not judged: no mispay
+        _wager("R3", 1, 5000, ("win", 9999, 0), None),                      # not judged: no flag
     ]
     rounds += [_round("R5"), _round("R6"), _round("R7", evaluated=False, problems="x")]
     hands = [
@@ -122,10 +122,11 @@ def _flags(data, check_id):
             if r["check_id"] == check_id]
 
 
-def test_mispay_flags_exactly_the_over_and_underpaid_seats(data):
+def test_overpay_and_underpay_flag_exactly_the_over_and_underpaid_seats(data):
     counts = run_all(data / "replay", data / "checks")
-    assert _flags(data, "mispay") == [("R1", 2, 125), ("R2", 1, -500)]
-    assert counts["mispay"] == 2
+    assert _flags(data, "overpay") == [("R1", 2, 125)]
+    assert _flags(data, "underpay") == [("R2", 1, -500)]
+    assert counts["paid_loser"] == counts["collected_winner"] == 0
 
 
 def test_unsettled_and_not_evaluated_are_flagged_on_their_own(data):
@@ -144,8 +145,10 @@ def test_flag_money_is_integer_cents(data):
 
 def test_every_shipped_check_has_a_full_header():
     checks = load_checks()
-    assert {c.id for c in checks} >= {"mispay", "unsettled", "not_evaluated", "irregular_round"}
-    assert all(c.rule and c.severity in {"high", "medium", "low"} for c in checks)
+    assert {c.id for c in checks} >= {"paid_loser", "collected_winner", "overpay", "underpay",
+                                      "unsettled", "not_evaluated", "irregular_round"}
+    assert "mispay" not in {c.id for c in checks}  # split into the four above
+    assert all(c.rule and c.severity in SEVERITIES for c in checks)
 
 
 def test_a_check_without_header_is_refused():
@@ -179,9 +182,11 @@ def test_envy_checks_flag_the_wrong_totals_and_the_forbidden_payments(data):
     assert _flags(data, "envy_own_or_dealer_hand") == [("R5", 3, 500), ("R6", 4, 2000)]
 
 
-def test_banker_mispay_flags_a_wrong_commission_and_an_unsettled_account(data):
+def test_banker_mispay_flags_an_unsettled_account_and_the_commission_is_apart(data):
     run_all(data / "replay", data / "checks")
-    assert _flags(data, "banker_mispay") == [("R1", 4, None), ("R6", 2, 0)]
+    assert _flags(data, "banker_mispay") == [("R1", 4, None)]
+    # the net is right, the commission was not taken: the banker got 50 more
+    assert _flags(data, "banker_commission_wrong") == [("R6", 2, 50)]
 
 
 def test_jackpot_unverified_names_the_missing_step_and_the_unqualified_validator(data):
@@ -208,7 +213,7 @@ def test_an_absurd_amount_is_a_flag_not_a_failure(data):
     rows.append(_wager("R1", 5, 100, ("win", -(2**63), 0), ("win", 2**63 - 1, 0)))
     pq.write_table(pa.Table.from_pylist(rows, schema=TABLES["wagers"]), path)
     run_all(data / "replay", data / "checks")
-    assert ("R1", 5, None) in _flags(data, "mispay")
+    assert ("R1", 5, None) in _flags(data, "collected_winner")
 
 
 def test_a_percentage_award_paid_from_the_table_inventory_is_flagged(data):
@@ -301,7 +306,7 @@ def test_data_without_a_manifest_are_of_unknown_provenance(data):
     assert "manifest.json is missing" in done.provenance.verification
     trust, record = _trust(data)
     assert trust == "unknown" and record["verified"] is False and record["manifest"] is None
-    assert done.counts["mispay"] == 2  # the checks still run
+    assert done.counts["overpay"] == done.counts["underpay"] == 1  # the checks still run
 
 
 def test_an_unverified_log_is_said_loudly_and_recorded_in_the_flags(tmp_path):

@@ -58,7 +58,10 @@ def test_commission_on_a_push_or_a_loss_is_flagged_even_with_the_right_net(data)
         ("C1", 2, -50, 0, 50, "under"),
         ("C3", 2, -10, 0, 10, "under"),
     ]
-    assert [f["round_id"] for f in data if f["check_id"] == "mispay"] == ["C2", "C2"]
+    # the nets the wrong commissions made: C2's, counted by the settlement checks
+    assert [(f["check_id"], f["round_id"], f["seat"]) for f in data
+            if f["check_id"] in ("paid_loser", "collected_winner", "overpay", "underpay")] == [
+        ("overpay", "C2", 1), ("underpay", "C2", 4)]
 
 
 def test_a_commission_of_the_wrong_amount_is_flagged_both_ways(data):

@@ -25,6 +25,9 @@ from checks.runner import (
 from replay.run import TABLES
 from tests.conftest import run_cli
 
+SETTLEMENT = ("paid_loser", "collected_winner", "overpay", "underpay")
+"""The four settlement checks (a wrong net is exactly one of them)."""
+
 T1 = datetime(2026, 3, 14, 20, 15, 0, tzinfo=UTC)
 T2 = datetime(2026, 3, 14, 22, 40, 5, tzinfo=UTC)
 T3 = datetime(2026, 3, 15, 3, 0, 0, tzinfo=UTC)
@@ -84,9 +87,9 @@ def test_flags_carry_time_dealer_game_ruleset_amount_at_stake_and_direction(data
     run_checks(data / "replay", data / "checks")
     assert pq.read_schema(data / "checks" / "flags.parquet").remove_metadata() == FLAG_SCHEMA
     by_id = {(f["check_id"], f["round_id"], f["seat"]): f for f in _flags(data)}
-    assert list(by_id) == [("mispay", "R1", 2), ("mispay", "R2", 1),
-                           ("not_evaluated", "R3", None), ("unsettled", "R2", 3)]
-    over, under = by_id["mispay", "R1", 2], by_id["mispay", "R2", 1]
+    assert list(by_id) == [("not_evaluated", "R3", None), ("overpay", "R1", 2),
+                           ("underpay", "R2", 1), ("unsettled", "R2", 3)]
+    over, under = by_id["overpay", "R1", 2], by_id["underpay", "R2", 1]
     assert {k: over[k] for k in ("occurred_at", "casino", "table_id", "dealer_id", "game",
                                  "ruleset", "wager", "recorded_cents", "expected_cents",
                                  "amount_at_stake_cents", "direction", "difference_cents",
@@ -118,7 +121,7 @@ def test_an_amount_at_the_64_bit_limit_is_a_flag_never_a_failure(data):
              _wager("R1", 6, "main", 100, 2**63 - 1, 0)]
     pq.write_table(pa.Table.from_pylist(rows, schema=TABLES["wagers"]), path)
     done = run_checks(data / "replay", data / "checks")
-    flags = {f["seat"]: f for f in _flags(data) if f["check_id"] == "mispay"}
+    flags = {f["seat"]: f for f in _flags(data) if f["check_id"] in SETTLEMENT}
     absurd, edge = flags[5], flags[6]
     assert (absurd["amount_at_stake_cents"], absurd["direction"],
             absurd["difference_cents"]) == (INT64_MAX, "under", None)
@@ -127,9 +130,12 @@ def test_an_amount_at_the_64_bit_limit_is_a_flag_never_a_failure(data):
     assert (edge["amount_at_stake_cents"], edge["direction"], edge["difference_cents"]) == (
         INT64_MAX, "over", INT64_MAX)
     assert "does not fit" not in edge["detail"]
-    (mispay,) = [s for s in done.summary if s.id == "mispay"]
-    assert (mispay.flags, mispay.over_cents, mispay.under_cents) == (
-        4, 125 + INT64_MAX, 500 + INT64_MAX)  # exact, beyond 64 bits
+    assert (flags[5]["check_id"], flags[6]["check_id"]) == ("collected_winner", "overpay")
+    by_check = {s.id: (s.flags, s.over_cents, s.under_cents) for s in done.summary
+                if s.id in SETTLEMENT}
+    assert by_check == {"collected_winner": (1, 0, INT64_MAX),
+                        "overpay": (2, 125 + INT64_MAX, 0),  # exact, beyond 64 bits
+                        "paid_loser": (0, 0, 0), "underpay": (1, 0, 500)}
 
 
 def test_file_paths_are_bound_not_formatted_into_sql(tmp_path):
@@ -139,7 +145,7 @@ def test_file_paths_are_bound_not_formatted_into_sql(tmp_path):
                             "wagers": [_wager("R1", 2, "main", 2500, 2500, 2375)]})
     proc = run_cli("checks", "--data", str(odd))
     assert proc.returncode == 0, proc.stderr
-    assert _ids(odd) == [("mispay", "R1", 2)]
+    assert _ids(odd) == [("overpay", "R1", 2)]
 
 
 # The command line -------------------------------------------------------------------------
@@ -171,9 +177,12 @@ def test_the_summary_gives_count_and_money_at_stake_by_check(data):
     assert lines[0] == (f"checks: 4 flags from {rule_checks} rule checks; money at stake: "
                         "overpaid $1.25, "
                         f"underpaid $5.00 -> {data / 'checks' / 'flags.parquet'}")
-    mispay = next(x for x in lines if x.startswith("checks:   mispay "))
-    assert mispay.split() == ["checks:", "mispay", "high", "2", "flags", "over", "$1.25",
-                              "under", "$5.00"]
+    overpay = next(x for x in lines if x.startswith("checks:   overpay "))
+    assert overpay.split() == ["checks:", "overpay", "high", "1", "flags", "over", "$1.25",
+                               "under", "$0.00"]
+    underpay = next(x for x in lines if x.startswith("checks:   underpay "))
+    assert underpay.split()[1:] == ["underpay", "high", "1", "flags", "over", "$0.00",
+                                    "under", "$5.00"]
     unsettled = next(x for x in lines if x.startswith("checks:   unsettled "))
     assert unsettled.split()[3:] == ["1", "flags", "over", "$0.00", "under", "$0.00"]
     assert "WARNING" in proc.stdout  # no manifest: provenance unknown, said loudly
@@ -184,31 +193,32 @@ def test_check_runs_only_the_named_checks(data):
     assert proc.returncode == 0, proc.stderr
     assert _ids(data) == [("unsettled", "R2", 3)]
     assert proc.stdout.startswith("checks: 1 flags from 1 rule checks;")
-    proc = run_cli("checks", "--data", str(data), "--check", "unsettled", "--check", "mispay")
+    proc = run_cli("checks", "--data", str(data), "--check", "unsettled", "--check", "overpay",
+                   "--check", "underpay")
     assert proc.returncode == 0, proc.stderr
-    assert _ids(data) == [("mispay", "R1", 2), ("mispay", "R2", 1), ("unsettled", "R2", 3)]
+    assert _ids(data) == [("overpay", "R1", 2), ("underpay", "R2", 1), ("unsettled", "R2", 3)]
 
 
 def test_an_unknown_check_is_exit_2_naming_the_known_ones(data):
     before = (data / "checks" / "flags.parquet")
     run_checks(data / "replay", data / "checks")
     old = before.read_bytes()
-    proc = run_cli("checks", "--data", str(data), "--check", "mispay", "--check", "mispya")
+    proc = run_cli("checks", "--data", str(data), "--check", "overpay", "--check", "mispay")
     assert proc.returncode == 2
-    assert "unknown check id mispya" in proc.stderr
+    assert "unknown check id mispay" in proc.stderr  # split into four settlement checks
     assert all(c.id in proc.stderr for c in load_checks())
     assert before.read_bytes() == old
 
 
 @pytest.mark.parametrize(("since", "expected"), [
-    ("2026-03-14T21:00:00", [("mispay", "R2", 1), ("not_evaluated", "R3", None),
+    ("2026-03-14T21:00:00", [("not_evaluated", "R3", None), ("underpay", "R2", 1),
                              ("unsettled", "R2", 3)]),
-    ("2026-03-14T22:40:05Z", [("mispay", "R2", 1), ("not_evaluated", "R3", None),
+    ("2026-03-14T22:40:05Z", [("not_evaluated", "R3", None), ("underpay", "R2", 1),
                               ("unsettled", "R2", 3)]),   # at, not only after
     ("2026-03-14T22:40:06+00:00", [("not_evaluated", "R3", None)]),
     ("2026-03-15T01:00:00+02:00", [("not_evaluated", "R3", None)]),  # 23:00 UTC
     ("2026-03-15", [("not_evaluated", "R3", None)]),
-    ("2026-03-14", [("mispay", "R1", 2), ("mispay", "R2", 1), ("not_evaluated", "R3", None),
+    ("2026-03-14", [("not_evaluated", "R3", None), ("overpay", "R1", 2), ("underpay", "R2", 1),
                     ("unsettled", "R2", 3)]),
     ("2026-03-16", []),
 ])
@@ -274,7 +284,7 @@ def test_a_failing_check_through_the_api_leaves_the_old_file(data):
 
 def test_a_write_that_fails_leaves_the_old_file_and_no_temporary(data, monkeypatch):
     path = data / "checks" / "flags.parquet"
-    run_checks(data / "replay", data / "checks", only=["mispay"])
+    run_checks(data / "replay", data / "checks", only=["overpay", "underpay"])
     old = path.read_bytes()
 
     def no_disk(fd):

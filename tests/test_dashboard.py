@@ -156,8 +156,8 @@ def test_page_lists_the_flags_and_reconstructs_the_flagged_round(monkeypatch, fi
 
     flags = _frame_with(at, "check")
     assert fx["flagged_round"] in flags["round"].tolist()
-    mispay = flags[flags["round"] == fx["flagged_round"]].iloc[0]
-    assert (mispay["recorded"], mispay["expected"], mispay["difference"]) == (
+    overpay = flags[flags["round"] == fx["flagged_round"]].iloc[0]
+    assert (overpay["recorded"], overpay["expected"], overpay["difference"]) == (
         "$25.00", "$23.75", "+$1.25",
     )  # fmt: skip
 
@@ -186,7 +186,7 @@ def test_page_lists_the_flags_and_reconstructs_the_flagged_round(monkeypatch, fi
 
     wagers = _frame_with(at, "recorded net")
     flagged = wagers[wagers["seat"] == str(fx["flagged_seat"])].iloc[0]
-    assert flagged["flag"] == "mispay"
+    assert flagged["flag"] == "overpay"
     assert (flagged["recorded net"], flagged["expected net"]) == (fx["recorded"], fx["expected"])
     assert (flagged["expected commission"], flagged["difference"]) == ("$1.25", "+$1.25")
     assert wagers[wagers["seat"] == "1"].iloc[0]["flag"] == ""
@@ -301,14 +301,14 @@ def test_absent_money_is_a_blank_cell_not_nan() -> None:
     assert views.money(np.int64(-1000)) == "-$10.00"
 
 
-def test_flag_sentence_names_the_direction_of_a_mispay() -> None:
+def test_flag_sentence_names_the_direction_of_a_wrong_net() -> None:
     flag = {
-        "check_id": "mispay", "title": "Mispay", "severity": "high", "seat": 4,
+        "check_id": "underpay", "title": "Underpay", "severity": "high", "seat": 4,
         "recorded_cents": 900, "expected_cents": 950, "amount_at_stake_cents": 50,
         "direction": "under", "detail": None,
     }  # fmt: skip
     assert views.flag_sentence(flag) == (
-        "Seat 4: Mispay (mispay, severity high). "
+        "Seat 4: Underpay (underpay, severity high). "
         "Recorded $9.00, expected $9.50: underpaid by $0.50."
     )
     even = {**flag, "recorded_cents": 950, "amount_at_stake_cents": 0, "direction": None}

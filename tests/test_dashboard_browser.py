@@ -140,7 +140,7 @@ def test_flagged_round_in_the_browser(chromium: Path, dashboard, tmp_path: Path)
             hands = page.get_by_role("table").filter(has_text="house way followed")
             expect(hands.get_by_role("cell", name=fx["flagged_cards"], exact=True)).to_be_visible()
             wagers = page.get_by_role("table").filter(has_text="expected net")
-            flagged_row = wagers.get_by_role("row").filter(has_text="mispay")
+            flagged_row = wagers.get_by_role("row").filter(has_text="overpay")
             expect(flagged_row).to_be_visible()
             expect(
                 flagged_row.get_by_role("cell", name=fx["recorded"], exact=True)

@@ -19,7 +19,8 @@ DEALER = ("Kc Kd 9s 7h 3c", "Ah Qs")
 
 
 def _seats(net):
-    """Seat 1 wins 2500 less 5%: 2375 is right, anything else a mispay."""
+    """Seat 1 wins 2500 less 5%: 2375 is right, anything else a wrong net (an overpay, an
+    underpay ...)."""
     return {1: {"main": 2500, "hand": ("5s 5h 5d Tc 2c", "As Kh"),
                 "settled": ("win", net, 2500 - net)}}
 
@@ -87,5 +88,5 @@ def test_two_casinos_rounds_are_judged_apart_and_flagged_apart(tmp_path):
     assert [(f["check_id"], f["casino"], f["table_id"], f["round_id"], f["seat"],
              f["difference_cents"]) for f in flags] == [
         ("commission_wrong", "C02", "T01", "R-1", 1, 125),  # the 5% was not taken
-        ("mispay", "C02", "T01", "R-1", 1, 125)]
+        ("overpay", "C02", "T01", "R-1", 1, 125)]
     assert sum(counts.values()) == 2

@@ -27,7 +27,7 @@ from tests.test_simulate import by_round, deviations, kinds, round_document
 
 SIGNED = {"overpay": 1, "underpay": -1, "paid_loser": 1, "collected_winner": -1,
           "commission_on_push_or_loss": -1, "foul_paid": 1}
-"""Mispays whose recorded net differs from the right one in a known direction."""
+"""Settlement faults whose recorded net differs from the right one in a known direction."""
 
 
 def _clean(evs: list[RoundEvent]) -> bool:
@@ -59,10 +59,10 @@ def test_each_kind_is_injected_and_only_labelled_rounds_are_faulty(faulty):
 def test_each_label_is_the_deviation_it_names(faulty):
     kind, rounds, labels = faulty
     for label in labels:
-        CHECKS.get(kind, _mispay)(kind, rounds[label.round_id], label)
+        CHECKS.get(kind, _settlement)(kind, rounds[label.round_id], label)
 
 
-def _mispay(kind, evs, label):
+def _settlement(kind, evs, label):
     found = deviations(evs)
     assert found and all(d[:2] == (label.seat, label.wager) for d in found), found
     nets = [d[2] for d in found if len(d) == 3]

@@ -1,8 +1,13 @@
 -- id: banker_mispay
--- title: Player banker's account settled wrong (net or commission), co-bank share included
+-- title: Player banker's account settled for the wrong net, or never settled (a bank the player held alone)
 -- severity: high
--- rule: pai gow poker settlement (13), (14), (15) and procedure (11) (co-bank 50/50); docs/rules.md 6a.14
--- next: pull the round's video and the banker's chip count, recompute the bank's net and commission with the table supervisor, and correct the banker's account before the bank passes
+-- rule: pai gow poker settlement (13), (14), (15) (the losing wagers stacked, the winners paid from the stack, the rest to the player banker less 5%); docs/rules.md 1.2, 6a.14
+-- next: pull the round's video and the banker's chip count, recompute the bank's net with the table supervisor, and correct the banker's account before the bank passes
+-- Offending rows: the player banker's account of a judged round the player banked alone
+-- (co_bank false) whose recorded net differs from the expected one, or that was never
+-- settled. A co-bank's account is co_bank_share_wrong's; a wrong commission is
+-- banker_commission_wrong's (flagged even when the net is right), so that each fault of the
+-- bank is counted by the one check that names it. recorded/expected: the banker's net.
 SELECT
     b.casino,
     b.round_id,
@@ -11,15 +16,15 @@ SELECT
     b.recorded_net_cents AS recorded_cents,
     b.expected_net_cents AS expected_cents,
     CASE WHEN b.recorded_net_cents IS NULL THEN 'the banker''s account was never settled'
-         ELSE 'banker at seat ' || b.seat || CASE WHEN b.co_bank THEN ' (co-bank)' ELSE '' END
-              || ': recorded net ' || b.recorded_net_cents || ' commission '
-              || b.recorded_commission_cents || ', expected net ' || b.expected_net_cents
-              || ' commission ' || b.expected_commission_cents || ' (cents)' END AS detail
+         ELSE 'banker at seat ' || b.seat || ': recorded net ' || b.recorded_net_cents
+              || ' (commission ' || coalesce(CAST(b.recorded_commission_cents AS VARCHAR), 'none')
+              || '), expected net ' || b.expected_net_cents || ' (commission '
+              || coalesce(CAST(b.expected_commission_cents AS VARCHAR), 'none') || ') (cents)'
+         END AS detail
 FROM bankers AS b
 JOIN rounds AS r USING (casino, table_id, round_id)
 WHERE r.evaluated
+  AND NOT coalesce(b.co_bank, false)
   AND b.expected_net_cents IS NOT NULL
-  AND (b.recorded_net_cents IS NULL
-       OR b.recorded_net_cents <> b.expected_net_cents
-       OR b.recorded_commission_cents <> b.expected_commission_cents)
+  AND (b.recorded_net_cents IS NULL OR b.recorded_net_cents <> b.expected_net_cents)
 ORDER BY b.casino, b.table_id, b.round_id
