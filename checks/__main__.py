@@ -89,10 +89,10 @@ def print_summary(done: CheckRun) -> None:
     rules = [s for s in done.summary if s.kind == "rule"]
     leads = [s for s in done.summary if s.kind != "rule"]
     total = sum(s.flags for s in rules)
-    over = sum(s.over_cents for s in rules)
-    under = sum(s.under_cents for s in rules)
     print(f"checks: {total} flags from {len(rules)} rule checks; money at stake: overpaid "
-          f"{dollars(over)}, underpaid {dollars(under)} -> {done.path}")
+          f"{dollars(done.over_cents)}, underpaid {dollars(done.under_cents)} (each mispaid "
+          f"amount once; the rows below count it under every check that flagged it) -> "
+          f"{done.path}")
     width = max((len(s.id) for s in done.summary), default=0)
     for s in rules:
         print(f"checks:   {s.id:<{width}}  {s.severity:<8}  {s.flags:>7} flags  "
@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         "(DATA/replay/*.parquet) and replace DATA/checks/flags.parquet, atomically, with "
         "their flags. Exit 0 when the checks ran (whatever they found), 2 for bad arguments "
         "or missing inputs, 1 when a check failed to run (the old flags file is then kept).",
-        epilog="example: python -m checks --data var/demo --since 2026-03-14 --check mispay",
+        epilog="example: python -m checks --data var/demo --since 2026-03-14 --check overpay",
     )
     p.add_argument("--data", type=Path, default=None,
                    help="data directory (default $CATWALK_DATA or ./var)")

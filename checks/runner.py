@@ -74,6 +74,7 @@ FLAG_SCHEMA = pa.schema([
     ("amount_at_stake_cents", pa.int64()),
     ("direction", pa.string()),
     ("difference_cents", pa.int64()),
+    ("counted", pa.bool_()),
     ("detail", pa.string()),
 ])
 """One row per flag. ``occurred_at``, ``dealer_id``, ``game`` and ``ruleset`` come from the
@@ -83,7 +84,14 @@ is one whose check returned both ``recorded_cents`` and ``expected_cents``:
 largest 64-bit integer, with the detail giving the exact amount, when it does not fit) and
 ``direction`` is ``over`` (recorded above expected: overpaid) or ``under`` (null when they
 are equal); ``difference_cents`` is ``recorded - expected`` (null when it does not fit 64
-bits). For any other flag the three are null."""
+bits). For any other flag the three are null.
+
+``counted`` says which money flags make up a total: several rule checks may flag the same
+wrong amount (an overpaid wager, and the foul or the commission that caused it), so of the
+rule flags with money on one (casino, table, round, seat, wager) in one direction, only the
+largest is counted (the first in check order on a tie). Summing ``amount_at_stake_cents``
+over the counted flags gives each mispaid amount once; statistical leads are never
+counted."""
 
 REQUIRED_COLUMNS = ("casino", "table_id", "round_id", "seat")
 OPTIONAL_COLUMNS = ("wager", "recorded_cents", "expected_cents", "detail", "dealer_id", "game")
@@ -116,6 +124,9 @@ SELECT
         AS amount_at_stake_cents,
     CASE WHEN diff > 0 THEN 'over' WHEN diff < 0 THEN 'under' END AS direction,
     CASE WHEN abs(diff) <= {INT64_MAX} THEN CAST(diff AS BIGINT) END AS difference_cents,
+    coalesce(kind = 'rule' AND diff <> 0 AND row_number() OVER (
+        PARTITION BY casino, table_id, round_id, seat, wager, sign(diff)
+        ORDER BY abs(diff) DESC, ordinal) = 1, false) AS counted,
     CASE WHEN abs(diff) > {INT64_MAX}
          THEN concat_ws('; ', detail, 'amount at stake ' || CAST(abs(diff) AS VARCHAR)
                         || ' cents does not fit a 64-bit integer: amount_at_stake_cents '
@@ -370,6 +381,10 @@ class CheckRun:
     provenance: Provenance
     summary: tuple[CheckSummary, ...] = ()
     path: Path | None = None
+    over_cents: int = 0
+    """Money at stake overpaid over every rule check, each mispaid amount once
+    (:func:`money_totals`)."""
+    under_cents: int = 0
 
 
 def flag_table(con: duckdb.DuckDBPyConnection, checks: list[Check],
@@ -407,6 +422,20 @@ def summarize(flags: pa.Table, checks: list[Check]) -> tuple[CheckSummary, ...]:
                               flags=totals[c.id][0],
                               over_cents=totals[c.id][1], under_cents=totals[c.id][2])
                  for c in checks)
+
+
+def money_totals(flags: pa.Table) -> tuple[int, int]:
+    """The money at stake overpaid and underpaid over the ``counted`` flags: each mispaid
+    amount once, however many rule checks flagged it (exact Python integers)."""
+    over = under = 0
+    for amount, direction, counted in zip(flags.column("amount_at_stake_cents").to_pylist(),
+                                          flags.column("direction").to_pylist(),
+                                          flags.column("counted").to_pylist(), strict=True):
+        if counted and direction == "over":
+            over += amount
+        elif counted and direction == "under":
+            under += amount
+    return over, under
 
 
 def write_atomically(table: pa.Table, path: Path) -> None:
@@ -471,8 +500,9 @@ def run_checks(replay_dir: Path, out_dir: Path, *, since: datetime | None = None
         raise CheckFailed(f"{path} could not be written ({exc}); the previous flags file is "
                           "unchanged") from exc
     summary = summarize(flags, chosen)
+    over, under = money_totals(flags)
     return CheckRun(counts={s.id: s.flags for s in summary}, provenance=provenance,
-                    summary=summary, path=path)
+                    summary=summary, path=path, over_cents=over, under_cents=under)
 
 
 def run_all(replay_dir: Path, out_dir: Path) -> dict[str, int]:

@@ -113,15 +113,20 @@ def connect() -> duckdb.DuckDBPyConnection:
 
 
 def flag_totals(con: duckdb.DuckDBPyConnection, root: Path) -> tuple[int, int, int]:
-    """The number of flags and the money at stake overpaid and underpaid (cents, each >= 0).
+    """The number of flags and the money at stake overpaid and underpaid (cents, each >= 0),
+    each mispaid amount once: over the flags marked ``counted`` (several checks may flag
+    one wrong amount; a flags file written before that column existed counts every flag).
     The sums stay HUGEINT, which fetchall returns as Python ints: exact, never float."""
+    path = str(root / FLAGS)
+    columns = {row[0] for row in _rows(con, "DESCRIBE SELECT * FROM read_parquet(?)", [path])}
+    counted = "counted AND " if "counted" in columns else ""
     ((count, over, under),) = _rows(
         con,
         "SELECT count(*), "
-        "coalesce(sum(amount_at_stake_cents) FILTER (WHERE direction = 'over'), 0), "
-        "coalesce(sum(amount_at_stake_cents) FILTER (WHERE direction = 'under'), 0) "
+        f"coalesce(sum(amount_at_stake_cents) FILTER (WHERE {counted}direction = 'over'), 0), "
+        f"coalesce(sum(amount_at_stake_cents) FILTER (WHERE {counted}direction = 'under'), 0) "
         "FROM read_parquet(?)",
-        [str(root / FLAGS)],
+        [path],
     )
     return int(count), int(over), int(under)
 

@@ -175,8 +175,9 @@ def test_the_summary_gives_count_and_money_at_stake_by_check(data):
     lines = proc.stdout.splitlines()
     rule_checks = sum(c.kind == "rule" for c in load_checks())
     assert lines[0] == (f"checks: 4 flags from {rule_checks} rule checks; money at stake: "
-                        "overpaid $1.25, "
-                        f"underpaid $5.00 -> {data / 'checks' / 'flags.parquet'}")
+                        "overpaid $1.25, underpaid $5.00 (each mispaid amount once; the rows "
+                        "below count it under every check that flagged it) -> "
+                        f"{data / 'checks' / 'flags.parquet'}")
     overpay = next(x for x in lines if x.startswith("checks:   overpay "))
     assert overpay.split() == ["checks:", "overpay", "high", "1", "flags", "over", "$1.25",
                                "under", "$0.00"]
@@ -230,8 +231,9 @@ def test_since_keeps_only_rounds_dealt_at_or_after_it(data, since, expected):
 
 
 def test_since_also_filters_findings_and_the_other_tables(data):
-    findings = [{"kind": "sequence_gap", "casino": "C01", "table_id": "T01", "round_id": rid,
-                 "where": "log position 7", "detail": "gap"} for rid in ("R1", "R2")]
+    findings = [{"kind": "undecodable_record", "casino": "C01", "table_id": "T01",
+                 "round_id": rid, "where": "log position 7", "detail": "bad bytes"}
+                for rid in ("R1", "R2")]
     pq.write_table(pa.Table.from_pylist(findings, schema=TABLES["findings"]),
                    data / "replay" / "findings.parquet")
     run_checks(data / "replay", data / "checks", since=datetime(2026, 3, 14, 21, tzinfo=UTC),
@@ -363,3 +365,26 @@ def test_param_on_the_command_line_is_bound_and_a_bad_one_is_exit_2(data):
 def test_rule_flags_are_of_kind_rule(data):
     run_checks(data / "replay", data / "checks")
     assert {f["kind"] for f in _flags(data)} == {"rule"}
+
+
+def test_a_mispaid_amount_flagged_by_two_checks_counts_once_in_the_totals(tmp_path):
+    """A win paid 2,400 where 2,375 is due because the commission taken was 100, not 125:
+    overpay and commission_wrong both flag the same 25 cents; the totals count it once.
+    A commission on a push (net right) is counted: no other check holds that money."""
+    rounds = [_round("R1", T1, "E011")]
+    wrong = {**_wager("R1", 2, "main", 2500, 2400, 2375), "recorded_commission_cents": 100,
+             "expected_commission_cents": 125}
+    push = {**_wager("R1", 3, "main", 1000, 0, 0), "recorded_outcome": "push",
+            "expected_outcome": "push", "recorded_commission_cents": 50}
+    _write(tmp_path / "replay", {"rounds": rounds, "wagers": [wrong, push]})
+    done = run_checks(tmp_path / "replay", tmp_path / "checks")
+    flags = [(f["check_id"], f["seat"], f["amount_at_stake_cents"], f["direction"],
+              f["counted"]) for f in _flags(tmp_path)]
+    # of the two flags on seat 2's 25 cents, the first in check order is the counted one
+    assert sorted(flags) == [("commission_on_push_or_loss", 3, 50, "under", True),
+                             ("commission_wrong", 2, 25, "over", True),
+                             ("overpay", 2, 25, "over", False)]
+    assert (done.over_cents, done.under_cents) == (25, 50)
+    per_check = {s.id: (s.over_cents, s.under_cents) for s in done.summary if s.flags}
+    assert per_check == {"commission_on_push_or_loss": (0, 50), "commission_wrong": (25, 0),
+                         "overpay": (25, 0)}
