@@ -1,0 +1,59 @@
+-- id: envy_owed_not_paid
+-- title: Envy Bonus owed and not (fully) paid: a seat holding a Qualifying Wager was paid less for other players' hands than the rules require
+-- severity: high
+-- rule: 58 Pa. Code § 688a.7(h)(2)(ii) and § 688a.1 (Qualifying Wager, Envy Bonus Qualifying Hand: four of a kind or better); docs/rules.md 2.4, 6a.11
+-- next: review the round's video for the other players' hands (four of a kind or better) and the Envy payments; pay the patron the shortfall and log it against the dealer
+-- params: qualifying_wager_cents=500
+-- Offending rows: per seat of a judged round, the Envy the seat was paid for other seats'
+-- hands while holding a Qualifying Wager (recorded) is less than the Envy the rules require
+-- (expected, envy row 'total'). The payments that are never owed are left out, each counted
+-- once by its own check: a payment for the seat's own hand or the dealer's
+-- (envy_own_or_dealer_hand), a payment to a seat without a Qualifying Wager
+-- (envy_without_qualifying_wager): they pay nothing that is owed. Envy overpaid is envy_mispay.
+WITH largest AS (  -- each Envy seat's largest Fortune or Progressive wager
+    SELECT w.casino, w.table_id, w.round_id, w.seat, max(w.amount_cents) AS cents
+    FROM wagers AS w
+    SEMI JOIN envy AS e
+      ON e.casino = w.casino AND e.table_id = w.table_id AND e.round_id = w.round_id
+     AND e.seat = w.seat
+    WHERE w.wager IN ('fortune', 'progressive')
+    GROUP BY ALL
+), payments AS (
+    SELECT
+        e.casino, e.table_id, e.round_id, e.seat,
+        e.for_seat IS NOT NULL AND e.for_seat <> e.seat AND e.qualifying_wager IS TRUE
+            AND coalesce(q.cents >= $qualifying_wager_cents, true) AS owable,
+        e.recorded_cents
+    FROM envy AS e
+    LEFT JOIN largest AS q
+      ON q.casino = e.casino AND q.table_id = e.table_id AND q.round_id = e.round_id
+     AND q.seat = e.seat
+    WHERE e."row" = 'payment'
+), paid AS (
+    SELECT casino, table_id, round_id, seat,
+           coalesce(sum(CAST(recorded_cents AS HUGEINT)) FILTER (WHERE owable), 0) AS owable,
+           coalesce(sum(CAST(recorded_cents AS HUGEINT)) FILTER (WHERE NOT owable), 0) AS never_owed
+    FROM payments
+    GROUP BY ALL
+)
+SELECT
+    t.casino,
+    t.round_id,
+    t.table_id,
+    t.seat,
+    TRY_CAST(coalesce(p.owable, 0) AS BIGINT) AS recorded_cents,
+    t.expected_cents,
+    'Envy Bonus for other players'' hands: paid ' || coalesce(p.owable, 0) || ', the rules require '
+        || t.expected_cents || ' (cents)'
+        || CASE WHEN coalesce(p.never_owed, 0) <> 0
+                THEN '; ' || p.never_owed || ' more paid for the seat''s own or the dealer''s hand '
+                     || 'or without a Qualifying Wager, flagged apart'
+                ELSE '' END AS detail
+FROM envy AS t
+JOIN rounds AS r USING (casino, table_id, round_id)
+LEFT JOIN paid AS p USING (casino, table_id, round_id, seat)
+WHERE r.evaluated
+  AND t."row" = 'total'
+  AND t.expected_cents IS NOT NULL
+  AND coalesce(p.owable, 0) < t.expected_cents
+ORDER BY t.casino, t.table_id, t.round_id, t.seat

@@ -1,0 +1,49 @@
+-- id: envy_without_qualifying_wager
+-- title: Envy Bonus paid to a seat without a Qualifying Wager (a Fortune or Progressive wager of at least $5)
+-- severity: high
+-- rule: 58 Pa. Code § 688a.1 ("Qualifying Wager", "Envy Bonus") and § 688a.7(h)(2)(ii) (an Envy Bonus is paid to a player holding a Qualifying Wager); docs/rules.md 2.1, 2.4, 6a.11
+-- next: review the video of the Envy payment and the seat's Fortune/Progressive wager; recover the payment and retrain the dealer on Envy eligibility
+-- params: qualifying_wager_cents=500
+-- Offending rows: every recorded Envy payment (envy rows 'payment') to a seat that holds no
+-- Qualifying Wager, judged round or not. replay's qualifying_wager says the seat holds a
+-- Fortune or Progressive wager of any amount; a wager below $qualifying_wager_cents (the
+-- $5 of § 688a.1, the option qualifying_wager_cents of the shipped rulesets) does not
+-- qualify either. recorded = the payment, expected = 0, except for a payment for the seat's
+-- own hand or the dealer's, whose money envy_own_or_dealer_hand already counts: it is flagged
+-- here without amounts, so that the money is counted once.
+WITH largest AS (  -- each Envy seat's largest Fortune or Progressive wager
+    SELECT w.casino, w.table_id, w.round_id, w.seat, max(w.amount_cents) AS cents
+    FROM wagers AS w
+    SEMI JOIN envy AS e
+      ON e.casino = w.casino AND e.table_id = w.table_id AND e.round_id = w.round_id
+     AND e.seat = w.seat
+    WHERE w.wager IN ('fortune', 'progressive')
+    GROUP BY ALL
+)
+SELECT
+    e.casino,
+    e.round_id,
+    e.table_id,
+    e.seat,
+    CASE WHEN NOT (e.for_seat IS NULL OR e.for_seat = e.seat) THEN e.recorded_cents END
+        AS recorded_cents,
+    CASE WHEN NOT (e.for_seat IS NULL OR e.for_seat = e.seat) THEN 0::BIGINT END
+        AS expected_cents,
+    'Envy Bonus of ' || e.recorded_cents || ' cents paid to seat ' || e.seat || ' for '
+        || CASE WHEN e.for_seat IS NULL THEN 'the dealer''s hand'
+                WHEN e.for_seat = e.seat THEN 'its own hand'
+                ELSE 'seat ' || e.for_seat || '''s hand' END
+        || ', but the seat holds '
+        || CASE WHEN q.cents IS NULL
+                THEN 'no Fortune or Progressive wager'
+                ELSE 'no Fortune or Progressive wager of ' || $qualifying_wager_cents
+                     || ' cents or more (its largest is ' || q.cents || ')' END
+        || CASE WHEN e.for_seat IS NULL OR e.for_seat = e.seat
+                THEN ' (the amount is counted by envy_own_or_dealer_hand)' ELSE '' END AS detail
+FROM envy AS e
+LEFT JOIN largest AS q
+  ON q.casino = e.casino AND q.table_id = e.table_id AND q.round_id = e.round_id
+ AND q.seat = e.seat
+WHERE e."row" = 'payment'
+  AND (e.qualifying_wager IS NOT TRUE OR q.cents < $qualifying_wager_cents)
+ORDER BY e.casino, e.table_id, e.round_id, e.seat, e.for_seat NULLS FIRST, e.recorded_cents

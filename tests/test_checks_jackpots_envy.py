@@ -1,0 +1,240 @@
+"""The Envy and jackpot checks on tiny hand-built tables: the exact flagged (round, seat,
+recorded, expected), the money counted once where checks overlap, and the false-positive
+traps (a right payment, a payment for another seat's hand, a round not judged, a meter shared
+right, a single percentage award)."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from checks.runner import load_checks, run_all
+from replay.run import TABLES
+from tests.test_checks import _envy, _round, _wager
+
+ENVY_CHECKS = ("envy_own_or_dealer_hand", "envy_without_qualifying_wager", "envy_mispay",
+               "envy_owed_not_paid")
+
+
+def _side(round_id, seat, wager, amount, recorded=None, expected=None):
+    """A Fortune or Progressive wager (settled as given)."""
+    return {**_wager(round_id, seat, amount, recorded, expected), "wager": wager,
+            "game": "face_up_pai_gow"}
+
+
+def _write(tmp_path, given):
+    replay_dir = tmp_path / "replay"
+    replay_dir.mkdir()
+    for name, schema in TABLES.items():
+        rows = [{"casino": "C01", **row} for row in given.get(name, [])]
+        pq.write_table(pa.Table.from_pylist(rows, schema=schema),
+                       replay_dir / f"{name}.parquet")
+    run_all(replay_dir, tmp_path / "checks")
+    return pq.read_table(tmp_path / "checks" / "flags.parquet").to_pylist()
+
+
+def _of(flags, check_id):
+    return [(f["round_id"], f["seat"], f["recorded_cents"], f["expected_cents"])
+            for f in flags if f["check_id"] == check_id]
+
+
+def _detail(flags, check_id, round_id, seat):
+    (found,) = [f["detail"] for f in flags
+                if (f["check_id"], f["round_id"], f["seat"]) == (check_id, round_id, seat)]
+    return found
+
+
+# Envy ---------------------------------------------------------------------------------------
+
+@pytest.fixture
+def envy(tmp_path):
+    rounds = [_round(r) for r in ("E1", "E2", "E3", "E4")]
+    rounds.append(_round("E9", evaluated=False, problems="seat 6 has no 'cards'"))
+    wagers = [
+        _side("E1", 1, "fortune", 500), _side("E2", 3, "progressive", 500),
+        _side("E3", 1, "fortune", 1000), _side("E3", 2, "fortune", 500),
+        _side("E3", 5, "progressive", 2500),
+        _side("E4", 1, "progressive", 100),            # below the $5 of a Qualifying Wager
+        _side("E4", 3, "fortune", 500), _side("E9", 1, "fortune", 500),
+    ]
+    envy = [
+        # E1: seat 1 paid right (trap); seat 2 holds no Fortune/Progressive
+        _envy("E1", 1, "total", 2000, 2000, True),
+        _envy("E1", 1, "payment", 2000, None, True, for_seat=2),
+        _envy("E1", 2, "total", 500, 0, False),
+        _envy("E1", 2, "payment", 500, None, False, for_seat=1),
+        # E2: seat 3 paid for its own hand; seat 4, without a Qualifying Wager, for the dealer's
+        _envy("E2", 3, "total", 1000, 0, True),
+        _envy("E2", 3, "payment", 1000, None, True, for_seat=3),
+        _envy("E2", 4, "total", 2000, 0, False),
+        _envy("E2", 4, "payment", 2000, None, False),
+        # E3: seat 1 short, seat 2 paid twice for one hand, seat 5 owed and never paid
+        _envy("E3", 1, "total", 2000, 5000, True),
+        _envy("E3", 1, "payment", 2000, None, True, for_seat=2),
+        _envy("E3", 2, "total", 1000, 500, True),
+        _envy("E3", 2, "payment", 500, None, True, for_seat=1),
+        _envy("E3", 2, "payment", 500, None, True, for_seat=1),
+        _envy("E3", 5, "total", 0, 2000, True),
+        # E4: seat 1's Progressive is below $5 (replay's qualifying_wager says any amount);
+        # seat 3 is owed 2000 for seat 2's hand and was paid 2000 for the dealer's instead
+        _envy("E4", 1, "total", 500, 0, True),
+        _envy("E4", 1, "payment", 500, None, True, for_seat=2),
+        _envy("E4", 3, "total", 2000, 2000, True),
+        _envy("E4", 3, "payment", 2000, None, True),
+        # E9: not judged: no Envy total is judged, a payment for one's own hand still is wrong
+        _envy("E9", 1, "total", 900, None, True),
+        _envy("E9", 1, "payment", 900, None, True, for_seat=2),
+        _envy("E9", 2, "total", 700, None, False),
+        _envy("E9", 2, "payment", 700, None, False, for_seat=2),
+    ]
+    return _write(tmp_path, {"rounds": rounds, "wagers": wagers, "envy": envy})
+
+
+def test_envy_for_the_own_or_the_dealers_hand_carries_the_whole_payment(envy):
+    assert _of(envy, "envy_own_or_dealer_hand") == [
+        ("E2", 3, 1000, 0), ("E2", 4, 2000, 0), ("E4", 3, 2000, 0), ("E9", 2, 700, 0)]
+    assert _detail(envy, "envy_own_or_dealer_hand", "E2", 4) == (
+        "Envy Bonus of 2000 cents paid to seat 4 for the dealer's hand")
+
+
+def test_envy_without_a_qualifying_wager_counts_money_not_counted_already(envy):
+    # E2 seat 4 and E9 seat 2 were paid for the dealer's or their own hand: flagged here too,
+    # without amounts (envy_own_or_dealer_hand counts them)
+    assert _of(envy, "envy_without_qualifying_wager") == [
+        ("E1", 2, 500, 0), ("E2", 4, None, None), ("E4", 1, 500, 0), ("E9", 2, None, None)]
+    assert _detail(envy, "envy_without_qualifying_wager", "E4", 1) == (
+        "Envy Bonus of 500 cents paid to seat 1 for seat 2's hand, but the seat holds no "
+        "Fortune or Progressive wager of 500 cents or more (its largest is 100)")
+    assert _detail(envy, "envy_without_qualifying_wager", "E2", 4).endswith(
+        "no Fortune or Progressive wager (the amount is counted by envy_own_or_dealer_hand)")
+
+
+def test_envy_overpaid_and_owed_compare_only_the_payments_that_can_be_owed(envy):
+    assert _of(envy, "envy_mispay") == [("E3", 2, 1000, 500)]
+    assert _of(envy, "envy_owed_not_paid") == [
+        ("E3", 1, 2000, 5000), ("E3", 5, 0, 2000), ("E4", 3, 0, 2000)]
+    assert _detail(envy, "envy_owed_not_paid", "E4", 3) == (
+        "Envy Bonus for other players' hands: paid 0, the rules require 2000 (cents); 2000 "
+        "more paid for the seat's own or the dealer's hand or without a Qualifying Wager, "
+        "flagged apart")
+
+
+def test_envy_money_is_counted_once_and_adds_up_to_what_was_paid_wrongly(envy):
+    """Per judged seat, the flags' differences add up to recorded total minus expected total:
+    no payment counted twice, none lost between the checks."""
+    money: dict[tuple[str, int], int] = {}
+    for f in envy:
+        if f["check_id"] in ENVY_CHECKS and f["difference_cents"] is not None:
+            key = (f["round_id"], f["seat"])
+            money[key] = money.get(key, 0) + f["difference_cents"]
+    assert money == {("E1", 2): 500, ("E2", 3): 1000, ("E2", 4): 2000, ("E3", 1): -3000,
+                     ("E3", 2): 500, ("E3", 5): -2000, ("E4", 1): 500, ("E4", 3): 0,
+                     ("E9", 2): 700}
+    assert not [f for f in envy if f["check_id"] in ENVY_CHECKS
+                and (f["round_id"], f["seat"]) == ("E1", 1)]
+
+
+def test_the_qualifying_wager_minimum_is_a_parameter_of_the_check():
+    (check,) = [c for c in load_checks() if c.id == "envy_without_qualifying_wager"]
+    assert dict(check.params) == {"qualifying_wager_cents": 500}
+
+
+# Jackpots ----------------------------------------------------------------------------------
+
+STEPS = {"hand_verified": True, "light_illuminated": True, "validated": True, "paid": True,
+         "documented": True, "validated_by": "F1", "validator_role": "floorperson"}
+
+
+def _jackpot(round_id, seat, hand, recorded, expected, *, meter=False, **changes):
+    return {"round_id": round_id, "table_id": "T01", "game": "caribbean_stud", "seat": seat,
+            "hand": hand, "progressive_meter_cents": 1_000_000,
+            "recorded_award_cents": recorded, "expected_net_cents": expected,
+            "award_from_meter": meter, "paid_from": "meter" if meter else "table_inventory",
+            **STEPS, **changes}
+
+
+def _progressive(round_id, seat, recorded_net, expected_net):
+    def outcome(net):
+        return "win" if net > 0 else "loss"
+
+    return _side(round_id, seat, "progressive", 100, (outcome(recorded_net), recorded_net, 0),
+                 (outcome(expected_net), expected_net, 0))
+
+
+@pytest.fixture
+def jackpots(tmp_path):
+    rounds = [_round(r) for r in ("J1", "J2", "J3", "J4", "J5", "J7")]
+    rounds.append(_round("J6", evaluated=False, problems="x"))
+    rounds += [
+        {**_round("M1"), "problem_kinds": ["meter_changed"],
+         "problems": "progressive meter read 1000500 after 1000000 in the same round "
+                     "(table_seq 4); the last reading counts"},
+        {**_round("M2"), "problem_kinds": ["past_posting"], "problems": "late"},
+        {**_round("M3", evaluated=False), "problem_kinds": ["meter_changed", "not_judgeable"],
+         "problems": "progressive meter read 7 after 9 in the same round (table_seq 3); the "
+                     "last reading counts; dealer has no 'cards'"},
+    ]
+    wagers = [
+        _progressive("J1", 1, 250_000, 250_000),
+        _progressive("J1", 2, -100, -100),          # settled right as a loss: award recorded
+        _progressive("J2", 4, 75_000, -100),        # settled as a win: the wager's check counts
+        _progressive("J3", 1, 500_000, 500_000),    # the wager settled right, the award not
+        _progressive("J3", 2, 500_000, 500_000),
+        _progressive("J7", 1, 1_000_000, 500_000),  # the wager itself settled wrong
+        _progressive("J7", 2, 500_000, 500_000),
+    ]
+    jackpots = [
+        _jackpot("J1", 1, "royal_flush", 250_000, 250_000),        # trap: right
+        _jackpot("J1", 2, "full_house", 50_000, -100),             # the hand does not win
+        _jackpot("J1", 3, "flush", 10_000, None),                  # no Progressive wager
+        _jackpot("J2", 4, "four_of_a_kind", 75_000, -100),
+        _jackpot("J3", 1, "royal_flush", 1_000_000, 500_000, meter=True),  # took the meter
+        _jackpot("J3", 2, "royal_flush", 500_000, 500_000, meter=True),    # trap: its share
+        _jackpot("J4", 1, "royal_flush", 1_000_000, 1_000_000, meter=True),  # trap: one award
+        _jackpot("J4", 2, "four_of_a_kind", 50_000, 50_000),
+        _jackpot("J5", 1, "royal_flush", 500_000, 500_000, meter=True),    # trap: shared right
+        _jackpot("J5", 2, "royal_flush", 500_000, 500_000, meter=True),
+        _jackpot("J6", 1, "royal_flush", 1_000_000, None, meter=True),     # trap: not judged
+        _jackpot("J6", 2, "royal_flush", 1_000_000, None, meter=True),
+        _jackpot("J7", 1, "royal_flush", 1_000_000, 500_000, meter=True),
+        _jackpot("J7", 2, "royal_flush", 500_000, 500_000, meter=True),
+        _jackpot("J4", 3, None, None, 7_500, hand_verified=False, light_illuminated=False,
+                 validated=False, paid=False, documented=False, validated_by=None,
+                 validator_role=None, paid_from=None),  # never declared: unverified only
+    ]
+    return _write(tmp_path, {"rounds": rounds, "wagers": wagers, "jackpots": jackpots})
+
+
+def test_an_award_for_a_hand_that_does_not_win_the_progressive_is_flagged(jackpots):
+    assert _of(jackpots, "progressive_not_qualifying") == [
+        ("J1", 2, 50_000, 0), ("J1", 3, 10_000, 0), ("J2", 4, None, None)]
+    assert _detail(jackpots, "progressive_not_qualifying", "J1", 3) == (
+        "seat 3: a progressive award of 10000 cents recorded for flush, but the seat holds no "
+        "Progressive wager")
+    assert _detail(jackpots, "progressive_not_qualifying", "J2", 4) == (
+        "seat 4: a progressive award of 75000 cents recorded for four_of_a_kind, but its "
+        "Progressive wager does not win (the rules settle it at -100 cents); the wager was "
+        "settled at 75000 cents, counted by the wager's check")
+
+
+def test_percentage_awards_that_do_not_share_the_meter_are_flagged(jackpots):
+    assert _of(jackpots, "jackpot_share_wrong") == [
+        ("J3", 1, 1_000_000, 500_000), ("J7", 1, None, None)]
+    assert _detail(jackpots, "jackpot_share_wrong", "J3", 1) == (
+        "seat 1 royal_flush: awarded 1000000 cents of the meter 1000000 in a round of 2 "
+        "percentage awards; its share is 500000 cents")
+    assert [f["wager"] for f in jackpots if f["check_id"] == "jackpot_share_wrong"] == [
+        "progressive", "progressive"]
+
+
+def test_a_meter_that_moved_within_the_round_is_flagged_judged_or_not(jackpots):
+    assert _of(jackpots, "meter_unexplained") == [("M1", None, None, None),
+                                                  ("M3", None, None, None)]
+    assert _detail(jackpots, "meter_unexplained", "M1", None) == (
+        "progressive meter read 1000500 after 1000000 in the same round (table_seq 4)")
+
+
+def test_a_complete_verification_raises_no_jackpot_flag(jackpots):
+    assert _of(jackpots, "jackpot_unverified") == [("J4", 3, None, None)]  # never declared
+    assert _of(jackpots, "award_from_inventory") == []
