@@ -180,23 +180,26 @@ def _provenance(data: Path, key: str | None, unverified: bool) -> dict[str, Any]
 def _run(data: Path, workers: int = 1, *, key: str | None = None,
          unverified: bool = False) -> int:
     from replay.parallel import ReplayWorkerError
-    from replay.run import replay
+    from replay.run import replay, start_workers
     from schemas.logformat import LogError
 
     if not (data / "log").is_dir():
         print(f"replay: no log at {data / 'log'}: run `python -m ingest` first "
               "(or `make demo`)", file=sys.stderr)
         return 2
-    provenance = _provenance(data, key, unverified)
-    if provenance is None:
-        return 1
 
     def progress(n: int) -> None:
         print(f"replay: {n:,} rounds judged", file=sys.stderr, flush=True)
 
     try:
-        summary = replay(data / "log", data / "replay", progress, workers=workers,
-                         provenance=provenance)
+        # The helpers start and warm up while this process verifies the log; they are
+        # given no record unless it verified (or --unverified), and stopped on the way out.
+        with start_workers(workers) as pool:
+            provenance = _provenance(data, key, unverified)
+            if provenance is None:
+                return 1
+            summary = replay(data / "log", data / "replay", progress, workers=pool,
+                             provenance=provenance)
     except LogError as exc:
         print(f"replay: the log cannot be read: {exc}. Run `python -m ingest verify`.",
               file=sys.stderr)

@@ -19,14 +19,18 @@ then replayed again in this process. (A round id used at two tables is two round
 joins nothing.)
 
 Keys are dealt as they first appear, without knowing their size: the tables of a shift are
-alike, and the parent takes a little less (:data:`PARENT_SHARE`), as it also reads the log.
-Helpers are started with ``spawn`` (no inherited state); one that dies
+alike, and the parent takes fewer (:data:`PARENT_SHARE`), as it also reads the log.
+Helpers are started with ``spawn`` (no inherited state), if need be ahead of the replay
+(:class:`Workers`: ``python -m replay`` starts them before it verifies the log); each
+first builds what judging builds on first use (``RowMaker.warm``, pyarrow's conversion),
+so that this is done while the parent verifies or reads rather than after. One that dies
 stops the replay with :class:`ReplayWorkerError` before anything is written. This module
 names no table and no game: what a row is comes from the caller (:class:`RowMaker`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import multiprocessing
 import os
@@ -68,6 +72,10 @@ class RowMaker:
     judge: Callable[[Replayed], Iterator[tuple[RoundState, Judgement]]]
     rows_of: Callable[[RoundState, Judgement], dict[str, list[dict[str, Any]]]]
     schemas: dict[str, pa.Schema]
+    warm: Callable[[], object] | None = None
+    """Builds what judging builds on first use (the rules engine's lookup tables); a
+    helper calls it as soon as it has started, while the parent still verifies or reads
+    the log, so that building them is off the replay's critical path."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -141,15 +149,24 @@ def _placed(findings: Iterable[Finding], folded: list[tuple[int, str]]) -> Itera
 CHUNK = 1_000
 """Records sent to a helper at a time, while the log is still being read."""
 
-PARENT_SHARE = 0.9
-"""The parent's share of tables relative to a helper's: it also reads the log and merges,
-so it takes fewer (a new key goes to whoever holds fewest for its share). Measured: with
-0.9, 20 and 40 tables, the parent and its helper finish within half a second."""
+PARENT_SHARE = 0.5
+"""The parent's share of tables relative to a helper's (a new key goes to whoever holds
+fewest for its share). The parent takes fewer: it also verifies and reads the log, builds
+the rules engine's tables on first use (a helper has built them while the parent
+verified) and merges. Measured with ``python -m replay --workers 2`` on the shift of
+bench/replay_floor.py (20 tables; bench/README.md)."""
 
 
 def _helper(inbox: Any, outbox: Connection, rows: RowMaker) -> None:
-    """A worker process: replay the records that arrive in ``inbox`` (chunks, then None)
-    as they arrive, and send back the shard."""
+    """A worker process: build what judging needs first (``rows.warm``), replay the
+    records that arrive in ``inbox`` (chunks, then None) as they arrive, and send back the
+    shard."""
+    with collector_paused(), contextlib.suppress(Exception):
+        # Only ahead of time: judging builds the same and says what fails.
+        if rows.warm is not None:
+            rows.warm()
+        for schema in rows.schemas.values():  # pyarrow imports pandas on first conversion
+            pa.Table.from_pylist([], schema=schema)
 
     def arriving() -> Iterator[Entry]:
         while (chunk := inbox.get()) is not None:
@@ -179,17 +196,47 @@ class _Helper:
             self.inbox.put(None)
 
 
-def _start(workers: int, rows: RowMaker) -> list[_Helper]:
+class Workers:
+    """The helper processes of a replay by ``workers`` processes (this one and
+    ``workers - 1`` helpers), started ahead of it: each imports the code and builds what
+    judging builds on first use (``rows.warm``) while this process does something else,
+    such as verifying the log (``python -m replay``). Give it to :func:`replay_entries`
+    (once), and close it (a ``with`` block), which stops helpers still running."""
+
+    def __init__(self, workers: int, rows: RowMaker) -> None:
+        if workers < 1:
+            raise ValueError(f"workers must be at least 1, got {workers}")
+        self.workers = workers
+        self.rows = rows
+        self.used = False
+        self.helpers: list[_Helper] = []
+        try:
+            self.helpers.extend(_start(workers, rows))
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        _stop(self.helpers)
+        self.helpers = []
+        self.used = True
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _start(workers: int, rows: RowMaker) -> Iterator[_Helper]:
     context = multiprocessing.get_context("spawn")
-    helpers = []
     for _ in range(workers - 1):
         inbox = context.Queue()
         results, outbox = context.Pipe(duplex=False)
         process = context.Process(target=_helper, args=(inbox, outbox, rows), daemon=True)
         process.start()
         outbox.close()
-        helpers.append(_Helper(process=process, inbox=inbox, results=results))
-    return helpers
+        yield _Helper(process=process, inbox=inbox, results=results)
 
 
 def _deal(entries: Iterable[Entry], helpers: list[_Helper]) -> tuple[list[Entry], list[Entry]]:
@@ -273,22 +320,31 @@ def _joined(shards: list[Shard]) -> bool:
     return False
 
 
-def replay_entries(entries: Iterable[Entry], rows: RowMaker, *, workers: int = 1,
+def replay_entries(entries: Iterable[Entry], rows: RowMaker, *, workers: int | Workers = 1,
                    progress: Callable[[int], None] | None = None) -> Shard:
     """Every entry replayed into one table of rows per name and the log-level findings, in
     the order one process gives them, by ``workers`` processes: this one and
-    ``workers - 1`` helpers started for the purpose."""
+    ``workers - 1`` helpers started for the purpose, or those of a :class:`Workers`
+    started ahead (for the same ``rows``; it is closed on return)."""
+    if isinstance(workers, Workers):
+        if workers.used or workers.rows != rows:
+            raise ValueError("these Workers were used already, or started for other rows")
+        workers.used = True
+        with workers, collector_paused():
+            return _replay_entries(entries, rows, workers.helpers, progress)
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
-    with collector_paused():  # the work's locals are gone before the collector resumes
-        return _replay_entries(entries, rows, workers, progress)
-
-
-def _replay_entries(entries: Iterable[Entry], rows: RowMaker, workers: int,
-                    progress: Callable[[int], None] | None) -> Shard:
     if workers == 1:
+        with collector_paused():  # the work's locals are gone before the collector resumes
+            return replay_shard(list(entries), rows, progress=progress)
+    with Workers(workers, rows) as pool:
+        return replay_entries(entries, rows, workers=pool, progress=progress)
+
+
+def _replay_entries(entries: Iterable[Entry], rows: RowMaker, helpers: list[_Helper],
+                    progress: Callable[[int], None] | None) -> Shard:
+    if not helpers:
         return replay_shard(list(entries), rows, progress=progress)
-    helpers = _start(workers, rows)
     try:
         everything, own = _deal(entries, helpers)
         mine = replay_shard(own, rows, collect_ids=True, progress=progress)

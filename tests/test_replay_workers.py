@@ -13,7 +13,7 @@ import pytest
 from ingest.log import LogWriter, Received
 from replay import parallel
 from replay.parallel import ReplayWorkerError, RowMaker, replay_entries
-from replay.run import TABLES, judge_rounds, replay, rows_of
+from replay.run import ROWS, TABLES, judge_rounds, replay, rows_of
 from schemas import RoundEnded, encode
 from tests.conftest import run_cli
 from tests.events_factory import Table, events_of_document
@@ -127,6 +127,9 @@ def test_ids_that_cross_keys_are_replayed_together(tmp_path, monkeypatch):
     messages[40:40] = [(b"T04", encode(moved)), (b"T05", encode(clash)),
                        (b"T06", encode(reused))]
     log = _write(tmp_path, messages)
+    # Keys dealt in turn (T01 to the helper, T02 to this process, T03 to the helper ...), so
+    # that the moved event and the reused id each join a key of each process.
+    monkeypatch.setattr(parallel, "PARENT_SHARE", 1.0)
     joined = []
     monkeypatch.setattr(parallel, "_joined", lambda shards: joined.append(
         real_joined(shards)) or joined[-1])
@@ -205,3 +208,68 @@ def test_a_log_that_cannot_be_read_stops_the_workers_and_says_so(tmp_path):
     with pytest.raises(LogError, match="cannot be read as a log segment"):
         replay(log, tmp_path / "out", workers=2)
     assert multiprocessing.active_children() == []
+
+
+def test_workers_started_ahead_write_the_same_bytes_and_are_used_once(tmp_path):
+    """``python -m replay`` starts the helpers before it verifies the log (they warm up
+    meanwhile) and hands them to replay: the same files as one process."""
+    from replay.run import start_workers
+
+    log = _write(tmp_path, _faulty(_shift()))
+    one = replay(log, tmp_path / "w1")
+    with start_workers(2) as pool:
+        assert replay(log, tmp_path / "w2", workers=pool) == one
+        with pytest.raises(ValueError, match="used already"):
+            replay(log, tmp_path / "again", workers=pool)
+    assert _files(tmp_path / "w2") == _files(tmp_path / "w1")
+    assert not (tmp_path / "again").exists()
+    assert multiprocessing.active_children() == []
+
+
+def test_workers_started_ahead_and_not_used_are_stopped(tmp_path):
+    from replay.run import start_workers
+
+    with start_workers(3) as pool:
+        assert len(pool.helpers) == 2
+    assert multiprocessing.active_children() == []
+    with start_workers(1) as pool:  # this process alone: nothing is started
+        assert pool.helpers == []
+
+
+def dying_warm():
+    """A warm-up that kills the worker process it runs in."""
+    if multiprocessing.parent_process() is not None:
+        os._exit(9)
+
+
+def failing_warm():
+    raise ZeroDivisionError("warm-up failed")
+
+
+def test_a_worker_that_dies_while_warming_up_stops_the_replay(tmp_path):
+    from replay.batch_decode import log_entries
+
+    log = _write(tmp_path, _interleaved(_shift(tables=3, rounds=2)))
+    rows = replace(ROWS, warm=dying_warm)
+    with pytest.raises(ReplayWorkerError, match=r"stopped abruptly.*nothing was written"):
+        replay_entries(log_entries(log), rows, workers=2)
+    assert multiprocessing.active_children() == []
+
+
+def test_a_warm_up_that_fails_changes_nothing(tmp_path):
+    """Warming up is only ahead of time: what fails there fails (and is said) in judging."""
+    from replay.batch_decode import log_entries
+
+    log = _write(tmp_path, _interleaved(_shift(tables=3, rounds=2)))
+    alone = replay_entries(log_entries(log), ROWS)
+    got = replay_entries(log_entries(log), replace(ROWS, warm=failing_warm), workers=2)
+    assert got.tables == alone.tables
+
+
+def test_the_command_with_workers_refuses_a_log_it_cannot_verify(tmp_path):
+    _write(tmp_path, _interleaved(_shift(tables=3, rounds=2)))
+    (tmp_path / "keys" / "signing.pub").unlink()
+    proc = run_cli("replay", "--data", str(tmp_path), "--workers", "2")
+    assert proc.returncode == 1
+    assert "no public key" in proc.stderr
+    assert not (tmp_path / "replay").exists()
