@@ -44,16 +44,17 @@ def _write(tmp_path: Path, rounds, wagers) -> Path:
     return replay
 
 
-def _shift(tmp_path, dealers):
+def _shift(tmp_path, dealers, *, lucky=()):
     """``dealers``: (dealer, rounds, overpaid rounds); dealer Di deals table Ti alone. Every
-    round has one seat: won 950 on even rounds, lost 1,000 on odd ones; an overpaid round is
-    paid 100 more than the rules require."""
+    round has one seat of 1,000 cents: won 950 on even rounds, lost 1,000 on odd ones (a
+    ``lucky`` dealer's patrons win every round); an overpaid round is paid 100 more than
+    the rules require."""
     rounds, wagers = [], []
     for i, (dealer, count, overpaid) in enumerate(dealers, 1):
         for n in range(count):
             r = _round(f"T{i}", dealer, n, DAY1 + timedelta(minutes=n))
             rounds.append(r)
-            expected = 950 if n % 2 == 0 else -1000
+            expected = 950 if n % 2 == 0 or dealer in lucky else -1000
             wagers.append(_wager(r, 1, expected + (100 if n < overpaid else 0), expected))
             # the player banker's own account never counts towards a hold
             wagers.append(_wager(r, 6, 5000, 5000, amount=0, position="banker"))
@@ -68,31 +69,41 @@ def _leads(replay, check_id, **params):
     return pq.read_table(replay.parent / "checks" / "flags.parquet").to_pylist()
 
 
+def _found(leads):
+    return sorted((f["dealer_id"] or f["table_id"], f["detail"].split(": ")[1].split(" ")[0])
+                  for f in leads)
+
+
 PEERS = [(f"D{i}", 250, 0) for i in range(1, 6)]
 
 
-def test_the_one_dealer_unlike_five_alike_peers_is_an_outlier_on_every_measure(tmp_path):
+def test_a_dealer_with_many_mispaid_rounds_is_a_lead_on_errors_and_net_mispay(tmp_path):
     replay = _shift(tmp_path, [*PEERS, ("D6", 250, 10), ("D7", 150, 75)])
     leads = _leads(replay, "peer_outlier")
-    found = sorted((f["dealer_id"] or f["table_id"], f["detail"].split(": ")[1].split(" ")[0])
-                   for f in leads)
-    # D6: 10 of 250 rounds overpaid by 100 cents. Five peers alike, so MAD = 0 and the
-    # mean-deviation form gives |z| = 6 / 1.253314 = 4.79 > 3.5 for each measure.
-    # D7 (150 rounds, half overpaid) is below the minimum sample of 200: neither a lead nor
-    # a peer.
-    assert found == [("D6", "error"), ("D6", "hold"), ("D6", "net"),
-                     ("T6", "error"), ("T6", "hold"), ("T6", "net")]
+    # Pooled over D1-D6 (D7 has fewer than 200 rounds: neither a lead nor a peer): error
+    # rate p = 10 / 1,500; D6's z = (10 - 250p) / sqrt(250 p (1 - p)) = 8.333 / 1.2867 = 6.48.
+    # Net mispay: mean 0.667 cents a round, per-round variance (10 x 99.33^2 + 1,490 x
+    # 0.667^2) / 1,500 = 66.22, z = (1,000 - 166.7) / sqrt(66.22 x 250) = 6.48 too. The hold:
+    # 10 dollars against swings of about 10 dollars a round is no signal (z = -0.05).
+    assert _found(leads) == [("D6", "error"), ("D6", "net"), ("T6", "error"), ("T6", "net")]
     assert {f["kind"] for f in leads} == {"statistical"}
     error = next(f for f in leads if f["dealer_id"] == "D6" and "error rate" in f["detail"])
-    assert error["detail"].startswith(
+    assert error["detail"] == (
         "dealer D6 (pai_gow_poker, 250 judged rounds): error rate 4.00% against the peers' "
-        "median 0.00% (robust z +4.8, threshold 3.5, 6 peers); 10 rounds in error, net "
-        "mispay 1000 cents")
+        "0.67% (z +6.5, threshold 3.5, 6 dealers); 10 rounds in error, net mispay 1000 "
+        "cents, house win 5250 of 250000 cents wagered")
     assert (error["game"], error["table_id"], error["round_id"]) == ("pai_gow_poker", None,
                                                                      None)
-    hold = next(f for f in leads
-                if f["dealer_id"] == "D6" and f["detail"].split(": ")[1].startswith("hold"))
-    assert "(robust z -4.8," in hold["detail"]  # the house held less than its peers
+
+
+def test_a_dealer_whose_patrons_always_win_is_a_lead_on_hold(tmp_path):
+    replay = _shift(tmp_path, [*PEERS, ("D6", 250, 0)], lucky={"D6"})
+    leads = _leads(replay, "peer_outlier")
+    # pooled hold (5 x 6,250 - 237,500) / 1,500,000 = -13.75%; residuals -812.5 on a won
+    # round, +1,137.5 on a lost one; per-round variance 924,219; D6: 250 x -812.5 /
+    # sqrt(924,219 x 250) = -13.4. Each peer: 40,625 / 15,201 = +2.7, under 3.5.
+    assert _found(leads) == [("D6", "hold"), ("T6", "hold")]
+    assert "hold -95.00% against the peers' -13.75% (z -13.4," in leads[0]["detail"]
 
 
 def test_a_smaller_minimum_sample_brings_the_small_dealer_in(tmp_path):
@@ -100,21 +111,23 @@ def test_a_smaller_minimum_sample_brings_the_small_dealer_in(tmp_path):
     leads = _leads(replay, "peer_outlier", min_rounds=100)
     errors = sorted(f["dealer_id"] for f in leads
                     if f["dealer_id"] and "error rate" in f["detail"])
-    # 7 peers, 5 at 0: z(D7) = 7 x 0.5 / (1.253314 x (0.04 + 0.5)) = 5.2; z(D6) = 0.4
+    # p = 85 / 1,650: z(D7) = (75 - 7.73) / 2.71 = 24.9; z(D6) = (10 - 12.88) / 3.50 = -0.8
     assert errors == ["D7"]
 
 
 def test_too_few_peers_or_alike_dealers_give_no_lead(tmp_path):
-    few = _shift(tmp_path / "few", [*PEERS[:3], ("D6", 250, 10)])  # 4 peers < 5
+    few = _shift(tmp_path / "few", [*PEERS[:3], ("D6", 250, 10)])  # 4 units < 5
     assert _leads(few, "peer_outlier") == []
     alike = _shift(tmp_path / "alike", [*PEERS, ("D6", 250, 0)])
     assert _leads(alike, "peer_outlier") == []
 
 
 def test_a_low_error_rate_is_never_a_lead(tmp_path):
-    # five dealers at 4% errors and one at 0%: the careful one is not an outlier of errors
+    # five dealers at 4% errors and one at 0%: z(D6) = -2.9 on errors; only high is a lead
     replay = _shift(tmp_path, [(f"D{i}", 250, 10) for i in range(1, 6)] + [("D6", 250, 0)])
     assert not [f for f in _leads(replay, "peer_outlier") if "error rate" in f["detail"]]
+    assert not [f for f in _leads(replay, "peer_outlier", threshold=2.5)
+                if "error rate" in f["detail"]]
 
 
 def _seat_shift(tmp_path, overpays):

@@ -3,77 +3,96 @@
 -- severity: medium
 -- kind: statistical
 -- params: min_rounds=200, min_peers=5, threshold=3.5
--- rule: surveillance, not a rule of play: the casino's surveillance department and internal controls (58 Pa. Code § 465a.9 and § 465a.2); the method is the modified z-score of Iglewicz and Hoaglin (1993), see docs/checks.md "Statistical surveillance"
+-- rule: surveillance, not a rule of play: the casino's surveillance department and internal controls (58 Pa. Code § 465a.9 and § 465a.2); the method (each unit against the pooled rate of its peers, in standard errors) is in docs/checks.md "Statistical surveillance"
 -- next: a lead, not a finding: open the dealer's or the table's rounds on the dashboard (Dealers and tables), review the flagged rounds and the video of a sample of the others, and compare with the shift's other dealers before drawing any conclusion
 -- Offending rows: per casino and game, every dealer and every table with at least
--- $min_rounds judged rounds, among at least $min_peers such peers, whose
+-- $min_rounds judged rounds, among at least $min_peers such units, whose
 --   * error rate (share of judged rounds with a wager settled differently from the rules),
 --   * net mispay per round (recorded minus expected, summed over the patrons' wagers), or
---   * hold (the house's win on the patrons' wagers over their amount wagered)
--- lies more than $threshold robust standard deviations from the peers' median: the
--- modified z-score 0.6745 (x - median) / MAD, or (x - median) / (1.253314 mean absolute
--- deviation) when more than half of the peers share the median (MAD = 0). An error rate is
--- only an outlier upward; net mispay and hold both ways (a low hold or a patron-favouring
--- mispay is the classic sign of a dealer paying an accomplice; a high one of short-paying).
--- Ratios are statistics, not money: the money behind a lead is in its rule flags.
+--   * hold (the house's win on the patrons' wagers over their amount wagered; the
+--     Progressive wager is left out: it is paid from the meter, not the table's hold)
+-- is more than $threshold standard errors from the pooled rate of its peers (all units of
+-- the group, itself included). The standard error comes from the spread of single rounds
+-- around the pooled rate, over every round of the group (a Bernoulli spread for the error
+-- rate; the residual win - pooled hold x amount wagered for the hold), so a unit that
+-- deals few rounds, or a game whose results swing widely, needs a larger difference to
+-- stand out. An error rate is only an outlier upward; net mispay and hold both ways (a low
+-- hold or a patron-favouring mispay is the classic sign of a dealer paying an accomplice;
+-- a high one of short-paying). Ratios and scores are statistics in floating point, not
+-- money: the money behind a lead is in its rule flags.
 WITH per_round AS (
     SELECT
         w.casino, w.game, w.table_id, w.dealer_id, w.round_id,
         bool_or(w.recorded_net_cents IS DISTINCT FROM w.expected_net_cents) AS in_error,
-        sum(CAST(coalesce(w.recorded_net_cents, 0) AS HUGEINT) - w.expected_net_cents)
-            FILTER (WHERE w.position <> 'banker') AS mispay_cents,
-        -sum(CAST(coalesce(w.recorded_net_cents, 0) AS HUGEINT))
-            FILTER (WHERE w.position <> 'banker') AS house_win_cents,
-        sum(CAST(w.amount_cents AS HUGEINT)) FILTER (WHERE w.position <> 'banker')
-            AS handle_cents
+        coalesce(sum(CAST(coalesce(w.recorded_net_cents, 0) AS HUGEINT) - w.expected_net_cents)
+            FILTER (WHERE w.position <> 'banker'), 0) AS mispay,
+        coalesce(-sum(CAST(coalesce(w.recorded_net_cents, 0) AS HUGEINT))
+            FILTER (WHERE w.position <> 'banker' AND w.wager <> 'progressive'), 0) AS house_win,
+        coalesce(sum(CAST(w.amount_cents AS HUGEINT))
+            FILTER (WHERE w.position <> 'banker' AND w.wager <> 'progressive'), 0) AS handle
     FROM wagers AS w
     SEMI JOIN (SELECT casino, table_id, round_id FROM rounds WHERE evaluated) AS r
         USING (casino, table_id, round_id)
     WHERE w.expected_net_cents IS NOT NULL
     GROUP BY w.casino, w.game, w.table_id, w.dealer_id, w.round_id
 ), units AS (
-    SELECT 'dealer' AS unit, casino, game, dealer_id AS who, * EXCLUDE (casino, game)
+    SELECT 'dealer' AS unit, casino, game, dealer_id AS who,
+           in_error, mispay, house_win, handle
     FROM per_round WHERE dealer_id IS NOT NULL
     UNION ALL
-    SELECT 'table' AS unit, casino, game, table_id AS who, * EXCLUDE (casino, game)
+    SELECT 'table' AS unit, casino, game, table_id AS who,
+           in_error, mispay, house_win, handle
     FROM per_round
-), stats AS (
-    SELECT
-        unit, casino, game, who, count(*) AS rounds,
-        sum(CAST(in_error AS INTEGER)) AS rounds_in_error,
-        coalesce(sum(mispay_cents), 0) AS net_mispay_cents,
-        coalesce(sum(house_win_cents), 0) AS house_win_cents,
-        coalesce(sum(handle_cents), 0) AS handle_cents
+), unit_stats AS (
+    SELECT unit, casino, game, who, count(*) AS n,
+           sum(CAST(in_error AS INTEGER)) AS k,
+           sum(mispay) AS m, sum(house_win) AS h, sum(handle) AS a
     FROM units
     GROUP BY unit, casino, game, who
     HAVING count(*) >= $min_rounds
-), metrics AS (
-    SELECT *, 'error rate' AS metric, rounds_in_error / rounds AS value FROM stats
-    UNION ALL
-    SELECT *, 'net mispay per round' AS metric,
-           CAST(net_mispay_cents AS DOUBLE) / rounds AS value FROM stats
-    UNION ALL
-    SELECT *, 'hold' AS metric,
-           CAST(house_win_cents AS DOUBLE) / handle_cents AS value FROM stats
-    WHERE handle_cents > 0
-), centre AS (
-    SELECT unit, casino, game, metric, median(value) AS med, count(*) AS peers
-    FROM metrics
-    GROUP BY unit, casino, game, metric
-    HAVING count(*) >= $min_peers
+), eligible AS (
+    SELECT *, count(*) OVER (PARTITION BY unit, casino, game) AS peers
+    FROM unit_stats
+), pooled AS (
+    SELECT unit, casino, game, any_value(peers) AS peers,
+           CAST(sum(k) AS DOUBLE) / sum(n) AS p,
+           CAST(sum(m) AS DOUBLE) / sum(n) AS mu_m,
+           CAST(sum(h) AS DOUBLE) / nullif(CAST(sum(a) AS DOUBLE), 0) AS mu_h
+    FROM eligible
+    WHERE peers >= $min_peers
+    GROUP BY unit, casino, game
 ), spread AS (
-    SELECT m.unit, m.casino, m.game, m.metric, c.med, c.peers,
-           median(abs(m.value - c.med)) AS mad, avg(abs(m.value - c.med)) AS mean_ad
-    FROM metrics AS m
-    JOIN centre AS c USING (unit, casino, game, metric)
-    GROUP BY m.unit, m.casino, m.game, m.metric, c.med, c.peers
+    SELECT x.unit, x.casino, x.game,
+           avg(power(CAST(x.mispay AS DOUBLE) - p.mu_m, 2)) AS var_m,
+           avg(power(CAST(x.house_win AS DOUBLE) - p.mu_h * CAST(x.handle AS DOUBLE), 2))
+               AS var_h
+    FROM units AS x
+    SEMI JOIN eligible AS e USING (unit, casino, game, who)
+    JOIN pooled AS p USING (unit, casino, game)
+    GROUP BY x.unit, x.casino, x.game
 ), scored AS (
-    SELECT m.*, s.med, s.peers,
-           CASE WHEN s.mad > 0 THEN 0.6745 * (m.value - s.med) / s.mad
-                WHEN s.mean_ad > 0 THEN (m.value - s.med) / (1.253314 * s.mean_ad)
-           END AS z
-    FROM metrics AS m
-    JOIN spread AS s USING (unit, casino, game, metric)
+    SELECT e.unit, e.casino, e.game, e.who, e.n, e.k, e.m, e.h, e.a, p.peers, p.p, p.mu_m,
+           p.mu_h,
+           (e.k - p.p * e.n) / nullif(sqrt(e.n * p.p * (1 - p.p)), 0) AS z_error,
+           (CAST(e.m AS DOUBLE) - p.mu_m * e.n) / nullif(sqrt(s.var_m * e.n), 0) AS z_mispay,
+           (CAST(e.h AS DOUBLE) - p.mu_h * CAST(e.a AS DOUBLE))
+               / nullif(sqrt(s.var_h * e.n), 0) AS z_hold
+    FROM eligible AS e
+    JOIN pooled AS p USING (unit, casino, game)
+    JOIN spread AS s USING (unit, casino, game)
+), leads AS (
+    SELECT *, 'error rate' AS metric, z_error AS z,
+           printf('%.2f%%', 100.0 * k / n) AS mine, printf('%.2f%%', 100 * p) AS theirs
+    FROM scored WHERE z_error > $threshold
+    UNION ALL
+    SELECT *, 'net mispay per round' AS metric, z_mispay AS z,
+           printf('%.1f cents', CAST(m AS DOUBLE) / n) AS mine, printf('%.1f cents', mu_m)
+    FROM scored WHERE abs(z_mispay) > $threshold
+    UNION ALL
+    SELECT *, 'hold' AS metric, z_hold AS z,
+           printf('%.2f%%', 100 * CAST(h AS DOUBLE) / CAST(a AS DOUBLE)) AS mine,
+           printf('%.2f%%', 100 * mu_h)
+    FROM scored WHERE abs(z_hold) > $threshold
 )
 SELECT
     casino,
@@ -82,18 +101,10 @@ SELECT
     NULL::INTEGER AS seat,
     CASE WHEN unit = 'dealer' THEN who END AS dealer_id,
     game,
-    unit || ' ' || who || ' (' || game || ', ' || rounds || ' judged rounds): ' || metric || ' '
-        || CASE WHEN metric = 'error rate' OR metric = 'hold'
-                THEN printf('%.2f%%', 100 * value) || ' against the peers'' median '
-                     || printf('%.2f%%', 100 * med)
-                ELSE printf('%.1f', value) || ' cents against the peers'' median '
-                     || printf('%.1f', med) END
-        || ' (robust z ' || printf('%+.1f', z) || ', threshold ' || $threshold || ', '
-        || peers || ' peers); ' || rounds_in_error || ' rounds in error, net mispay '
-        || net_mispay_cents || ' cents, house win ' || house_win_cents || ' of '
-        || handle_cents || ' cents wagered' AS detail
-FROM scored
-WHERE z IS NOT NULL
-  AND abs(z) > $threshold
-  AND (metric <> 'error rate' OR z > 0)
+    unit || ' ' || who || ' (' || game || ', ' || n || ' judged rounds): ' || metric || ' '
+        || mine || ' against the peers'' ' || theirs || ' (z ' || printf('%+.1f', z)
+        || ', threshold ' || $threshold || ', ' || peers || ' ' || unit || 's); ' || k
+        || ' rounds in error, net mispay ' || m || ' cents, house win ' || h || ' of ' || a
+        || ' cents wagered' AS detail
+FROM leads
 ORDER BY casino, game, unit, who, metric
