@@ -130,34 +130,57 @@ def test_a_low_error_rate_is_never_a_lead(tmp_path):
                 if "error rate" in f["detail"]]
 
 
-def _seat_shift(tmp_path, overpays):
-    """``overpays``: (table, dealer, seat, day offset, recorded minus expected) per round."""
+def _table(table, dealer, count, overpays, *, day=0, first=0):
+    """``count`` rounds of ``dealer`` at ``table`` on day ``day``, every one with seats 1 to
+    7 each winning 950; ``overpays`` maps a round's index to {seat: cents paid too much}
+    (negative: too little)."""
     rounds, wagers = [], []
-    for n, (table, dealer, seat, day, delta) in enumerate(overpays):
+    for n in range(first, first + count):
         r = _round(table, dealer, n, DAY1 + timedelta(days=day, minutes=n))
         rounds.append(r)
-        wagers.append(_wager(r, seat, 950 + delta, 950))
-        wagers.append(_wager(r, 7, -1000, -1000))
-    return _write(tmp_path, rounds, wagers)
+        for seat in range(1, 8):
+            wagers.append(_wager(r, seat, 950 + overpays.get(n, {}).get(seat, 0), 950))
+    return rounds, wagers
 
 
-def test_the_same_seat_overpaid_three_times_by_one_dealer_in_a_day_is_a_lead(tmp_path):
-    replay = _seat_shift(tmp_path, [
-        ("T1", "D1", 3, 0, 100), ("T1", "D1", 3, 0, 250), ("T1", "D1", 3, 0, 25),  # lead
-        ("T1", "D1", 3, 0, 0),                                   # a right payment between
-        ("T2", "D2", 2, 0, 100), ("T2", "D2", 2, 0, 100),        # trap: twice only
-        ("T3", "D3", 1, 0, 100), ("T3", "D3", 1, 0, 100), ("T3", "D3", 1, 1, 100),  # 2 days
-        ("T4", "D4", 4, 0, 100), ("T4", "D5", 4, 0, 100), ("T4", "D4", 4, 0, 100),  # 2 dealers
-        ("T5", "D5", 5, 0, -100), ("T5", "D5", 5, 0, -100), ("T5", "D5", 5, 0, -100),  # under
-    ])
+def _seat_shift(tmp_path, *tables):
+    rounds = [r for t in tables for r in t[0]]
+    return _write(tmp_path, rounds, [w for t in tables for w in t[1]])
+
+
+def test_a_seat_overpaid_far_more_often_than_the_dealers_other_seats_is_a_lead(tmp_path):
+    replay = _seat_shift(
+        tmp_path,
+        # the lead: all 4 of D1's overpayments on seat 3, which played 10 of 70 seat-rounds:
+        # chance (1/7)^4 = 0.00042
+        _table("T1", "D1", 10, {0: {3: 100}, 2: {3: 250}, 4: {3: 25}, 6: {3: 100}}),
+        # trap: errors spread over the seats (seat 3 has 3 of 9): chance 0.13
+        _table("T2", "D2", 10, {0: {1: 50, 2: 50, 3: 50}, 1: {4: 50, 5: 50, 3: 50},
+                                2: {6: 50, 7: 50, 3: 50}}),
+        # 3 of 3 on one seat: chance (1/7)^3 = 0.0029, not below 0.001
+        _table("T3", "D3", 10, {0: {3: 100}, 1: {3: 100}, 2: {3: 100}}),
+        # trap: two dealers, twice each, on seat 4
+        _table("T4", "D4", 5, {0: {4: 100}, 1: {4: 100}}),
+        _table("T4", "D5", 5, {5: {4: 100}, 6: {4: 100}}, first=5),
+        # trap: underpaid four times
+        _table("T5", "D5", 10, {n: {5: -100} for n in range(4)}),
+        # trap: twice on one day, twice the next
+        _table("T6", "D6", 5, {0: {6: 100}, 1: {6: 100}}),
+        _table("T6", "D6", 5, {5: {6: 100}, 6: {6: 100}}, day=1, first=5),
+    )
     leads = _leads(replay, "repeat_overpay_seat")
     assert [(f["table_id"], f["seat"], f["dealer_id"], f["recorded_cents"],
-             f["expected_cents"], f["amount_at_stake_cents"], f["direction"])
-            for f in leads] == [("T1", 3, "D1", 3 * 950 + 375, 3 * 950, 375, "over")]
+             f["expected_cents"], f["amount_at_stake_cents"], f["direction"], f["kind"])
+            for f in leads] == [("T1", 3, "D1", 4 * 950 + 475, 4 * 950, 475, "over",
+                                 "statistical")]
     assert leads[0]["detail"] == (
-        "seat 3 at table T1 overpaid in 3 rounds by dealer D1 on 2026-03-14: 375 cents in "
-        "all; rounds T1-000000, T1-000001, T1-000002")
-    assert _leads(replay, "repeat_overpay_seat", min_overpays=2)[-1]["table_id"] == "T4"
+        "seat 3 at table T1 overpaid in 4 of the 4 overpaid seat-rounds of dealer D1 on "
+        "2026-03-14, though it played 10 of the 70 seat-rounds (chance 0.00042, threshold "
+        "0.001): 475 cents in all; rounds T1-000000, T1-000002, T1-000004, T1-000006")
+    looser = _leads(replay, "repeat_overpay_seat", max_p=0.01)
+    assert [(f["table_id"], f["seat"]) for f in looser] == [("T1", 3), ("T3", 3)]
+    assert [(f["table_id"], f["seat"]) for f in _leads(replay, "repeat_overpay_seat",
+                                                       min_overpays=5)] == []
 
 
 def test_statistical_checks_are_declared_so_and_rule_checks_are_not():

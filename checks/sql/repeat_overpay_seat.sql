@@ -1,16 +1,21 @@
 -- id: repeat_overpay_seat
--- title: One seat overpaid again and again by the same dealer on one day (the collusion pattern)
+-- title: One seat overpaid by the same dealer far more often than the dealer's other seats on one day (the collusion pattern)
 -- severity: high
 -- kind: statistical
--- params: min_overpays=3
+-- params: min_overpays=3, max_p=0.001
 -- rule: surveillance, not a rule of play: a dealer paying an accomplice shows as the same seat overpaid by the same dealer, round after round (58 Pa. Code § 465a.9 (surveillance system and department) and the internal control systems of § 465a.2); see docs/checks.md "Statistical surveillance"
 -- next: a lead, not a finding: watch the video of every round listed and the seat's patron (the log names seats, not patrons: identify them from the rated play or the video); if the pattern holds, remove the dealer from the game and refer it to the surveillance manager
--- Offending rows: per casino, table, seat, dealer and UTC day, at least $min_overpays
--- judged rounds in which that seat's wagers were settled for more than the rules require.
+-- Offending rows: per casino, table, dealer and UTC day, a seat overpaid (its wagers of a
+-- judged round settled for more than the rules require) in at least $min_overpays rounds,
+-- when so many of the dealer's overpaid seat-rounds falling on that seat is unlikely by
+-- chance: if the dealer's D overpaid seat-rounds that day fell on the seats in proportion
+-- to the rounds each seat played (q for this one), the probability of X or more on this
+-- seat, the binomial tail sum over j >= X of C(D, j) q^j (1 - q)^(D - j), is below $max_p.
+-- An honest dealer's errors spread over the seats; an accomplice's overpayments do not.
 -- The log names seats, not patrons: a seat under one dealer on one day stands for the
--- patron sitting there. recorded/expected are the seat's totals over those rounds, so the
--- amount at stake is what the seat was overpaid in all.
-WITH over AS (
+-- patron sitting there. recorded/expected are the seat's totals over the overpaid rounds,
+-- so the amount at stake is what the seat was overpaid in all.
+WITH seat_rounds AS (
     SELECT
         w.casino, w.table_id, w.seat, w.dealer_id, CAST(w.dealt_at AS DATE) AS day,
         w.round_id,
@@ -24,25 +29,51 @@ WITH over AS (
       AND w.recorded_net_cents IS NOT NULL
       AND w.expected_net_cents IS NOT NULL
     GROUP BY w.casino, w.table_id, w.seat, w.dealer_id, day, w.round_id
-    HAVING sum(CAST(w.recorded_net_cents AS HUGEINT))
-         > sum(CAST(w.expected_net_cents AS HUGEINT))
+), per_seat AS (
+    SELECT casino, table_id, dealer_id, day, seat,
+           count(*) AS played,
+           count(*) FILTER (WHERE recorded > expected) AS x,
+           sum(recorded) FILTER (WHERE recorded > expected) AS recorded,
+           sum(expected) FILTER (WHERE recorded > expected) AS expected,
+           string_agg(round_id, ', ' ORDER BY round_id) FILTER (WHERE recorded > expected)
+               AS overpaid_rounds
+    FROM seat_rounds
+    GROUP BY casino, table_id, dealer_id, day, seat
+), per_dealer AS (
+    SELECT *,
+           CAST(sum(x) OVER (PARTITION BY casino, table_id, dealer_id, day) AS BIGINT) AS d,
+           CAST(sum(played) OVER (PARTITION BY casino, table_id, dealer_id, day) AS BIGINT)
+               AS seat_rounds,
+           CAST(played AS DOUBLE)
+               / sum(played) OVER (PARTITION BY casino, table_id, dealer_id, day) AS q
+    FROM per_seat
+), candidates AS (
+    SELECT * FROM per_dealer WHERE x >= $min_overpays
+), tails AS (
+    SELECT c.casino, c.table_id, c.dealer_id, c.day, c.seat,
+           sum(CASE WHEN c.q >= 1 THEN CASE WHEN j = c.d THEN 1.0 ELSE 0.0 END
+                    ELSE exp(lgamma(c.d + 1) - lgamma(j + 1) - lgamma(c.d - j + 1)
+                             + j * ln(c.q) + (c.d - j) * ln(1 - c.q)) END) AS p_value
+    FROM candidates AS c, range(c.x, c.d + 1) AS t(j)
+    GROUP BY c.casino, c.table_id, c.dealer_id, c.day, c.seat
 )
 SELECT
-    casino,
-    table_id,
+    c.casino,
+    c.table_id,
     NULL::VARCHAR AS round_id,
-    seat,
-    dealer_id,
-    -- totals beyond 64 bits are clamped by the cast below failing: keep them exact in text
-    CASE WHEN abs(sum(recorded)) < 9223372036854775807 THEN CAST(sum(recorded) AS BIGINT) END
+    c.seat,
+    c.dealer_id,
+    CASE WHEN abs(c.recorded) <= 9223372036854775807 THEN CAST(c.recorded AS BIGINT) END
         AS recorded_cents,
-    CASE WHEN abs(sum(expected)) < 9223372036854775807 THEN CAST(sum(expected) AS BIGINT) END
+    CASE WHEN abs(c.expected) <= 9223372036854775807 THEN CAST(c.expected AS BIGINT) END
         AS expected_cents,
-    'seat ' || seat || ' at table ' || table_id || ' overpaid in ' || count(*)
-        || ' rounds by dealer ' || dealer_id || ' on ' || CAST(day AS VARCHAR) || ': '
-        || CAST(sum(recorded - expected) AS VARCHAR) || ' cents in all; rounds '
-        || string_agg(round_id, ', ' ORDER BY round_id) AS detail
-FROM over
-GROUP BY casino, table_id, seat, dealer_id, day
-HAVING count(*) >= $min_overpays
-ORDER BY casino, table_id, seat, dealer_id, day
+    'seat ' || c.seat || ' at table ' || c.table_id || ' overpaid in ' || c.x || ' of the '
+        || c.d || ' overpaid seat-rounds of dealer ' || c.dealer_id || ' on '
+        || CAST(c.day AS VARCHAR) || ', though it played ' || c.played || ' of the '
+        || c.seat_rounds || ' seat-rounds (chance ' || printf('%.2g', t.p_value)
+        || ', threshold ' || $max_p || '): ' || CAST(c.recorded - c.expected AS VARCHAR)
+        || ' cents in all; rounds ' || c.overpaid_rounds AS detail
+FROM candidates AS c
+JOIN tails AS t USING (casino, table_id, dealer_id, day, seat)
+WHERE t.p_value < $max_p
+ORDER BY c.casino, c.table_id, c.seat, c.dealer_id, c.day
