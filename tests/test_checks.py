@@ -178,8 +178,12 @@ def test_house_way_flags_only_the_judged_dealer_hands_against_the_way(data):
 
 def test_envy_checks_flag_the_wrong_totals_and_the_forbidden_payments(data):
     run_all(data / "replay", data / "checks")
-    assert _flags(data, "envy_mispay") == [("R5", 3, 500), ("R6", 4, 2000)]
+    # the payments for the player's own hand and the dealer's are flagged by their own check,
+    # which holds their money; envy_mispay is left for wrong amounts of lawful payments
     assert _flags(data, "envy_own_or_dealer_hand") == [("R5", 3, 500), ("R6", 4, 2000)]
+    assert _flags(data, "envy_mispay") == []
+    # seat 3 of R5 also held no Qualifying Wager: flagged, its money already counted above
+    assert _flags(data, "envy_without_qualifying_wager") == [("R5", 3, None)]
 
 
 def test_banker_mispay_flags_an_unsettled_account_and_the_commission_is_apart(data):
@@ -202,8 +206,9 @@ def test_jackpot_unverified_names_the_missing_step_and_the_unqualified_validator
 def test_log_findings_reach_the_flags(data):
     run_all(data / "replay", data / "checks")
     rows = pq.read_table(data / "checks" / "flags.parquet").to_pylist()
-    (gap,) = [r for r in rows if r["check_id"] == "log_findings"]
+    (gap,) = [r for r in rows if r["check_id"] == "sequence_gap"]
     assert gap["table_id"] == "T01" and "sequence_gap" in gap["detail"]
+    assert not [r for r in rows if r["check_id"] == "log_findings"]
 
 
 def test_an_absurd_amount_is_a_flag_not_a_failure(data):
@@ -259,16 +264,17 @@ def test_missing_rounds_starts_and_ends_reach_the_checks_with_exact_ids(tmp_path
         ("sequence_gap", "T01-000006")]
     counts = run_all(data / "replay", data / "checks")
     # the gaps: before round 2 (its start), after round 3 (its end), round 5 (all of it)
-    assert _ids(data, "log_findings") == [("C01", "T01", "T01-000002"),
+    assert _ids(data, "sequence_gap") == [("C01", "T01", "T01-000002"),
                                           ("C01", "T01", "T01-000004"),
                                           ("C01", "T01", "T01-000006")]
     # no RoundStarted: cannot be judged
     assert _ids(data, "not_evaluated") == [("C01", "T01", "T01-000002")]
     # started, judged, never ended (round 7 leaves no gap behind: the log ends)
-    assert _ids(data, "irregular_round") == [("C01", "T01", "T01-000003"),
+    assert _ids(data, "round_not_ended") == [("C01", "T01", "T01-000003"),
                                              ("C01", "T01", "T01-000007")]
+    assert _ids(data, "irregular_round") == []
     rows = pq.read_table(data / "checks" / "flags.parquet").to_pylist()
-    details = {r["round_id"]: r["detail"] for r in rows if r["check_id"] != "log_findings"}
+    details = {r["round_id"]: r["detail"] for r in rows if r["check_id"] != "sequence_gap"}
     assert "but no RoundStarted" in details["T01-000002"]
     assert "no RoundEnded in the log" in details["T01-000007"]
     assert sum(counts.values()) == 6
