@@ -27,6 +27,7 @@ from dataclasses import dataclass, fields, replace
 from enum import StrEnum
 from typing import Any
 
+from replay.tiles import COPIES, parse_tile
 from schemas import (
     BankerSettled,
     CardsDealt,
@@ -279,11 +280,36 @@ def _placed(r: Any, e: RoundEvent, p: WagerPlaced) -> None:
     r.wagers.append((seat, p.wager, p.amount_cents))
 
 
+def _copies(token: str, tiles: bool) -> int:
+    """How many of ``token`` a round may deal: a card once (one deck), a tile as many times
+    as the set holds its face (docs/rules.md 3.2; a token that is no tile: once)."""
+    if not tiles:
+        return 1
+    try:
+        return COPIES[parse_tile(token)]
+    except (ValueError, KeyError):
+        return 1
+
+
 def _deal(r: Any, e: RoundEvent, seat: int, tokens: tuple[str, ...], tiles: bool) -> None:
     if r.has_cards(seat):
         r.problem(ProblemKind.DEALT_TWICE, f"{_who(seat)} dealt {'tiles' if tiles else 'cards'} "
                                            f"twice (table_seq {e.table_seq})")
         return
+    held: dict[str, list[int]] = {}
+    for holder, dealt in r.dealt:
+        for token in dealt:
+            held.setdefault(token, []).append(holder)
+    for token in tokens:
+        held.setdefault(token, []).append(seat)
+    for token in dict.fromkeys(tokens):
+        copies = _copies(token, tiles)
+        if len(held[token]) > copies:
+            holders = ", ".join(_who(h) for h in held[token])
+            more = f"; the set holds {copies}" if copies > 1 else ""
+            r.problem(ProblemKind.DEALT_TWICE,
+                      f"{'tile' if tiles else 'card'} {token} dealt {len(held[token])} times "
+                      f"in the round ({holders}) at table_seq {e.table_seq}{more}")
     r.dealt.append((seat, tokens))
     r.tiles = r.tiles or tiles
 

@@ -47,10 +47,14 @@ def flags(tmp_path):
            "seat 1 set its hand again after it was exposed (table_seq 20); the exposed "
            "setting stands; seat 4 placed fortune 500 after the cards were dealt "
            "(table_seq 8): past-posting"),
-        _r("I3", ["not_judgeable"], "card Qc was dealt 2 times (seat 4, seat 5)",
-           evaluated=False),
+        _r("I3", ["dealt_twice", "not_judgeable"],
+           "card Qc dealt 2 times in the round (seat 4, seat 5) at table_seq 9; card Qc was "
+           "dealt 2 times (seat 4, seat 5)", evaluated=False),
         _r("I4", [], None),                                       # tiles: 6-6 twice is lawful
-        _r("I5", ["not_judgeable"], "tile 6-6 is dealt 3 times", evaluated=False),
+        _r("I5", ["dealt_twice", "not_judgeable"],
+           "tile 2-4 dealt 2 times in the round (dealer, seat 1) at table_seq 7; tile 6-6 "
+           "dealt 3 times in the round (dealer, seat 1, seat 2) at table_seq 8; the set "
+           "holds 2; tile 6-6 is dealt 3 times", evaluated=False),
         _r("I6", ["dealt_twice"], "seat 3 dealt cards twice (table_seq 12)"),
         _r("I7", ["not_ended"], "the round has no RoundEnded in the log (last event at "
                                 "table_seq 30): its end was lost, or it was still being dealt "
@@ -124,10 +128,13 @@ def test_each_past_posted_wager_is_flagged_with_its_seat_and_wager(flags):
 
 
 def test_a_card_dealt_twice_judged_or_not_and_tiles_beyond_their_copies(flags):
+    """The fold names what was dealt twice (tests/test_fold.py); the check selects those
+    rounds and gives the fold's sentences, not the engine's refusal beside them."""
     assert _of(flags, "card_dealt_twice") == [
-        ("I3", None, None, "card Qc dealt 2 times (seat 4, seat 5)"),
-        ("I5", None, None, "tile 2-4 dealt 2 times (dealer, seat 1); "    # 1-1 twice: lawful
-                           "tile 6-6 dealt 3 times (dealer, seat 1, seat 2); the set holds 2"),
+        ("I3", None, None, "card Qc dealt 2 times in the round (seat 4, seat 5) at table_seq 9"),
+        ("I5", None, None, "tile 2-4 dealt 2 times in the round (dealer, seat 1) at table_seq "
+                           "7; tile 6-6 dealt 3 times in the round (dealer, seat 1, seat 2) at "
+                           "table_seq 8; the set holds 2"),
         ("I6", None, None, "seat 3 dealt cards twice (table_seq 12)"),
     ]
 

@@ -15,6 +15,7 @@ from schemas import (
     HandSet,
     HandsExposed,
     RoundStarted,
+    TilesDealt,
     WagerPlaced,
     WagerSettled,
 )
@@ -86,6 +87,30 @@ def test_cards_dealt_twice_and_started_twice_are_problems():
     assert _texts(s) == ("seat 1 dealt cards twice (table_seq 3)",
                           "RoundStarted again at table_seq 4")
     assert s.cards(1) == ("As",)
+
+
+def test_a_card_in_two_hands_or_a_tile_beyond_its_copies_is_dealt_twice():
+    """One deck: a card once in a round (to two parties, or twice in one deal, is dealt
+    twice). The tile set holds the 11 doubled faces twice (docs/rules.md 3.2): a doubled
+    face twice is lawful, a third time or a single face twice is not."""
+    table = Table()
+    s = apply(None, table.event("R", RoundStarted(game="pai_gow_poker", dealer_id="E1")))
+    s = apply(s, table.event("R", CardsDealt(seat=None, cards=("As", "Kd"))))
+    s = apply(s, table.event("R", CardsDealt(seat=2, cards=("Qc", "As", "Qc"))))
+    assert _texts(s) == (  # in the order of the deal
+        "card Qc dealt 2 times in the round (seat 2, seat 2) at table_seq 3",
+        "card As dealt 2 times in the round (dealer, seat 2) at table_seq 3")
+    assert s.problem_kinds == ("dealt_twice", "dealt_twice")
+    tiles = Table()
+    t = apply(None, tiles.event("R", RoundStarted(game="pai_gow_tiles", dealer_id="E1")))
+    t = apply(t, tiles.event("R", TilesDealt(seat=None, tiles=("6-6", "1-3", "2-4", "5-5"))))
+    t = apply(t, tiles.event("R", TilesDealt(seat=1, tiles=("6-6", "5-5", "3-6", "4-4"))))
+    assert t.problems == ()  # 6-6 and 5-5 twice each: the set holds two of each
+    t = apply(t, tiles.event("R", TilesDealt(seat=2, tiles=("6-6", "2-4", "1-2", "2-2"))))
+    assert _texts(t) == (
+        "tile 6-6 dealt 3 times in the round (dealer, seat 1, seat 2) at table_seq 4; the set "
+        "holds 2",
+        "tile 2-4 dealt 2 times in the round (dealer, seat 2) at table_seq 4")
 
 
 def test_repeated_event_is_kept_once_and_reported():
