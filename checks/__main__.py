@@ -13,7 +13,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from checks.runner import CheckError, CheckRun, InputError, load_checks, run_checks
+from checks.runner import Check, CheckError, CheckRun, InputError, load_checks, run_checks
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -85,6 +85,13 @@ def print_catalogue(markdown: bool = False) -> None:
             print()
 
 
+def _progress(i: int, n: int, check: Check) -> None:
+    """One line on a terminal, rewritten as the checks run."""
+    done = 30 * i // max(n, 1)
+    print(f"checks: [{'#' * done}{'.' * (30 - done)}] {i + 1}/{n} {check.id:<32}", end="\r",
+          file=sys.stderr, flush=True)
+
+
 def print_summary(done: CheckRun) -> None:
     rules = [s for s in done.summary if s.kind == "rule"]
     leads = [s for s in done.summary if s.kind != "rule"]
@@ -136,7 +143,10 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         data = args.data or Path(os.environ.get("CATWALK_DATA") or REPO / "var")
         done = run_checks(data / "replay", data / "checks", since=args.since, only=args.check,
-                          params=dict(args.param or ()))
+                          params=dict(args.param or ()),
+                          progress=_progress if sys.stderr.isatty() else None)
+        if sys.stderr.isatty():
+            print(" " * 78, end="\r", file=sys.stderr)
     except InputError as exc:
         print(f"checks: {exc}", file=sys.stderr)
         return 2

@@ -31,7 +31,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import resources
@@ -388,9 +388,15 @@ class CheckRun:
 
 
 def flag_table(con: duckdb.DuckDBPyConnection, checks: list[Check],
-               overrides: Mapping[str, int | float] | None = None) -> pa.Table:
-    """Run ``checks`` over ``con``'s views; their flags, enriched from ``rounds``."""
-    parts = [run_check(con, check, overrides) for check in checks]
+               overrides: Mapping[str, int | float] | None = None,
+               progress: Callable[[int, int, Check], None] | None = None) -> pa.Table:
+    """Run ``checks`` over ``con``'s views; their flags, enriched from ``rounds``.
+    ``progress(i, n, check)`` is told before each check runs."""
+    parts = []
+    for i, check in enumerate(checks):
+        if progress is not None:
+            progress(i, len(checks), check)
+        parts.append(run_check(con, check, overrides))
     rows = pa.concat_tables(parts) if parts else pa.schema(
         [(n, FLAG_SCHEMA.field(n).type) for n in ("check_id", "title", "severity", "kind",
                                                     *ROW_COLUMNS)]).empty_table()
@@ -463,7 +469,8 @@ def write_atomically(table: pa.Table, path: Path) -> None:
 
 def run_checks(replay_dir: Path, out_dir: Path, *, since: datetime | None = None,
                only: list[str] | None = None, checks: list[Check] | None = None,
-               params: Mapping[str, int | float] | None = None) -> CheckRun:
+               params: Mapping[str, int | float] | None = None,
+               progress: Callable[[int, int, Check], None] | None = None) -> CheckRun:
     """Run the checks (``only`` those ids; ``checks`` instead of the shipped ones) over one
     set of replay's files (``since``: rounds dealt at or after it), and replace
     ``out_dir/flags.parquet`` atomically with their flags (the provenance, the checks run and
@@ -484,7 +491,7 @@ def run_checks(replay_dir: Path, out_dir: Path, *, since: datetime | None = None
     provenance = read_provenance(replay_dir)
     con = connect(replay_dir, since)
     try:
-        flags = flag_table(con, chosen, params)
+        flags = flag_table(con, chosen, params, progress)
     finally:
         con.close()
     run = {"checks": [c.id for c in chosen],
