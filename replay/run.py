@@ -70,7 +70,17 @@ ROUNDS = pa.schema([
     ("progressive_meter_cents", pa.int64()),
     ("problems", pa.string()), ("problem_kinds", pa.list_(pa.string())),
     ("notation", pa.string()),
+    ("wagered_cents", pa.int64()), ("house_win_cents", pa.int64()),
+    ("mispay_cents", pa.int64()), ("mispaid_wagers", pa.int32()),
 ])
+"""``wagered_cents`` and ``house_win_cents``: the patrons' wagers of the round (the player
+banker's bank, the dealer's own wager against it and the Progressive, which is paid from the
+meter, left out) and the house's win on them as recorded (minus their recorded nets; a
+wager never settled counts 0); ``mispay_cents``: recorded minus expected net over every
+patron's wager, and ``mispaid_wagers``: how many of the round's wagers were settled for a
+net other than the expected one (never settled included), both null when the round was
+not evaluated. The surveillance checks read them instead of every wager. A total that does
+not fit 64 bits is null."""
 HANDS = pa.schema([
     ("round_id", pa.string()), ("casino", pa.string()), ("table_id", pa.string()),
     ("game", pa.string()),
@@ -169,6 +179,31 @@ def _describer(game: str | None) -> Callable[[Any], str | None]:
     return safe
 
 
+def _int64(value: int) -> int | None:
+    return value if -(2**63) <= value < 2**63 else None
+
+
+def _round_totals(state: RoundState, j: Judgement) -> dict[str, int | None]:
+    """The round's totals of :data:`ROUNDS` (``wagered_cents`` ... ``mispaid_wagers``)."""
+    wagered = house_win = mispay = mispaid = 0
+    for seat, wager, amount in state.wagers:
+        rec = state.settlement(seat, wager)
+        net = rec.net_cents if rec is not None else None
+        exp = j.expected.get((seat, wager)) if j.evaluated else None
+        if exp is None or net != exp.net_cents:
+            mispaid += 1
+        if seat == DEALER or (seat == state.banker_seat and wager == "main"):
+            continue
+        if exp is not None:
+            mispay += (net or 0) - exp.net_cents
+        if wager != "progressive":
+            wagered += amount
+            house_win -= net or 0
+    return {"wagered_cents": _int64(wagered), "house_win_cents": _int64(house_win),
+            "mispay_cents": _int64(mispay) if j.evaluated else None,
+            "mispaid_wagers": mispaid if j.evaluated else None}
+
+
 def rows_of(state: RoundState, j: Judgement) -> dict[str, list[dict[str, Any]]]:
     """One round's rows for every table (see the module docstring)."""
     game = state.game
@@ -185,6 +220,7 @@ def rows_of(state: RoundState, j: Judgement) -> dict[str, list[dict[str, Any]]]:
         "problems": "; ".join(p.detail for p in j.problems) or None,
         "problem_kinds": sorted({p.kind.value for p in j.problems}),
         "notation": j.notation,
+        **_round_totals(state, j),
     })
     seat_results = {s["seat"]: s for s in result.get("seats", ())}
     describe = _describer(game)
