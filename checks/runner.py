@@ -32,6 +32,7 @@ import os
 import re
 import tempfile
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import resources
@@ -298,21 +299,78 @@ def read_provenance(replay_dir: Path) -> Provenance:
     return Provenance(trust="unverified", verification=verification, manifest=manifest)
 
 
-def connect(replay_dir: Path, since: datetime | None = None) -> duckdb.DuckDBPyConnection:
+MEMORY_ENV = "CATWALK_CHECKS_MEMORY"
+"""DuckDB's memory limit for the checks (e.g. ``8GB``); default half the machine's memory."""
+
+PREPARED = (
+    ("wager_exceptions",
+     "SELECT * FROM wagers "
+     "WHERE recorded_net_cents IS NULL "
+     "   OR recorded_net_cents IS DISTINCT FROM expected_net_cents "
+     "   OR recorded_commission_cents IS DISTINCT FROM expected_commission_cents "
+     "   OR recorded_outcome IS DISTINCT FROM expected_outcome"),
+    ("round_problems",
+     "SELECT * FROM rounds "
+     "WHERE evaluated IS NOT TRUE OR problems IS NOT NULL OR len(problem_kinds) > 0"),
+    ("unjudged",
+     "SELECT casino, table_id, round_id FROM round_problems WHERE evaluated IS NOT TRUE"),
+)
+"""Relations the runner builds once, before the checks run, from the views (so ``since``
+holds for them too), for the checks to read instead of scanning millions of rows each:
+``wager_exceptions``, every wager whose recorded settlement differs in any way from the
+expected one (net, commission or outcome; never settled; or a round not judged, whose
+expected settlement is null), and ``round_problems``, every round not evaluated or with a
+problem, and ``unjudged``, the keys of the rounds not evaluated (a check keeps to judged
+rounds with ``ANTI JOIN unjudged USING (casino, table_id, round_id)``, without joining the
+millions of rows of ``rounds``). A check reads them as it reads the views; a wager
+settled exactly as expected, or a judged round without a problem, is in none of them."""
+
+
+def memory_limit() -> str:
+    """:data:`MEMORY_ENV`, else half the physical memory (DuckDB spills beyond it)."""
+    configured = os.environ.get(MEMORY_ENV, "").strip()
+    if configured:
+        return configured
+    try:
+        total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError):
+        return "2GB"
+    return f"{max(total // 2 // (1 << 20), 512)}MB"
+
+
+def connect(replay_dir: Path, since: datetime | None = None, *,
+            temp_dir: Path | None = None, prepare: bool = True) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB with replay's Parquet files as views. With ``since``, ``rounds``
     holds only the rounds dealt at or after it, and every other view only the rows of those
-    rounds (``findings`` without a round are left out). File paths and the date are bound."""
+    rounds (``findings`` without a round are left out). Then the :data:`PREPARED`
+    relations (unless ``prepare`` is false). DuckDB spills to ``temp_dir`` (default: the
+    system's temporary directory), never to the current directory. File paths, the date and
+    the settings are bound."""
     for name in INPUTS:
         path = replay_dir / f"{name}.parquet"
         if not path.is_file():
             raise InputError(f"{path} is missing: run `python -m replay` first")
     con = duckdb.connect()
-    con.execute("SET memory_limit='2GB'")
+    try:
+        con.execute("SET memory_limit = ?", [memory_limit()])
+    except duckdb.Error as exc:
+        con.close()
+        raise InputError(f"{MEMORY_ENV}={os.environ.get(MEMORY_ENV)!r} is not a memory "
+                         f"size DuckDB understands (e.g. 8GB): {exc}") from exc
+    con.execute("SET temp_directory = ?", [str(temp_dir or tempfile.gettempdir())])
     con.execute("SET TimeZone='UTC'")
+    _views(con, replay_dir, since)
+    if prepare:
+        for name, sql in PREPARED:
+            con.execute(f"CREATE TEMP TABLE {name} AS {sql}")
+    return con
+
+
+def _views(con: duckdb.DuckDBPyConnection, replay_dir: Path, since: datetime | None) -> None:
     if since is None:
         for name in INPUTS:
             con.read_parquet(str(replay_dir / f"{name}.parquet")).create_view(name)
-        return con
+        return
     for name in INPUTS:
         con.read_parquet(str(replay_dir / f"{name}.parquet")).create_view(f"all_{name}")
     con.execute("CREATE TEMP TABLE window_start (since TIMESTAMPTZ NOT NULL)")
@@ -323,7 +381,6 @@ def connect(replay_dir: Path, since: datetime | None = None) -> duckdb.DuckDBPyC
         if name != "rounds":
             con.execute(f"CREATE VIEW {name} AS SELECT * FROM all_{name} "
                         "SEMI JOIN rounds USING (casino, table_id, round_id)")
-    return con
 
 
 def bind(check: Check, overrides: Mapping[str, int | float] | None = None
@@ -488,12 +545,16 @@ def run_checks(replay_dir: Path, out_dir: Path, *, since: datetime | None = None
         raise InputError("--since needs a time zone (naive datetimes are taken as UTC by "
                          "the command line)")
     replay_dir = replay_dir.resolve()  # one generation of replay's files for every view
-    provenance = read_provenance(replay_dir)
-    con = connect(replay_dir, since)
-    try:
-        flags = flag_table(con, chosen, params, progress)
-    finally:
-        con.close()
+    # the files' SHA-256 (what the manifest says of them) is read while the checks run
+    with ThreadPoolExecutor(max_workers=1) as pool, \
+            tempfile.TemporaryDirectory(prefix="catwalk-checks-") as spill:
+        hashed = pool.submit(read_provenance, replay_dir)
+        con = connect(replay_dir, since, temp_dir=Path(spill))
+        try:
+            flags = flag_table(con, chosen, params, progress)
+        finally:
+            con.close()
+        provenance = hashed.result()
     run = {"checks": [c.id for c in chosen],
            "since": since.astimezone(UTC).isoformat() if since is not None else None,
            "params": {c.id: bind(c, params) for c in chosen if c.params}}

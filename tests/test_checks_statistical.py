@@ -55,10 +55,15 @@ def _shift(tmp_path, dealers, *, lucky=()):
             r = _round(f"T{i}", dealer, n, DAY1 + timedelta(minutes=n))
             rounds.append(r)
             expected = 950 if n % 2 == 0 or dealer in lucky else -1000
-            wagers.append(_wager(r, 1, expected + (100 if n < overpaid else 0), expected))
+            recorded = expected + (100 if n < overpaid else 0)
+            wagers.append(_wager(r, 1, recorded, expected))
+            # the round's totals over the patrons' wagers, as replay writes them
+            r.update(wagered_cents=1000, house_win_cents=-recorded,
+                     mispay_cents=recorded - expected, mispaid_wagers=int(n < overpaid))
             # the player banker's own account never counts towards a hold
             wagers.append(_wager(r, 6, 5000, 5000, amount=0, position="banker"))
         bad = _round(f"T{i}", dealer, count, DAY1, evaluated=False)  # never counts
+        bad.update(wagered_cents=1000, house_win_cents=-99_999)
         rounds.append(bad)
         wagers.append(_wager(bad, 1, 99_999, None))
     return _write(tmp_path, rounds, wagers)

@@ -24,10 +24,9 @@ SELECT
               || ' is ' || w.expected_outcome || ' ' || w.expected_net_cents END
         || '; recorded ' || coalesce(w.recorded_outcome, '?') || ' ' || w.recorded_net_cents
         || ' (cents)' AS detail
-FROM wagers AS w
-JOIN rounds AS r USING (casino, table_id, round_id)
-WHERE r.evaluated
-  AND w.wager = 'ace_high'
+FROM wager_exceptions AS w
+ANTI JOIN unjudged AS u USING (casino, table_id, round_id)
+WHERE w.wager = 'ace_high'
   AND w.recorded_net_cents IS NOT NULL
   AND w.expected_net_cents IS NOT NULL
   AND w.recorded_net_cents <> w.expected_net_cents

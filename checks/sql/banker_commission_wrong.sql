@@ -21,9 +21,8 @@ SELECT
         || b.expected_commission_cents || ' (cents; expected net ' || b.expected_net_cents
         || ')' AS detail
 FROM bankers AS b
-JOIN rounds AS r USING (casino, table_id, round_id)
-WHERE r.evaluated
-  AND b.expected_commission_cents IS NOT NULL
+ANTI JOIN unjudged AS u USING (casino, table_id, round_id)
+WHERE b.expected_commission_cents IS NOT NULL
   AND b.recorded_commission_cents IS NOT NULL
   AND b.recorded_commission_cents <> b.expected_commission_cents
 ORDER BY b.casino, b.table_id, b.round_id

@@ -22,9 +22,8 @@ SELECT
               || coalesce(CAST(b.expected_commission_cents AS VARCHAR), 'none') || ') (cents)'
          END AS detail
 FROM bankers AS b
-JOIN rounds AS r USING (casino, table_id, round_id)
-WHERE r.evaluated
-  AND NOT coalesce(b.co_bank, false)
+ANTI JOIN unjudged AS u USING (casino, table_id, round_id)
+WHERE NOT coalesce(b.co_bank, false)
   AND b.expected_net_cents IS NOT NULL
   AND (b.recorded_net_cents IS NULL OR b.recorded_net_cents <> b.expected_net_cents)
 ORDER BY b.casino, b.table_id, b.round_id

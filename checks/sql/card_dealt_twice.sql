@@ -19,6 +19,6 @@ SELECT
         || '|(?:card|tile) \S+ dealt \d+ times in the round \([^)]*\) at table_seq \d+'
         || '(?:; the set holds \d+)?)'), '; '), ''),
         'a card, a tile or a party dealt twice') AS detail
-FROM rounds AS r
+FROM round_problems AS r
 WHERE list_contains(r.problem_kinds, 'dealt_twice')
 ORDER BY r.casino, r.table_id, r.round_id

@@ -20,7 +20,7 @@ SELECT
     w.game || ' ' || w.position || ' ' || w.wager || ': recorded ' || w.recorded_outcome
         || ' with a commission of ' || w.recorded_commission_cents
         || ' cents; no commission is charged on a ' || w.recorded_outcome AS detail
-FROM wagers AS w
+FROM wager_exceptions AS w
 WHERE w.recorded_outcome IN ('push', 'loss')
   AND coalesce(w.recorded_commission_cents, 0) <> 0
   AND w.position <> 'banker'

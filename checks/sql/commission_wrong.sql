@@ -21,11 +21,9 @@ SELECT
     w.game || ' ' || w.position || ' ' || w.wager || ': commission recorded '
         || w.recorded_commission_cents || ', the rules require '
         || w.expected_commission_cents || ' (cents)' AS detail
-FROM wagers AS w
-JOIN rounds AS r
-  ON r.casino = w.casino AND r.table_id = w.table_id AND r.round_id = w.round_id
-WHERE r.evaluated
-  AND w.recorded_outcome = 'win'
+FROM wager_exceptions AS w
+ANTI JOIN unjudged AS u USING (casino, table_id, round_id)
+WHERE w.recorded_outcome = 'win'
   AND w.expected_outcome = 'win'
   AND w.expected_commission_cents IS NOT NULL
   AND coalesce(w.recorded_commission_cents, 0) <> w.expected_commission_cents

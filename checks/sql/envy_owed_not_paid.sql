@@ -50,10 +50,9 @@ SELECT
                      || 'or without a Qualifying Wager, flagged apart'
                 ELSE '' END AS detail
 FROM envy AS t
-JOIN rounds AS r USING (casino, table_id, round_id)
+ANTI JOIN unjudged AS u USING (casino, table_id, round_id)
 LEFT JOIN paid AS p USING (casino, table_id, round_id, seat)
-WHERE r.evaluated
-  AND t."row" = 'total'
+WHERE t."row" = 'total'
   AND t.expected_cents IS NOT NULL
   AND coalesce(p.owable, 0) < t.expected_cents
 ORDER BY t.casino, t.table_id, t.round_id, t.seat

@@ -25,13 +25,12 @@ SELECT
         || coalesce(w.expected_outcome, '?') || ' '
         || coalesce(CAST(w.expected_net_cents AS VARCHAR), '') || ' (cents)' AS detail
 FROM hands AS h
-JOIN wagers AS w
+JOIN wager_exceptions AS w
   ON w.casino = h.casino AND w.table_id = h.table_id AND w.round_id = h.round_id
  AND w.seat = h.seat
-JOIN rounds AS r
-  ON r.casino = w.casino AND r.table_id = w.table_id AND r.round_id = w.round_id
-WHERE r.evaluated
-  AND h.seat IS NOT NULL
+ANTI JOIN unjudged AS u
+  ON u.casino = w.casino AND u.table_id = w.table_id AND u.round_id = w.round_id
+WHERE h.seat IS NOT NULL
   AND h.foul
   AND w.wager = 'main'
   AND w.position <> 'banker'

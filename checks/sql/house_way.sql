@@ -13,8 +13,7 @@ SELECT
     h.game || ': dealer set ' || coalesce(h.high, '?') || ' / ' || coalesce(h.low, '?')
         || ', which the house way does not allow' AS detail
 FROM hands AS h
-JOIN rounds AS r USING (casino, table_id, round_id)
-WHERE r.evaluated
-  AND h.position = 'dealer'
+ANTI JOIN unjudged AS u USING (casino, table_id, round_id)
+WHERE h.position = 'dealer'
   AND h.house_way = false
 ORDER BY h.casino, h.table_id, h.round_id

@@ -30,7 +30,7 @@ WITH judged AS (
                || '|progressive meter read -?\d+ after -?\d+ in the same round \(table_seq \d+\); the last reading counts'
                || '|seat \d+ raised -?\d+ on an ante of -?\d+: the raise is -?\d+ x the ante \(-?\d+\); settled on the -?\d+ recorded \(docs/rules\.md 6a\.17\)',
                '', 'g') AS unexplained
-    FROM rounds AS r
+    FROM round_problems AS r
     WHERE r.evaluated
       AND (r.problems IS NOT NULL OR len(r.problem_kinds) > 0)
 ), irregular AS (

@@ -35,13 +35,12 @@ SELECT
                 ELSE '' END AS detail
 FROM jackpots AS j
 JOIN shared AS s USING (casino, table_id, round_id)
-JOIN rounds AS r USING (casino, table_id, round_id)
-LEFT JOIN wagers AS w
+ANTI JOIN unjudged AS u USING (casino, table_id, round_id)
+LEFT JOIN wager_exceptions AS w
   ON w.casino = j.casino AND w.table_id = j.table_id AND w.round_id = j.round_id
  AND w.seat = j.seat AND w.wager = 'progressive',
 LATERAL (SELECT coalesce(w.recorded_net_cents <> w.expected_net_cents, false) AS settled_wrong)
-WHERE r.evaluated
-  AND j.award_from_meter
+WHERE j.award_from_meter
   AND j.recorded_award_cents > 0
   AND j.expected_net_cents > 0
   AND j.recorded_award_cents <> j.expected_net_cents

@@ -14,6 +14,6 @@ SELECT
     coalesce(nullif(array_to_string(regexp_extract_all(r.problems,
         'progressive meter read -?\d+ after -?\d+ in the same round \(table_seq \d+\)'), '; '), ''),
         r.problems, 'the progressive meter changed within the round') AS detail
-FROM rounds AS r
+FROM round_problems AS r
 WHERE list_contains(r.problem_kinds, 'meter_changed')
 ORDER BY r.casino, r.table_id, r.round_id

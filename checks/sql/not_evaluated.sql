@@ -11,6 +11,6 @@ SELECT
     NULL::BIGINT AS recorded_cents,
     NULL::BIGINT AS expected_cents,
     coalesce(r.problems, 'no reason recorded') AS detail
-FROM rounds AS r
+FROM round_problems AS r
 WHERE NOT r.evaluated
 ORDER BY r.casino, r.table_id, r.round_id

@@ -20,33 +20,28 @@
 -- hold or a patron-favouring mispay is the classic sign of a dealer paying an accomplice;
 -- a high one of short-paying). Ratios and scores are statistics in floating point, not
 -- money: the money behind a lead is in its rule flags.
-WITH per_round AS (
-    SELECT
-        w.casino, w.game, w.table_id, w.dealer_id, w.round_id,
-        bool_or(w.recorded_net_cents IS DISTINCT FROM w.expected_net_cents) AS in_error,
-        coalesce(sum(CAST(coalesce(w.recorded_net_cents, 0) AS HUGEINT) - w.expected_net_cents)
-            FILTER (WHERE w.position <> 'banker'), 0) AS mispay,
-        coalesce(-sum(CAST(coalesce(w.recorded_net_cents, 0) AS HUGEINT))
-            FILTER (WHERE w.position <> 'banker' AND w.wager <> 'progressive'), 0) AS house_win,
-        coalesce(sum(CAST(w.amount_cents AS HUGEINT))
-            FILTER (WHERE w.position <> 'banker' AND w.wager <> 'progressive'), 0) AS handle
-    FROM wagers AS w
-    SEMI JOIN (SELECT casino, table_id, round_id FROM rounds WHERE evaluated) AS r
-        USING (casino, table_id, round_id)
-    WHERE w.expected_net_cents IS NOT NULL
-    GROUP BY w.casino, w.game, w.table_id, w.dealer_id, w.round_id
-), units AS (
-    SELECT 'dealer' AS unit, casino, game, dealer_id AS who,
-           in_error, mispay, house_win, handle
-    FROM per_round WHERE dealer_id IS NOT NULL
+WITH units AS (
+    -- each judged round's totals (replay writes them into rounds: wagered_cents,
+    -- house_win_cents, mispay_cents, mispaid_wagers), once for its dealer, once for its table
+    SELECT 'dealer' AS unit, casino, game, dealer_id AS who, mispaid_wagers, mispay_cents,
+           house_win_cents, wagered_cents
+    FROM rounds WHERE evaluated AND dealer_id IS NOT NULL
     UNION ALL
-    SELECT 'table' AS unit, casino, game, table_id AS who,
-           in_error, mispay, house_win, handle
-    FROM per_round
+    SELECT 'table' AS unit, casino, game, table_id AS who, mispaid_wagers, mispay_cents,
+           house_win_cents, wagered_cents
+    FROM rounds WHERE evaluated
 ), unit_stats AS (
+    -- sums and sums of squares, so that the spread of single rounds needs no second pass
     SELECT unit, casino, game, who, count(*) AS n,
-           sum(CAST(in_error AS INTEGER)) AS k,
-           sum(mispay) AS m, sum(house_win) AS h, sum(handle) AS a
+           count(*) FILTER (WHERE mispaid_wagers > 0) AS k,
+           sum(CAST(coalesce(mispay_cents, 0) AS HUGEINT)) AS m,
+           sum(CAST(coalesce(house_win_cents, 0) AS HUGEINT)) AS h,
+           sum(CAST(coalesce(wagered_cents, 0) AS HUGEINT)) AS a,
+           sum(power(CAST(coalesce(mispay_cents, 0) AS DOUBLE), 2)) AS m2,
+           sum(power(CAST(coalesce(house_win_cents, 0) AS DOUBLE), 2)) AS h2,
+           sum(CAST(coalesce(house_win_cents, 0) AS DOUBLE)
+               * CAST(coalesce(wagered_cents, 0) AS DOUBLE)) AS ha,
+           sum(power(CAST(coalesce(wagered_cents, 0) AS DOUBLE), 2)) AS a2
     FROM units
     GROUP BY unit, casino, game, who
     HAVING count(*) >= $min_rounds
@@ -62,14 +57,16 @@ WITH per_round AS (
     WHERE peers >= $min_peers
     GROUP BY unit, casino, game
 ), spread AS (
-    SELECT x.unit, x.casino, x.game,
-           avg(power(CAST(x.mispay AS DOUBLE) - p.mu_m, 2)) AS var_m,
-           avg(power(CAST(x.house_win AS DOUBLE) - p.mu_h * CAST(x.handle AS DOUBLE), 2))
-               AS var_h
-    FROM units AS x
-    SEMI JOIN eligible AS e USING (unit, casino, game, who)
+    -- the variance of single rounds around the pooled rates, over the whole group:
+    -- sum (x - mu)^2 = sum x^2 - 2 mu sum x + mu^2 n, and likewise for win - hold x wagered
+    SELECT e.unit, e.casino, e.game,
+           (sum(e.m2) - 2 * any_value(p.mu_m) * CAST(sum(e.m) AS DOUBLE)
+            + power(any_value(p.mu_m), 2) * sum(e.n)) / sum(e.n) AS var_m,
+           (sum(e.h2) - 2 * any_value(p.mu_h) * sum(e.ha)
+            + power(any_value(p.mu_h), 2) * sum(e.a2)) / sum(e.n) AS var_h
+    FROM eligible AS e
     JOIN pooled AS p USING (unit, casino, game)
-    GROUP BY x.unit, x.casino, x.game
+    GROUP BY e.unit, e.casino, e.game
 ), scored AS (
     SELECT e.unit, e.casino, e.game, e.who, e.n, e.k, e.m, e.h, e.a, p.peers, p.p, p.mu_m,
            p.mu_h,

@@ -22,7 +22,7 @@ SELECT
     'the dealer did not qualify: seat ' || w.seat || '''s raise of ' || w.amount_cents
         || ' is void and returned, but was recorded ' || coalesce(w.recorded_outcome, '?')
         || ' ' || w.recorded_net_cents || ' (cents)' AS detail
-FROM wagers AS w
+FROM wager_exceptions AS w
 JOIN rounds AS r USING (casino, table_id, round_id)
 WHERE r.evaluated
   AND NOT coalesce(r.voided, false)

@@ -10,27 +10,32 @@
 -- posts another multiple). Not a money flag: the raise is settled on the amount recorded
 -- (6a.17), so nothing was paid wrongly; the detail gives the raise and twice the ante. A
 -- seat that folded has no raise and is not concerned.
+WITH pairs AS (  -- each Caribbean stud seat's ante and raise, one row a seat
+    SELECT w.casino, w.table_id, w.round_id, w.seat,
+           max(w.amount_cents) FILTER (WHERE w.wager = 'ante') AS ante,
+           max(w.amount_cents) FILTER (WHERE w.wager = 'raise') AS raised
+    FROM wagers AS w
+    ANTI JOIN unjudged AS u USING (casino, table_id, round_id)
+    WHERE w.wager IN ('ante', 'raise')
+      AND w.seat IS NOT NULL
+    GROUP BY w.casino, w.table_id, w.round_id, w.seat
+    HAVING count(*) FILTER (WHERE w.wager = 'raise') > 0
+       AND CAST(max(w.amount_cents) FILTER (WHERE w.wager = 'raise') AS HUGEINT)
+           <> CAST(max(w.amount_cents) FILTER (WHERE w.wager = 'ante') AS HUGEINT)
+              * $raise_ante_multiple
+)
 SELECT
-    a.casino,
-    a.round_id,
-    a.table_id,
-    a.seat,
-    x.wager,
+    casino,
+    round_id,
+    table_id,
+    seat,
+    'raise' AS wager,
     NULL::BIGINT AS recorded_cents,
     NULL::BIGINT AS expected_cents,
-    'seat ' || a.seat || ' raised ' || x.amount_cents || ' on an ante of ' || a.amount_cents
+    'seat ' || seat || ' raised ' || raised || ' on an ante of ' || ante
         || ': the raise is ' || $raise_ante_multiple || ' x the ante ('
-        || CAST(a.amount_cents AS HUGEINT) * $raise_ante_multiple || '), off by '
-        || abs(CAST(x.amount_cents AS HUGEINT) - CAST(a.amount_cents AS HUGEINT) * $raise_ante_multiple)
+        || CAST(ante AS HUGEINT) * $raise_ante_multiple || '), off by '
+        || abs(CAST(raised AS HUGEINT) - CAST(ante AS HUGEINT) * $raise_ante_multiple)
         || ' (cents); settled on the amount recorded' AS detail
-FROM wagers AS a
-JOIN wagers AS x
-  ON x.casino = a.casino AND x.table_id = a.table_id AND x.round_id = a.round_id
- AND x.seat = a.seat AND x.wager = 'raise'
-JOIN rounds AS r
-  ON r.casino = a.casino AND r.table_id = a.table_id AND r.round_id = a.round_id
-WHERE r.evaluated
-  AND a.wager = 'ante'
-  AND a.seat IS NOT NULL
-  AND CAST(x.amount_cents AS HUGEINT) <> CAST(a.amount_cents AS HUGEINT) * $raise_ante_multiple
-ORDER BY a.casino, a.table_id, a.round_id, a.seat
+FROM pairs
+ORDER BY casino, table_id, round_id, seat

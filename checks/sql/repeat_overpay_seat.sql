@@ -13,42 +13,56 @@
 -- seat, the binomial tail sum over j >= X of C(D, j) q^j (1 - q)^(D - j), is below $max_p.
 -- An honest dealer's errors spread over the seats; an accomplice's overpayments do not.
 -- The log names seats, not patrons: a seat under one dealer on one day stands for the
--- patron sitting there. recorded/expected are the seat's totals over the overpaid rounds,
--- so the amount at stake is what the seat was overpaid in all.
+-- patron sitting there. recorded/expected are the seat's totals over its mispaid wagers of
+-- the overpaid rounds, so the amount at stake is what the seat was overpaid in all.
 WITH seat_rounds AS (
+    -- overpaid seat-rounds: only wagers settled other than expected can make one
     SELECT
         w.casino, w.table_id, w.seat, w.dealer_id, CAST(w.dealt_at AS DATE) AS day,
         w.round_id,
         sum(CAST(w.recorded_net_cents AS HUGEINT)) AS recorded,
         sum(CAST(w.expected_net_cents AS HUGEINT)) AS expected
-    FROM wagers AS w
-    SEMI JOIN (SELECT casino, table_id, round_id FROM rounds WHERE evaluated) AS r
-        USING (casino, table_id, round_id)
+    FROM wager_exceptions AS w
+    ANTI JOIN unjudged AS u USING (casino, table_id, round_id)
     WHERE w.seat IS NOT NULL
       AND w.dealer_id IS NOT NULL
       AND w.recorded_net_cents IS NOT NULL
       AND w.expected_net_cents IS NOT NULL
     GROUP BY w.casino, w.table_id, w.seat, w.dealer_id, day, w.round_id
-), per_seat AS (
-    SELECT casino, table_id, dealer_id, day, seat,
-           count(*) AS played,
-           count(*) FILTER (WHERE recorded > expected) AS x,
-           sum(recorded) FILTER (WHERE recorded > expected) AS recorded,
-           sum(expected) FILTER (WHERE recorded > expected) AS expected,
-           string_agg(round_id, ', ' ORDER BY round_id) FILTER (WHERE recorded > expected)
-               AS overpaid_rounds
+    HAVING sum(CAST(w.recorded_net_cents AS HUGEINT))
+         > sum(CAST(w.expected_net_cents AS HUGEINT))
+), overpaid AS (
+    SELECT casino, table_id, dealer_id, day, seat, count(*) AS x,
+           sum(recorded) AS recorded, sum(expected) AS expected,
+           string_agg(round_id, ', ' ORDER BY round_id) AS overpaid_rounds
     FROM seat_rounds
     GROUP BY casino, table_id, dealer_id, day, seat
-), per_dealer AS (
-    SELECT *,
-           CAST(sum(x) OVER (PARTITION BY casino, table_id, dealer_id, day) AS BIGINT) AS d,
-           CAST(sum(played) OVER (PARTITION BY casino, table_id, dealer_id, day) AS BIGINT)
-               AS seat_rounds,
-           CAST(played AS DOUBLE)
-               / sum(played) OVER (PARTITION BY casino, table_id, dealer_id, day) AS q
-    FROM per_seat
+), dealer_days AS (
+    -- the dealer-days with a seat overpaid often enough to be worth scoring
+    SELECT casino, table_id, dealer_id, day, CAST(sum(x) AS BIGINT) AS d
+    FROM overpaid
+    GROUP BY casino, table_id, dealer_id, day
+    HAVING max(x) >= $min_overpays
+), played AS (
+    -- the judged rounds each seat played under those dealers on those days
+    SELECT w.casino, w.table_id, w.dealer_id, CAST(w.dealt_at AS DATE) AS day, w.seat,
+           count(DISTINCT w.round_id) AS played
+    FROM wagers AS w
+    SEMI JOIN dealer_days AS dd USING (casino, table_id, dealer_id)
+    ANTI JOIN unjudged AS u USING (casino, table_id, round_id)
+    WHERE w.seat IS NOT NULL
+    GROUP BY w.casino, w.table_id, w.dealer_id, day, w.seat
 ), candidates AS (
-    SELECT * FROM per_dealer WHERE x >= $min_overpays
+    SELECT o.*, dd.d, p.played,
+           CAST(sum(p.played) OVER (PARTITION BY p.casino, p.table_id, p.dealer_id, p.day)
+                AS BIGINT) AS seat_rounds,
+           CAST(p.played AS DOUBLE)
+               / sum(p.played) OVER (PARTITION BY p.casino, p.table_id, p.dealer_id, p.day)
+               AS q
+    FROM played AS p
+    JOIN dealer_days AS dd USING (casino, table_id, dealer_id, day)
+    LEFT JOIN overpaid AS o USING (casino, table_id, dealer_id, day, seat)
+    QUALIFY o.x >= $min_overpays
 ), tails AS (
     SELECT c.casino, c.table_id, c.dealer_id, c.day, c.seat,
            sum(CASE WHEN c.q >= 1 THEN CASE WHEN j = c.d THEN 1.0 ELSE 0.0 END

@@ -14,6 +14,6 @@ SELECT
     coalesce(nullif(regexp_extract(r.problems, 'the round has no RoundEnded in the log \(last event at '
                  || 'table_seq \d+\)[^;]*'), ''),
              r.problems, 'no RoundEnded in the log') AS detail
-FROM rounds AS r
+FROM round_problems AS r
 WHERE list_contains(r.problem_kinds, 'not_ended')
 ORDER BY r.casino, r.table_id, r.round_id

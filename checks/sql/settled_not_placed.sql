@@ -14,7 +14,7 @@ WITH marked AS (
            regexp_extract_all(coalesce(r.problems, ''),
                               '(dealer|seat [0-9]+) (\S+) settled but never placed \(table_seq [0-9]+\)',
                               0) AS found
-    FROM rounds AS r
+    FROM round_problems AS r
     WHERE list_contains(r.problem_kinds, 'settled_not_placed')
 ), each_one AS (
     SELECT casino, table_id, round_id, unnest(found) AS text

@@ -21,10 +21,9 @@ SELECT
     w.game || ' ' || w.position || ' ' || w.wager || ': recorded ' || w.recorded_outcome || ' '
         || w.recorded_net_cents || ', expected ' || w.expected_outcome || ' '
         || w.expected_net_cents || ' (cents)' AS detail
-FROM wagers AS w
-JOIN rounds AS r USING (casino, table_id, round_id)
-WHERE r.evaluated
-  AND w.recorded_net_cents IS NOT NULL
+FROM wager_exceptions AS w
+ANTI JOIN unjudged AS u USING (casino, table_id, round_id)
+WHERE w.recorded_net_cents IS NOT NULL
   AND w.expected_net_cents IS NOT NULL
   AND w.recorded_net_cents < w.expected_net_cents
   AND NOT (w.expected_net_cents > 0 AND w.recorded_net_cents < 0)  -- collected_winner

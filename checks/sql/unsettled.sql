@@ -12,7 +12,7 @@ SELECT
     NULL::BIGINT AS recorded_cents,
     w.expected_net_cents AS expected_cents,
     w.wager || ' of ' || w.amount_cents || ' cents has no recorded settlement' AS detail
-FROM wagers AS w
+FROM wager_exceptions AS w
 WHERE w.recorded_net_cents IS NULL
   AND w.position <> 'banker'  -- the bank is settled by the banker's account (banker_mispay)
 ORDER BY w.casino, w.table_id, w.round_id, w.seat, w.wager

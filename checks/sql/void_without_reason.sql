@@ -13,6 +13,6 @@ SELECT
     NULL::INTEGER AS seat,
     coalesce(nullif(regexp_extract(r.problems, 'round voided without a reason \(table_seq \d+\)'), ''),
              r.problems, 'round voided without a reason') AS detail
-FROM rounds AS r
+FROM round_problems AS r
 WHERE list_contains(r.problem_kinds, 'void_without_reason')
 ORDER BY r.casino, r.table_id, r.round_id

@@ -11,7 +11,7 @@ WITH late AS (
            regexp_extract_all(r.problems, '(?:dealer|seat \d+) placed \S+ -?\d+ after the '
                || 'cards were dealt \(table_seq \d+\): past-posting') AS said,
            r.problems
-    FROM rounds AS r
+    FROM round_problems AS r
     WHERE list_contains(r.problem_kinds, 'past_posting')
 ), each AS (
     SELECT casino, table_id, round_id, unnest(said) AS said
