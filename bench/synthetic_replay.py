@@ -60,7 +60,7 @@ from replay.run import (  # noqa: E402
     WAGERS,
 )
 
-FORMAT = 1
+FORMAT = 2
 """Bump when the rows drawn change, so that cached data of an older shape are not reused."""
 ROW_GROUP = 1 << 20
 """pyarrow's default, which replay's ``pq.write_table`` uses."""
@@ -474,6 +474,18 @@ def chunk(p: Params, lo: int, hi: int) -> dict[str, pa.Table]:
         ints(commission, pa.int64(), no_exp),
     ], schema=WAGERS)
 
+    # the round totals replay writes into rounds (replay/run.py _round_totals), in integer
+    # cents: the patrons' wagers without the Progressive, their house win as recorded, and,
+    # for a judged round, the net mispay and the count of mispaid wagers
+    patron = position >= 2
+    recorded0 = np.where(unsettled, 0, r_net)
+    wagered_t, house_t, mispay_t, mispaid_t = (np.zeros(n, np.int64) for _ in range(4))
+    in_table = patron & (name != PROGRESSIVE)
+    np.add.at(wagered_t, w_r, np.where(in_table, amount, 0))
+    np.add.at(house_t, w_r, np.where(in_table, -recorded0, 0))
+    np.add.at(mispay_t, w_r, np.where(patron, recorded0 - net, 0))
+    np.add.at(mispaid_t, w_r, (unsettled | (r_net != net)).astype(np.int64))
+
     # envy: pai gow poker and Face Up, 2% of rounds; totals for every other seat with a
     # Fortune or Progressive wager, then the payments ---------------------------------------
     qual = np.zeros((n, SLOTS), bool)  # replay's qualifying_wager: any Fortune/Progressive
@@ -574,6 +586,8 @@ def chunk(p: Params, lo: int, hi: int) -> dict[str, pa.Table]:
         ints(8 + 4 * slots.sum(axis=1) + rng.integers(0, 6, n), pa.int32()),
         ints((rng.random(n) < 0.002).astype(int), pa.int32()),
         ints(meter, pa.int64(), game == TILES), problems_a, kinds_a, notation,
+        ints(wagered_t, pa.int64()), ints(house_t, pa.int64()),
+        ints(mispay_t, pa.int64(), ~evaluated), ints(mispaid_t, pa.int32(), ~evaluated),
     ], schema=ROUNDS)
     return {"rounds": rounds, "hands": hands, "wagers": wagers, "envy": envy,
             "bankers": bankers, "jackpots": jackpots}
