@@ -106,8 +106,11 @@ ENVY = pa.schema([
     ("game", pa.string()),
     ("seat", pa.int32()), ("for_seat", pa.int32()), ("for_position", pa.string()),
     ("row", pa.string()), ("recorded_cents", pa.int64()), ("expected_cents", pa.int64()),
-    ("qualifying_wager", pa.bool_()),
+    ("qualifying_wager", pa.bool_()), ("qualifying_wager_cents", pa.int64()),
 ])
+"""``qualifying_wager``: the seat holds a Fortune or Progressive wager; and
+``qualifying_wager_cents``, its largest (null when none), which the Envy checks compare
+with the ruleset's minimum for a Qualifying Wager."""
 BANKERS = pa.schema([
     ("round_id", pa.string()), ("casino", pa.string()), ("table_id", pa.string()),
     ("game", pa.string()),
@@ -263,7 +266,11 @@ def rows_of(state: RoundState, j: Judgement) -> dict[str, list[dict[str, Any]]]:
             "expected_net_cents": exp.net_cents if exp and j.evaluated else None,
             "expected_commission_cents": exp.commission_cents if exp and j.evaluated else None,
         })
-    qualifying = {s for s, w, a in state.wagers if w in ("fortune", "progressive") and a > 0}
+    largest: dict[int, int] = {}
+    for s, w, a in state.wagers:
+        if w in ("fortune", "progressive") and a > 0:
+            largest[s] = max(a, largest.get(s, 0))
+    qualifying = set(largest)
     envy_seats = {s for s, _, _ in state.envy}
     if j.evaluated:
         envy_seats |= {s for s, v in j.envy.items() if v}
@@ -275,6 +282,7 @@ def rows_of(state: RoundState, j: Judgement) -> dict[str, list[dict[str, Any]]]:
             "recorded_cents": sum(a for s, _, a in state.envy if s == seat),
             "expected_cents": j.envy.get(seat, 0) if j.evaluated else None,
             "qualifying_wager": seat in qualifying,
+            "qualifying_wager_cents": largest.get(seat),
         })
     for seat, for_seat, amount in sorted(state.envy, key=lambda x: (x[0], x[1] or 0, x[2])):
         out["envy"].append({
@@ -284,6 +292,7 @@ def rows_of(state: RoundState, j: Judgement) -> dict[str, list[dict[str, Any]]]:
             "for_position": "dealer" if for_seat is None else f"seat {for_seat}",
             "row": "payment", "recorded_cents": amount, "expected_cents": None,
             "qualifying_wager": seat in qualifying,
+            "qualifying_wager_cents": largest.get(seat),
         })
     if state.banker_seat is not None:
         exp_b = result.get("banker") if j.evaluated else None

@@ -109,9 +109,17 @@ def test_the_ace_high_bonus_mispaid_either_way_or_at_the_wrong_odds(tmp_path):
 
 # raise_not_twice_ante ---------------------------------------------------------------------
 
+def _noted(seat, raised, ante, multiple=2):
+    """The rules engine's sentence for a raise not ``multiple`` x the ante."""
+    return (f"seat {seat} raised {raised} on an ante of {ante}: the raise is {multiple} x the "
+            f"ante ({multiple * ante}); settled on the {raised} recorded (docs/rules.md 6a.17)")
+
+
 @pytest.fixture
 def raises():
-    rounds = [_round("R1"), _round("R2", evaluated=False, problems="x")]
+    rounds = [{**_round("R1"), "problem_kinds": ["rule_irregularity"],
+               "problems": f"{_noted(1, 1500, 500)}; {_noted(4, 500, 500)}"},
+              _round("R2", evaluated=False, problems="x")]
     hands = [_hand("R1", 1, action="raise", game="caribbean_stud"),
              _hand("R1", 4, action="concede", game="caribbean_stud")]
     wagers = [
@@ -141,11 +149,18 @@ def test_a_raise_not_twice_the_ante_is_flagged_without_money(tmp_path, raises):
                                                       "collected_winner")]
 
 
-def test_the_raise_multiple_is_a_parameter(tmp_path, raises):
-    flags = _flags(tmp_path, raises, raise_ante_multiple=3)
-    assert [(f["seat"], f["detail"].split(":")[0]) for f in flags
+def test_the_raise_multiple_is_the_one_the_engine_applied(tmp_path, raises):
+    """Under a ruleset posting 3 x the ante, the engine notes seats 2 and 4 (R1 seat 2's
+    1,000 on 500; seat 1's 1,500 is right): the check follows the engine's multiple."""
+    raises["rounds"][0] = {**raises["rounds"][0],
+                           "problems": f"{_noted(2, 1000, 500, 3)}; {_noted(4, 500, 500, 3)}"}
+    flags = _flags(tmp_path, raises)
+    assert [(f["seat"], f["detail"]) for f in flags
             if f["check_id"] == "raise_not_twice_ante"] == [
-        (2, "seat 2 raised 1000 on an ante of 500"), (4, "seat 4 raised 500 on an ante of 500")]
+        (2, "seat 2 raised 1000 on an ante of 500: the raise is 3 x the ante (1500), off by "
+            "500 (cents); settled on the amount recorded"),
+        (4, "seat 4 raised 500 on an ante of 500: the raise is 3 x the ante (1500), off by "
+            "1000 (cents); settled on the amount recorded")]
 
 
 # raise_not_qualified ----------------------------------------------------------------------

@@ -88,6 +88,12 @@ def envy(tmp_path):
         _envy("E9", 2, "total", 700, None, False),
         _envy("E9", 2, "payment", 700, None, False, for_seat=2),
     ]
+    largest: dict[tuple[str, int], int] = {}  # as replay writes it beside each Envy row
+    for w in wagers:
+        key = (w["round_id"], w["seat"])
+        largest[key] = max(w["amount_cents"], largest.get(key, 0))
+    envy = [{**e, "qualifying_wager_cents": largest.get((e["round_id"], e["seat"]))}
+            for e in envy]
     return _write(tmp_path, {"rounds": rounds, "wagers": wagers, "envy": envy})
 
 

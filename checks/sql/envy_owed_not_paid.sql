@@ -10,24 +10,13 @@
 -- once by its own check: a payment for the seat's own hand or the dealer's
 -- (envy_own_or_dealer_hand), a payment to a seat without a Qualifying Wager
 -- (envy_without_qualifying_wager): they pay nothing that is owed. Envy overpaid is envy_mispay.
-WITH largest AS (  -- each Envy seat's largest Fortune or Progressive wager
-    SELECT w.casino, w.table_id, w.round_id, w.seat, max(w.amount_cents) AS cents
-    FROM wagers AS w
-    SEMI JOIN envy AS e
-      ON e.casino = w.casino AND e.table_id = w.table_id AND e.round_id = w.round_id
-     AND e.seat = w.seat
-    WHERE w.wager IN ('fortune', 'progressive')
-    GROUP BY ALL
-), payments AS (
+WITH payments AS (
     SELECT
         e.casino, e.table_id, e.round_id, e.seat,
         e.for_seat IS NOT NULL AND e.for_seat <> e.seat AND e.qualifying_wager IS TRUE
-            AND coalesce(q.cents >= $qualifying_wager_cents, true) AS owable,
+            AND coalesce(e.qualifying_wager_cents >= $qualifying_wager_cents, true) AS owable,
         e.recorded_cents
     FROM envy AS e
-    LEFT JOIN largest AS q
-      ON q.casino = e.casino AND q.table_id = e.table_id AND q.round_id = e.round_id
-     AND q.seat = e.seat
     WHERE e."row" = 'payment'
 ), paid AS (
     SELECT casino, table_id, round_id, seat,

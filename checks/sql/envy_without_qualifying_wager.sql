@@ -11,15 +11,6 @@
 -- qualify either. recorded = the payment, expected = 0, except for a payment for the seat's
 -- own hand or the dealer's, whose money envy_own_or_dealer_hand already counts: it is flagged
 -- here without amounts, so that the money is counted once.
-WITH largest AS (  -- each Envy seat's largest Fortune or Progressive wager
-    SELECT w.casino, w.table_id, w.round_id, w.seat, max(w.amount_cents) AS cents
-    FROM wagers AS w
-    SEMI JOIN envy AS e
-      ON e.casino = w.casino AND e.table_id = w.table_id AND e.round_id = w.round_id
-     AND e.seat = w.seat
-    WHERE w.wager IN ('fortune', 'progressive')
-    GROUP BY ALL
-)
 SELECT
     e.casino,
     e.round_id,
@@ -34,16 +25,13 @@ SELECT
                 WHEN e.for_seat = e.seat THEN 'its own hand'
                 ELSE 'seat ' || e.for_seat || '''s hand' END
         || ', but the seat holds '
-        || CASE WHEN q.cents IS NULL
+        || CASE WHEN e.qualifying_wager_cents IS NULL
                 THEN 'no Fortune or Progressive wager'
                 ELSE 'no Fortune or Progressive wager of ' || $qualifying_wager_cents
-                     || ' cents or more (its largest is ' || q.cents || ')' END
+                     || ' cents or more (its largest is ' || e.qualifying_wager_cents || ')' END
         || CASE WHEN e.for_seat IS NULL OR e.for_seat = e.seat
                 THEN ' (the amount is counted by envy_own_or_dealer_hand)' ELSE '' END AS detail
 FROM envy AS e
-LEFT JOIN largest AS q
-  ON q.casino = e.casino AND q.table_id = e.table_id AND q.round_id = e.round_id
- AND q.seat = e.seat
 WHERE e."row" = 'payment'
-  AND (e.qualifying_wager IS NOT TRUE OR q.cents < $qualifying_wager_cents)
+  AND (e.qualifying_wager IS NOT TRUE OR e.qualifying_wager_cents < $qualifying_wager_cents)
 ORDER BY e.casino, e.table_id, e.round_id, e.seat, e.for_seat NULLS FIRST, e.recorded_cents
