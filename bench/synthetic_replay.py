@@ -60,7 +60,7 @@ from replay.run import (  # noqa: E402
     WAGERS,
 )
 
-FORMAT = 2
+FORMAT = 3
 """Bump when the rows drawn change, so that cached data of an older shape are not reused."""
 ROW_GROUP = 1 << 20
 """pyarrow's default, which replay's ``pq.write_table`` uses."""
@@ -491,6 +491,8 @@ def chunk(p: Params, lo: int, hi: int) -> dict[str, pa.Table]:
     qual = np.zeros((n, SLOTS), bool)  # replay's qualifying_wager: any Fortune/Progressive
     q_rows = (name == FORTUNE) | (name == PROGRESSIVE)
     qual[w_r[q_rows], w_slot[q_rows]] = True
+    q_cents = np.zeros((n, SLOTS), np.int64)  # and the largest of them (qualifying_wager_cents)
+    np.maximum.at(q_cents, (w_r[q_rows], w_slot[q_rows]), amount[q_rows])
     owed = np.zeros((n, SLOTS), bool)  # and of at least $5 (qualifying_wager_cents)
     q_rows &= amount >= 500
     owed[w_r[q_rows], w_slot[q_rows]] = True
@@ -527,6 +529,7 @@ def chunk(p: Params, lo: int, hi: int) -> dict[str, pa.Table]:
         vocab(("dealer", *(f"seat {s}" for s in range(1, 8))), e_for, is_total),
         vocab(("total", "payment"), (~is_total).astype(int)), ints(e_rec_all, pa.int64()),
         ints(e_exp_all, pa.int64(), exp_null), pa.array(qual[er, e_seat_all]),
+        ints(q_cents[er, e_seat_all], pa.int64(), ~qual[er, e_seat_all]),
     ], schema=ENVY)
 
     # bankers: one row per player-banked round -------------------------------------------
