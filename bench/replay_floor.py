@@ -21,8 +21,11 @@ machine's drift touches every row alike, it times:
 - with --cli, also the whole command ``python -m replay --workers N`` (interpreter start-up
   and imports included).
 
-Prints one Markdown table: best and median events/s (rounds/s for replay) and the median's
-ratio to the floor's median, then whether 1 and 2 workers wrote the same bytes.
+Prints one Markdown table: best and median events/s (rounds/s for replay), the median's
+ratio to the floor's median, the median wall seconds and CPU seconds (this process and the
+processes it waited for: replay's helpers, the command and its helpers), with --cli the
+whole command's 2-against-1 ratios, then whether 1 and 2 workers wrote the same bytes;
+with --phases, wall and CPU seconds per phase, verification of the log first.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import hashlib
 import io
 import os
 import platform
+import resource
 import subprocess
 import sys
 import tempfile
@@ -84,10 +88,18 @@ def _write_floor_file(values: list[bytes], path: Path) -> None:
         sys.exit("the container file does not hold the log's bodies byte for byte")
 
 
-def _timed(run: Callable[[], object]) -> float:
-    start = time.perf_counter()
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def _timed(run: Callable[[], object]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds): the CPU time of this process and of the processes it
+    started and waited for meanwhile (replay's helpers, the command and its helpers)."""
+    start, cpu, children = time.perf_counter(), time.process_time(), _children_cpu()
     run()
-    return time.perf_counter() - start
+    return (time.perf_counter() - start,
+            time.process_time() - cpu + _children_cpu() - children)
 
 
 def _digests(out: Path) -> dict[str, str]:
@@ -95,7 +107,7 @@ def _digests(out: Path) -> dict[str, str]:
             for p in sorted(out.glob("*.parquet"))}
 
 
-def _phases(log: Path, out: Path) -> dict[str, float]:
+def _phases(log: Path, out: Path) -> dict[str, tuple[float, float]]:
     """One replay taken apart: each phase timed on its own, after the one before it ran
     (the first judgement of each game includes what the game builds on first use), with
     the collector paused as replay pauses it."""
@@ -105,7 +117,11 @@ def _phases(log: Path, out: Path) -> dict[str, float]:
         return _timed_phases(log, out)
 
 
-def _timed_phases(log: Path, out: Path) -> dict[str, float]:
+def _since(start: tuple[float, float]) -> tuple[float, float]:
+    return time.perf_counter() - start[0], time.process_time() - start[1]
+
+
+def _timed_phases(log: Path, out: Path) -> dict[str, tuple[float, float]]:
     import pyarrow as pa
 
     from replay.batch_decode import _container_header, decode_entries, log_entries
@@ -113,35 +129,42 @@ def _timed_phases(log: Path, out: Path) -> dict[str, float]:
     from replay.parallel import write_parquet
     from replay.run import TABLES, judge_rounds, rows_of
     from schemas import CURRENT_SCHEMA_ID
+    from schemas.checkpoint import read_verifier
+    from schemas.log_verify import verify_data
 
-    t: dict[str, float] = {}
-    start = time.perf_counter()
+    t: dict[str, tuple[float, float]] = {}
+    start = (time.perf_counter(), time.process_time())
+    verdict = verify_data(log.parent, read_verifier(log.parent / "keys" / "signing.pub"))
+    if not verdict.ok:
+        sys.exit(f"the log does not verify: {verdict.line()}")
+    t["verify the log (schemas/log_verify.py; python -m replay does it first)"] = _since(start)
+    start = (time.perf_counter(), time.process_time())
     entries = list(log_entries(log))
-    t["read the log segments (fastavro, deflate)"] = time.perf_counter() - start
+    t["read the log segments (fastavro, deflate)"] = _since(start)
     _container_header(CURRENT_SCHEMA_ID)
-    start = time.perf_counter()
+    start = (time.perf_counter(), time.process_time())
     decoded = [e for _, e in decode_entries(entries)]
-    t["decode: Avro bodies and validated event objects"] = time.perf_counter() - start
-    start = time.perf_counter()
+    t["decode: Avro bodies and validated event objects"] = _since(start)
+    start = (time.perf_counter(), time.process_time())
     replayed = fold(("", e) for e in decoded if not isinstance(e, Exception))
-    t["fold (replay/fold.py)"] = time.perf_counter() - start
-    start = time.perf_counter()
+    t["fold (replay/fold.py)"] = _since(start)
+    start = (time.perf_counter(), time.process_time())
     judged = list(judge_rounds(replayed))
-    t["judge (replay/reconstruct.py, replay/games)"] = time.perf_counter() - start
-    start = time.perf_counter()
+    t["judge (replay/reconstruct.py, replay/games)"] = _since(start)
+    start = (time.perf_counter(), time.process_time())
     rows: dict[str, list] = {name: [] for name in TABLES}
     for state, judgement in judged:
         for name, got in rows_of(state, judgement).items():
             rows[name].extend(got)
-    t["rows_of (replay/run.py)"] = time.perf_counter() - start
-    start = time.perf_counter()
+    t["rows_of (replay/run.py)"] = _since(start)
+    start = (time.perf_counter(), time.process_time())
     tables = {name: pa.Table.from_pylist(rows[name], schema=s) for name, s in TABLES.items()}
-    t["Arrow tables from the rows"] = time.perf_counter() - start
-    start = time.perf_counter()
+    t["Arrow tables from the rows"] = _since(start)
+    start = (time.perf_counter(), time.process_time())
     out.mkdir(parents=True, exist_ok=True)
     for name, table in tables.items():
         write_parquet(table, out / f"{name}.parquet")
-    t["Parquet files"] = time.perf_counter() - start
+    t["Parquet files"] = _since(start)
     return t
 
 
@@ -248,9 +271,12 @@ def main() -> None:
             rows += [("python -m replay --workers 1 (whole command)", cli_with(1), True),
                      ("python -m replay --workers 2 (whole command)", cli_with(2), True)]
         times: dict[str, list[float]] = {name: [] for name, *_ in rows}
+        cpus: dict[str, list[float]] = {name: [] for name, *_ in rows}
         for _ in range(args.repeat):
             for name, run, _ in rows:
-                times[name].append(_timed(run))
+                wall, cpu = _timed(run)
+                times[name].append(wall)
+                cpus[name].append(cpu)
         phases = _phases(log, data / "phases") if args.phases else None
         one, two = _digests(data / "replay-1"), _digests(data / "replay-2")
         differ = sorted(name for name in one.keys() | two.keys()
@@ -264,24 +290,33 @@ def main() -> None:
           f"games {', '.join(games)}; {len(labels)} faults injected, seed {args.seed})")
     print(f"CPU: {cpu_model()}; Python {platform.python_version()}; "
           f"best and median of {args.repeat}, in turns\n")
-    print("| what | events/s best | events/s median | rounds/s median | median vs floor |")
-    print("|---|---:|---:|---:|---:|")
+    print("| what | events/s best | events/s median | rounds/s median | median vs floor "
+          "| wall s median | CPU s median |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for name, _, per_round in rows:
         ts = sorted(times[name])
         best, median = ts[0], ts[len(ts) // 2]
+        cpu = sorted(cpus[name])[len(ts) // 2]
         rounds = f"{n_rounds / median:,.0f}" if per_round else ""
         print(f"| {name} | {n_events / best:,.0f} | {n_events / median:,.0f} | {rounds} | "
-              f"{floor_median / median:.0%} |")
+              f"{floor_median / median:.0%} | {median:.2f} | {cpu:.2f} |")
+    if args.cli:
+        one_w, two_w = (sorted(times[rows[i][0]])[args.repeat // 2] for i in (-2, -1))
+        one_c, two_c = (sorted(cpus[rows[i][0]])[args.repeat // 2] for i in (-2, -1))
+        print(f"\nThe whole command, 2 workers against 1 (medians): {one_w / two_w:.2f}x the "
+              f"speed (wall), {two_c / one_c:.2f}x the CPU time")
     print("\n1 and 2 workers wrote the same bytes: "
           + ("yes" if not differ else f"NO, {', '.join(differ)} differ"))
     if phases is not None:
-        total = sum(phases.values())
-        print(f"\nWhere one worker's time goes (one pass, phase by phase, {total:.2f} s):\n")
-        print("| phase | s | share | us per event |")
-        print("|---|---:|---:|---:|")
-        for name, secs in phases.items():
+        total = sum(w for w, _ in phases.values())
+        total_cpu = sum(c for _, c in phases.values())
+        print(f"\nWhere one worker's time goes (one pass, phase by phase, {total:.2f} s wall, "
+              f"{total_cpu:.2f} s CPU):\n")
+        print("| phase | s | share | us per event | CPU s |")
+        print("|---|---:|---:|---:|---:|")
+        for name, (secs, cpu) in phases.items():
             print(f"| {name} | {secs:.2f} | {secs / total:.0%} | "
-                  f"{secs / n_events * 1e6:.1f} |")
+                  f"{secs / n_events * 1e6:.1f} | {cpu:.2f} |")
 
 
 if __name__ == "__main__":

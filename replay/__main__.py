@@ -7,7 +7,10 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from replay.batch_decode import KeptRecords
 
 REPO = Path(__file__).resolve().parent.parent
 COMMANDS = ("run", "adjudicate", "census")
@@ -144,10 +147,12 @@ def _workers(text: str) -> int:
     return n
 
 
-def _provenance(data: Path, key: str | None, unverified: bool) -> dict[str, Any] | None:
+def _provenance(data: Path, key: str | None, unverified: bool,
+                keep: KeptRecords | None = None) -> dict[str, Any] | None:
     """Verify the log first, every chain of it (docs/log-integrity.md): what the outputs will
     say of it, or None when replay must refuse (said on standard error). With several
-    chains, ``root`` and ``checkpoint`` name each chain (schemas.log_verify.DataVerdict)."""
+    chains, ``root`` and ``checkpoint`` name each chain (schemas.log_verify.DataVerdict).
+    ``keep`` is given the records verification reads."""
     from schemas.checkpoint import CheckpointError, read_verifier
     from schemas.log_verify import verify_data
 
@@ -162,7 +167,7 @@ def _provenance(data: Path, key: str | None, unverified: bool) -> dict[str, Any]
         print(f"replay: WARNING: {line}; replaying anyway (--unverified)", file=sys.stderr)
         return {"verified": False, "verification": line, "records": None, "root": None,
                 "checkpoint": None, "key_fingerprint": None}
-    verdict = verify_data(data, verifier)
+    verdict = verify_data(data, verifier, keep=keep)
     if not verdict.ok and not unverified:
         print(f"replay: REFUSED: the log does not verify: {verdict.line()}. Nothing was "
               "written. Find out why with `python -m ingest verify`; to replay it anyway, "
@@ -179,9 +184,12 @@ def _provenance(data: Path, key: str | None, unverified: bool) -> dict[str, Any]
 
 def _run(data: Path, workers: int = 1, *, key: str | None = None,
          unverified: bool = False) -> int:
-    from replay.parallel import ReplayWorkerError
+    from replay.batch_decode import KeptRecords
+    from replay.parallel import ReplayWorkerError, pyarrow_without_pandas
     from replay.run import replay, start_workers
     from schemas.logformat import LogError
+
+    pyarrow_without_pandas()  # this process converts nothing to or from pandas
 
     if not (data / "log").is_dir():
         print(f"replay: no log at {data / 'log'}: run `python -m ingest` first "
@@ -194,12 +202,16 @@ def _run(data: Path, workers: int = 1, *, key: str | None = None,
     try:
         # The helpers start and warm up while this process verifies the log; they are
         # given no record unless it verified (or --unverified), and stopped on the way out.
+        # The records verification read are replayed (the log is read once) when the log
+        # verified; otherwise (--unverified) the log is read again, as far as it can be.
         with start_workers(workers) as pool:
-            provenance = _provenance(data, key, unverified)
+            kept = KeptRecords()
+            provenance = _provenance(data, key, unverified, kept)
             if provenance is None:
                 return 1
             summary = replay(data / "log", data / "replay", progress, workers=pool,
-                             provenance=provenance)
+                             provenance=provenance,
+                             records=kept if provenance["verified"] else None)
     except LogError as exc:
         print(f"replay: the log cannot be read: {exc}. Run `python -m ingest verify`.",
               file=sys.stderr)

@@ -157,34 +157,69 @@ def _placed(chain: Chain) -> Iterator[Placed]:
             raise LogError(f"{seg.name}: cannot be read as a log segment: {exc!r}") from exc
 
 
+class KeptRecords:
+    """The log's records as verification read them, to replay without reading the log
+    again (``python -m replay``): give it as ``keep`` to ``schemas.log_verify.verify_data``,
+    then, if the log verified, pass it as ``records`` to :func:`log_entries` (through
+    ``replay.run.replay``). Holds every record (where, Kafka key and value; the values are
+    the bytes verification read)."""
+
+    def __init__(self) -> None:
+        self.placed: dict[Chain, list[Placed]] = {}
+
+    def __call__(self, chain: Chain) -> Callable[[dict[str, Any]], None]:
+        """What keeps ``chain``'s records (``schemas.log_verify.Keep``)."""
+        kept = self.placed.setdefault(chain, [])
+        label = chain.label
+
+        def keep(rec: dict[str, Any]) -> None:
+            topic, partition, offset = rec["topic"], rec["partition"], rec["offset"]
+            kept.append((topic, partition, offset,
+                         _where(rec["position"], topic, partition, offset, label),
+                         rec["key"], rec["value"]))
+
+        return keep
+
+
 def data_entries(data_dir: Path) -> Iterator[Entry]:
     """Every record of every chain of ``data_dir`` (:func:`entries_of`)."""
     return entries_of(chains(data_dir))
 
 
-def entries_of(found: list[Chain]) -> Iterator[Entry]:
+def entries_of(found: list[Chain], records: KeptRecords | None = None) -> Iterator[Entry]:
     """The records of the chains as entries. The lone ingest's chain alone: in the order
     written, streamed (as ``schemas.logformat.read_log``). Any other set of chains (several
     workers, whose partitions may have moved between them any number of times): all
     records merged in the order of (topic, partition, offset), ties (a message in two
     chains, which verification names) in chain order then position; the ordinals count in
-    that order. The merge holds every record in memory."""
+    that order. The merge holds every record in memory.
+
+    With ``records``, a chain's records are those kept when the log was verified (the same
+    entries, the log not read again); a chain it does not hold is read."""
+    kept = records.placed if records is not None else {}
     if len(found) == 1 and not found[0].name:
-        yield from chain_entries(found[0])
+        held = kept.get(found[0])
+        if held is None:
+            yield from chain_entries(found[0])
+        else:
+            for n, (_, _, _, where, key, value) in enumerate(held):
+                yield n, where, key, value
         return
     merged: list[Placed] = []
     for chain in found:
-        merged.extend(_placed(chain))
+        held = kept.get(chain)
+        merged.extend(_placed(chain) if held is None else held)
     merged.sort(key=lambda p: (p[0], p[1], p[2]))  # stable: chain order, then position
     for n, (_, _, _, where, key, value) in enumerate(merged):
         yield n, where, key, value
 
 
-def log_entries(log_dir: Path) -> Iterator[Entry]:
+def log_entries(log_dir: Path, records: KeptRecords | None = None) -> Iterator[Entry]:
     """Every record of the log as an entry (the records and the errors of
     ``schemas.logformat.read_log``): of every chain :func:`log_chains` finds, in the order
-    of :func:`entries_of` (for the lone ingest's chain, the order written)."""
-    return entries_of(log_chains(log_dir))
+    of :func:`entries_of` (for the lone ingest's chain, the order written); with
+    ``records``, those verification kept (:class:`KeptRecords`)."""
+    return entries_of(log_chains(log_dir), records)
 
 
 def _zigzag(n: int) -> bytes:

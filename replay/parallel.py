@@ -22,8 +22,8 @@ Keys are dealt as they first appear, without knowing their size: the tables of a
 alike, and the parent takes fewer (:data:`PARENT_SHARE`), as it also reads the log.
 Helpers are started with ``spawn`` (no inherited state), if need be ahead of the replay
 (:class:`Workers`: ``python -m replay`` starts them before it verifies the log); each
-first builds what judging builds on first use (``RowMaker.warm``, pyarrow's conversion),
-so that this is done while the parent verifies or reads rather than after. One that dies
+first builds what judging builds on first use (``RowMaker.warm``) and keeps pyarrow from
+importing pandas (:func:`pyarrow_without_pandas`), while the parent verifies or reads. One that dies
 stops the replay with :class:`ReplayWorkerError` before anything is written. This module
 names no table and no game: what a row is comes from the caller (:class:`RowMaker`).
 """
@@ -32,8 +32,10 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.abc
 import multiprocessing
 import os
+import sys
 import traceback
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -151,10 +153,41 @@ CHUNK = 1_000
 
 PARENT_SHARE = 0.5
 """The parent's share of tables relative to a helper's (a new key goes to whoever holds
-fewest for its share). The parent takes fewer: it also verifies and reads the log, builds
-the rules engine's tables on first use (a helper has built them while the parent
-verified) and merges. Measured with ``python -m replay --workers 2`` on the shift of
-bench/replay_floor.py (20 tables; bench/README.md)."""
+fewest for its share). The parent takes fewer: it also verifies and reads the log (once,
+since issue 6: replay is given the records verification read) and merges. Measured with
+``python -m replay --workers 2`` on the shift of bench/replay_floor.py (20 tables;
+bench/README.md), when each process still built the rules engine's tables whole."""
+
+
+def pyarrow_without_pandas() -> bool:
+    """In a process that converts nothing to or from pandas (a replay helper, ``python -m
+    replay``): spare it the import of pandas (about 0.3 s of CPU) that pyarrow's first
+    conversion of Python values would make. ``pa.array`` asks once, on its first call,
+    whether pandas can be imported (to recognise pandas objects, of which no pandas means
+    none), and remembers the answer: it is asked here with ``import pandas`` failing, then
+    the import is allowed again. The arrays, and so the files, are the same byte for byte
+    (tests/test_replay_workers.py); a later ``to_pandas`` imports pandas as usual. False,
+    and nothing done, when pandas is imported already or pyarrow has asked before."""
+    if "pandas" in sys.modules:
+        return False
+    sys.meta_path.insert(0, _NO_PANDAS)
+    try:
+        pa.array([], type=pa.int8())
+    finally:
+        sys.meta_path.remove(_NO_PANDAS)
+    return "pandas" not in sys.modules
+
+
+class _NoPandas(importlib.abc.MetaPathFinder):
+    """Finds no pandas: ``import pandas`` raises ImportError while it is first on the path."""
+
+    def find_spec(self, fullname: str, path: object, target: object = None) -> None:
+        if fullname == "pandas" or fullname.startswith("pandas."):
+            raise ImportError(f"{fullname} is not imported by replay", name=fullname)
+        return None
+
+
+_NO_PANDAS = _NoPandas()
 
 
 def _helper(inbox: Any, outbox: Connection, rows: RowMaker) -> None:
@@ -163,10 +196,9 @@ def _helper(inbox: Any, outbox: Connection, rows: RowMaker) -> None:
     shard."""
     with collector_paused(), contextlib.suppress(Exception):
         # Only ahead of time: judging builds the same and says what fails.
+        pyarrow_without_pandas()
         if rows.warm is not None:
             rows.warm()
-        for schema in rows.schemas.values():  # pyarrow imports pandas on first conversion
-            pa.Table.from_pylist([], schema=schema)
 
     def arriving() -> Iterator[Entry]:
         while (chunk := inbox.get()) is not None:

@@ -46,7 +46,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from replay.batch_decode import events_of, log_entries, undecodable_finding
+from replay.batch_decode import KeptRecords, events_of, log_entries, undecodable_finding
 from replay.errors import ReplayError
 from replay.fold import DEALER, Finding, Replayed, RoundState
 from replay.games import find_game
@@ -341,8 +341,9 @@ def judge_rounds(replayed: Replayed) -> Iterator[tuple[RoundState, Judgement]]:
 
 def warm_rules_engine() -> None:
     """Build what the rules engine builds on first use, as judging would: the shipped
-    rulesets, the 5-card ranks under each wheel option, the 7-card classes and the house
-    way's straights (about 0.8 s)."""
+    rulesets, the 5-card and 7-card tables (filled as hands are met since issue 6, so
+    little here) and the house way's straights (about 0.02 s; 0.8 s when the tables were
+    built whole)."""
     from replay.cards import DECK_53
     from replay.games.pai_gow_house_way import house_way_setting
     from replay.games.poker_ranks import rank_tables
@@ -437,7 +438,8 @@ def _canonical(value: Any) -> bytes:
 
 def replay(log_dir: Path, out_dir: Path,
            progress: Callable[[int], None] | None = None, *, workers: int | Workers = 1,
-           provenance: Mapping[str, Any] | None = None) -> ReplaySummary:
+           provenance: Mapping[str, Any] | None = None,
+           records: KeptRecords | None = None) -> ReplaySummary:
     """Fold the whole log, judge every round, write the Parquet tables and ``manifest.json``.
     With ``workers`` above 1 (or the helpers :func:`start_workers` started) the tables'
     records are folded and judged in that many processes (replay/parallel.py); the files
@@ -448,11 +450,16 @@ def replay(log_dir: Path, out_dir: Path,
     :data:`PROVENANCE_KEY` with the rulesets used and the code version, into every file's
     schema metadata. None: not verified.
 
+    ``records``: the log's records as its verification read them
+    (``replay.batch_decode.KeptRecords``), replayed instead of reading the log again; give
+    them only when the log verified (the verifier stops at the first problem).
+
     ``out_dir`` is switched atomically (:func:`publish`): the files are written to a new
     directory beside it, which ``out_dir`` (a symbolic link) then names. A failure leaves the
     previous outputs as they were."""
     recorded = provenance_of(provenance)  # a bad provenance fails before any work
-    done = replay_entries(log_entries(log_dir), ROWS, workers=workers, progress=progress)
+    done = replay_entries(log_entries(log_dir, records), ROWS, workers=workers,
+                          progress=progress)
     all_findings = tuple(f for _, f in (*done.undecodable, *done.fold_findings))
     tables = dict(done.tables)
     tables["findings"] = pa.Table.from_pylist(

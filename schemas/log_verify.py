@@ -140,12 +140,21 @@ def checkpoints_beside(chain: Chain | Path) -> list[tuple[str, str]]:
     return found
 
 
+Keep = Callable[[dict[str, Any]], None]
+"""Given each record whose position, ``prev_hash`` and hash verified, in log order (a dict of
+the log record's fields), so that a caller can use what verification read instead of
+reading the log again (``python -m replay``). A record given was not yet checked against
+its segment's signed checkpoint: only a verdict that is ok vouches for them all."""
+
+
 def verify_log(log_dir: Path, key: Verifier, *,
                checkpoints: Sequence[tuple[str, str]] = (),
-               progress: Callable[[int], None] | None = None) -> LogVerdict:
+               progress: Callable[[int], None] | None = None,
+               keep: Keep | None = None) -> LogVerdict:
     """Verify the log in ``log_dir`` and the ``checkpoints`` given as (name, text) against
-    ``key`` (see the module docstring). ``progress`` gets the records verified so far."""
-    return _verify(log_dir, key, checkpoints, progress, None)
+    ``key`` (see the module docstring). ``progress`` gets the records verified so far;
+    ``keep`` each record read (:data:`Keep`)."""
+    return _verify(log_dir, key, checkpoints, progress, None, keep)
 
 
 Runs = dict[tuple[str, int], list[list[int]]]
@@ -154,9 +163,10 @@ Runs = dict[tuple[str, int], list[list[int]]]
 
 
 def _verify(log_dir: Path, key: Verifier, checkpoints: Sequence[tuple[str, str]],
-            progress: Callable[[int], None] | None, runs: Runs | None) -> LogVerdict:
+            progress: Callable[[int], None] | None, runs: Runs | None,
+            keep: Keep | None = None) -> LogVerdict:
     state: dict[str, Any] = {"records": 0, "segments": 0, "tree": Tree(),
-                             "checkpoint": None, "text": None, "runs": runs}
+                             "checkpoint": None, "text": None, "runs": runs, "keep": keep}
     try:
         _walk(log_dir, key, checkpoints, progress, state)
         problem = None
@@ -189,6 +199,7 @@ def _walk(log_dir: Path, key: Verifier, extra: Sequence[tuple[str, str]],
     tree: Tree = state["tree"]
     prev, count, log_id = GENESIS, 0, None
     runs: Runs | None = state["runs"]
+    keep: Keep | None = state["keep"]
     if 0 in sizes:
         roots[0] = tree.root()
     for seg in segs:
@@ -214,6 +225,8 @@ def _walk(log_dir: Path, key: Verifier, extra: Sequence[tuple[str, str]],
                     raise _Failed(f"{where}, {_event_id(rec['value'])}): its contents do not "
                                   "match its hash (the record was altered)")
                 tree.append(leaf_hash(leaf))
+                if keep is not None:
+                    keep(rec)
                 if runs is not None:
                     _note(runs, rec["topic"], rec["partition"], rec["offset"])
                 prev, count = rec["hash"], count + 1
@@ -396,18 +409,20 @@ def _first_log_id(chain: Chain) -> str | None:
 
 
 def verify_data(data_dir: Path, key: Verifier, *, checkpoints: Sequence[tuple[str, str]] = (),
-                progress: Callable[[int], None] | None = None) -> DataVerdict:
+                progress: Callable[[int], None] | None = None,
+                keep: Callable[[Chain], Keep] | None = None) -> DataVerdict:
     """Verify every chain of ``data_dir`` (:func:`data_chains`) with :func:`verify_log`,
     each with the checkpoints beside it (:func:`checkpoints_beside`) and those of
     ``checkpoints`` (name, text) that carry its log id; then that no Kafka message
     (topic, partition, offset) is in two chains and no two chains have one log id. A
     checkpoint given whose log id no chain has fails, named. ``progress`` gets the records
-    verified so far, over all chains."""
+    verified so far, over all chains; ``keep(chain)`` gives the :data:`Keep` of each chain
+    verified, which is given that chain's records."""
     found = data_chains(data_dir)
     if len(found) == 1 and not found[0].name:
         main = found[0]
         verdict = verify_log(main.log, key, checkpoints=[*checkpoints_beside(main), *checkpoints],
-                             progress=progress)
+                             progress=progress, keep=None if keep is None else keep(main))
         return DataVerdict(chains=((main, verdict),), key=key, problem=verdict.problem)
     ids = {c: _first_log_id(c) for c in found}
     routed: dict[Chain, list[tuple[str, str]]] = {c: checkpoints_beside(c) for c in found}
@@ -448,7 +463,8 @@ def verify_data(data_dir: Path, key: Verifier, *, checkpoints: Sequence[tuple[st
             if progress is not None:
                 progress(before + n)
 
-        verdict = _verify(chain.log, key, routed[chain], step, runs[chain])
+        verdict = _verify(chain.log, key, routed[chain], step, runs[chain],
+                          None if keep is None else keep(chain))
         verdicts.append((chain, verdict))
         done += verdict.records
     problem = next((f"{c.label}: {v.problem}" for c, v in verdicts if v.problem is not None),

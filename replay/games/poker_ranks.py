@@ -16,10 +16,12 @@ Nothing here does I/O, and nothing here knows a game: the wheel's place is a par
 Speed: :func:`rank_high` is a table lookup. Each card contributes a prime per rank (the joker
 its own prime) and a suit bit; five cards of one suit (the joker has no suit bit) index a
 table by rank bitmask, any other hand a table by the product of its primes. The tables hold
-every possible answer as a prebuilt, interned :class:`HighRank`, so a call allocates nothing
-but a list of the five card indexes (about 0.6 microseconds a hand in CPython). The tables
-are built on first use of each wheel option (about 0.15 s). The per-card arrays and the
-tables are public (:data:`CARD_PRIME`, :data:`CARD_RANK_BIT`, :data:`CARD_SUIT_BIT`,
+each answer as an interned :class:`HighRank`, so a call allocates nothing but a list of the
+five card indexes (about 0.6 microseconds a hand in CPython). The tables are filled as they
+are used: a key's rank is worked out the first time the key is looked up (a few
+microseconds) and kept, so that a process pays only for the hands it meets (building every
+key of a wheel option took about 0.15 s in every process; issue 6). The per-card arrays and
+the tables are public (:data:`CARD_PRIME`, :data:`CARD_RANK_BIT`, :data:`CARD_SUIT_BIT`,
 :func:`rank_tables`) for the pai gow house way, which ranks many splits of one hand.
 """
 
@@ -35,6 +37,7 @@ from types import MappingProxyType
 
 from replay.cards import DECK_53, Card, Rank, Suit, render_cards
 from replay.errors import HandError
+from replay.games.lazy_table import LazyTable
 from replay.rulesets import Wheel
 
 HIGH_SIZE = 5
@@ -258,14 +261,20 @@ def _natural_rank(ranks: Sequence[int], *, suited: bool, wheel: Wheel) -> HighRa
 class RankTables:
     """Every 5-card rank under one wheel option: ``unsuited`` by the product of the cards'
     :data:`CARD_PRIME`, ``suited`` (five cards of one suit, the joker allowed) by the OR of
-    their :data:`CARD_RANK_BIT` (None where no such hand exists)."""
+    their :data:`CARD_RANK_BIT`, from 0 to ``2 * JOKER_RANK_BIT - 1`` (None where no such
+    hand exists). A product no hand of five different cards makes is not a key (KeyError).
+
+    :func:`rank_tables` gives tables filled one key at a time as keys are looked up
+    (:class:`replay.games.lazy_table.LazyTable`); :func:`complete_rank_tables` gives every
+    key at once, with the same answers (tests/test_lazy_tables.py compares every key)."""
 
     unsuited: Mapping[int, HighRank]
-    suited: tuple[HighRank | None, ...]
+    suited: Mapping[int, HighRank | None]
 
 
-def _build_tables(wheel: Wheel) -> RankTables:
-    """Every 5-card hand's rank, by prime product (any suits) and by rank bitmask (one suit).
+class _Ranker:
+    """The rank of each key of the tables under one wheel option, worked out from the key
+    alone, each distinct rank one object (interned by key).
 
     The joker (docs/rules.md 6a.3) is an ace, or any absent card that completes a straight,
     flush, straight flush or royal flush, whichever is best: so with four natural ranks it is
@@ -273,45 +282,114 @@ def _build_tables(wheel: Wheel) -> RankTables:
     suit, the best of "an ace" and "each absent rank of that suit" (a flush then holds the
     highest absent card, and A-K-Q-J-T made with the joker is a royal flush).
     """
-    interned: dict[int, HighRank] = {}
 
-    def intern(rank: HighRank) -> HighRank:
-        return interned.setdefault(rank.key, rank)
+    def __init__(self, wheel: Wheel) -> None:
+        self.wheel = wheel
+        self.interned: dict[int, HighRank] = {}
 
-    def rank_of(ranks: Sequence[int], suited: bool) -> HighRank:
-        return intern(_natural_rank(ranks, suited=suited, wheel=wheel))
+    def rank_of(self, ranks: Sequence[int], suited: bool) -> HighRank:
+        rank = _natural_rank(ranks, suited=suited, wheel=self.wheel)
+        return self.interned.setdefault(rank.key, rank)
 
+    def unsuited_natural(self, five: Sequence[int]) -> HighRank:
+        return self.rank_of(five, False)
+
+    def unsuited_joker(self, four: Sequence[int]) -> HighRank:
+        options = [self.rank_of((*four, Rank.ACE), False)]
+        if len(set(four)) == 4:
+            options += [
+                self.rank_of((*four, r), False) for r in NATURAL_RANKS
+                if r not in four
+                and self.rank_of((*four, r), False).category is HandCategory.STRAIGHT
+            ]
+        return max(options)
+
+    def suited_natural(self, five: Sequence[int]) -> HighRank:
+        return self.rank_of(five, True)
+
+    def suited_joker(self, four: Sequence[int]) -> HighRank:
+        options = [self.rank_of((*four, Rank.ACE), False)]
+        options += [self.rank_of((*four, r), True) for r in NATURAL_RANKS if r not in four]
+        return max(options)
+
+    def unsuited(self, product: int) -> HighRank:
+        """The rank of the hand whose :data:`CARD_PRIME` multiply to ``product``; KeyError
+        when no five different cards do."""
+        factored = _factored(product)
+        if factored is None:
+            raise KeyError(product)
+        natural, jokers = factored
+        if len(natural) + jokers != HIGH_SIZE or jokers > 1 or any(
+                natural.count(r) > 4 for r in natural):
+            raise KeyError(product)
+        return self.unsuited_joker(natural) if jokers else self.unsuited_natural(natural)
+
+    def suited(self, mask: int) -> HighRank | None:
+        """The rank of five cards of one suit whose :data:`CARD_RANK_BIT` OR to ``mask``
+        (None when no such hand exists); KeyError outside the masks' range."""
+        if not 0 <= mask < 2 * JOKER_RANK_BIT:
+            raise KeyError(mask)
+        ranks = [r for r in NATURAL_RANKS if mask >> (r - Rank.TWO) & 1]
+        if mask & JOKER_RANK_BIT:
+            return self.suited_joker(ranks) if len(ranks) == HIGH_SIZE - 1 else None
+        return self.suited_natural(ranks) if len(ranks) == HIGH_SIZE else None
+
+
+_PRIME_OF_RANK = tuple(zip(NATURAL_RANKS, _PRIMES, strict=True))
+
+
+def _factored(product: int) -> tuple[list[int], int] | None:
+    """The natural ranks (lowest first) and the number of jokers whose primes multiply to
+    ``product``; None when ``product`` is not such a product."""
+    if product < 1:
+        return None
+    jokers = 0
+    while product % _JOKER_PRIME == 0:
+        product //= _JOKER_PRIME
+        jokers += 1
+    natural = []
+    for rank, prime in _PRIME_OF_RANK:
+        while product % prime == 0:
+            product //= prime
+            natural.append(rank)
+    return (natural, jokers) if product == 1 else None
+
+
+def complete_rank_tables(wheel: Wheel) -> RankTables:
+    """Every 5-card hand's rank under ``wheel``, by prime product (any suits) and by rank
+    bitmask (one suit), built at once (about 0.15 s): the reference the tables of
+    :func:`rank_tables`, filled as keys are looked up, are tested against."""
+    ranker = _Ranker(Wheel(wheel))
     unsuited: dict[int, HighRank] = {}
     suited: list[HighRank | None] = [None] * (2 * JOKER_RANK_BIT)
     for five in combinations_with_replacement(NATURAL_RANKS, 5):
         if max(Counter(five).values()) <= 4:
-            unsuited[prod(_PRIMES[r - 2] for r in five)] = rank_of(five, False)
+            unsuited[prod(_PRIMES[r - 2] for r in five)] = ranker.unsuited_natural(five)
     for four in combinations_with_replacement(NATURAL_RANKS, 4):
-        options = [rank_of((*four, Rank.ACE), False)]
-        if len(set(four)) == 4:
-            options += [
-                rank_of((*four, r), False) for r in NATURAL_RANKS
-                if r not in four
-                and rank_of((*four, r), False).category is HandCategory.STRAIGHT
-            ]
-        unsuited[prod(_PRIMES[r - 2] for r in four) * _JOKER_PRIME] = max(options)
+        unsuited[prod(_PRIMES[r - 2] for r in four) * _JOKER_PRIME] = ranker.unsuited_joker(four)
     for five in combinations(NATURAL_RANKS, 5):
-        suited[sum(1 << (r - 2) for r in five)] = rank_of(five, True)
+        suited[sum(1 << (r - 2) for r in five)] = ranker.suited_natural(five)
     for four in combinations(NATURAL_RANKS, 4):
-        options = [rank_of((*four, Rank.ACE), False)]
-        options += [rank_of((*four, r), True) for r in NATURAL_RANKS if r not in four]
-        suited[sum(1 << (r - 2) for r in four) | JOKER_RANK_BIT] = max(options)
-    return RankTables(unsuited=MappingProxyType(unsuited), suited=tuple(suited))
+        suited[sum(1 << (r - 2) for r in four) | JOKER_RANK_BIT] = ranker.suited_joker(four)
+    return RankTables(unsuited=MappingProxyType(unsuited),
+                      suited=MappingProxyType(dict(enumerate(suited))))
+
+
+def _lazy_tables(wheel: Wheel) -> RankTables:
+    ranker = _Ranker(Wheel(wheel))
+    return RankTables(unsuited=MappingProxyType(LazyTable(ranker.unsuited)),
+                      suited=MappingProxyType(LazyTable(ranker.suited)))
 
 
 _TABLES: dict[str, RankTables] = {}
 
 
 def rank_tables(wheel: Wheel) -> RankTables:
-    """The :class:`RankTables` of ``wheel``, built on first use."""
+    """The :class:`RankTables` of ``wheel``, each rank worked out the first time its key is
+    looked up (and kept)."""
     tables = _TABLES.get(wheel)
     if tables is None:
-        tables = _TABLES[wheel] = _build_tables(Wheel(wheel))
+        tables = _TABLES[wheel] = _lazy_tables(wheel)
     return tables
 
 

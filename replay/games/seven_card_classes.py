@@ -18,7 +18,8 @@ joker its own prime) and a bit in a 53-bit card set; the product of the primes i
 table of what the ranks alone make (five aces, four of a kind, full house, three of a kind,
 straight, or an Ace High Pai Gow candidate), and when one suit holds four cards or more its
 13-bit rank mask (with the joker's bit) indexes a table of what that suit makes (flush up to
-the natural seven-card straight flush). The tables are built on first use (about 0.35 s).
+the natural seven-card straight flush). The tables are filled as they are used, each entry
+the first time its key is looked up (building them whole took about 0.35 s per process).
 The hot path, :func:`classify_indexes`, answers a class code (:data:`CLASS_BY_CODE`) with
 the :data:`ACE_HIGH_PAI_GOW_FLAG` beside it.
 """
@@ -34,6 +35,7 @@ from types import MappingProxyType
 
 from replay.cards import DECK_53, JOKER, Card, Rank, render_cards
 from replay.errors import HandError
+from replay.games.lazy_table import LazyTable
 
 HAND_SIZE = 7
 """Cards a seven-card class is made from."""
@@ -183,29 +185,76 @@ def _unsuited_code(ranks: Sequence[int], joker: int) -> int:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _Tables:
+    """``unsuited``: the code of what natural ranks and the joker make, by the product of
+    the seven cards' primes; ``suited``: what one suit makes, by its 13-bit rank mask with
+    the joker's bit above it; ``four_of_a_suit``: by suit counts packed four bits a suit,
+    the one suit holding four cards or more, else -1."""
+
     unsuited: Mapping[int, int]
-    suited: tuple[int, ...]
-    four_of_a_suit: tuple[int, ...]
+    suited: Mapping[int, int]
+    four_of_a_suit: Mapping[int, int]
+
+
+_PRIME_OF_RANK = tuple(zip(_RANKS, _PRIMES, strict=True))
+_PACKED_SPAN = HAND_SIZE * 0x1111 + 1
+"""The suit counts of seven cards, packed four bits a suit, are below this."""
+
+
+def _unsuited_entry(key: int) -> int:
+    """The ``unsuited`` table's code for a product of primes; KeyError when no seven
+    different cards make it (two jokers, five of a natural rank, not seven cards)."""
+    if key < 1:
+        raise KeyError(key)
+    rest, joker = key, 0
+    while rest % _JOKER_PRIME == 0:
+        rest //= _JOKER_PRIME
+        joker += 1
+    ranks: list[int] = []
+    for rank, prime in _PRIME_OF_RANK:
+        while rest % prime == 0:
+            rest //= prime
+            ranks.append(rank)
+    if (rest != 1 or joker > 1 or len(ranks) + joker != HAND_SIZE
+            or max(ranks.count(r) for r in set(ranks)) > 4):
+        raise KeyError(key)
+    return _unsuited_code(tuple(ranks), joker)
+
+
+def _suited_entry(key: int) -> int:
+    if not 0 <= key < 2 * _JOKER_FLAG:
+        raise KeyError(key)
+    return _suited_code(key & _RANK_MASK, key >> _SUIT_SPAN)
+
+
+def _four_of_a_suit_entry(packed: int) -> int:
+    if not 0 <= packed < _PACKED_SPAN:
+        raise KeyError(packed)
+    held = [s for s in range(4) if (packed >> (4 * s)) & 0xF >= 4]
+    return held[0] if held else -1
 
 
 def _build_tables() -> _Tables:
+    """Every key of the tables at once (about 0.35 s): the reference the tables
+    :func:`_tables` fills as keys are looked up are tested against."""
     unsuited: dict[int, int] = {}
     for joker in (0, 1):
         for ranks in combinations_with_replacement(_RANKS, HAND_SIZE - joker):
             if max(ranks.count(r) for r in set(ranks)) <= 4:
                 key = prod(_PRIMES[r - Rank.TWO] for r in ranks) * (_JOKER_PRIME if joker else 1)
                 unsuited[key] = _unsuited_code(ranks, joker)
-    suited = tuple(
-        _suited_code(key & _RANK_MASK, key >> _SUIT_SPAN) for key in range(2 * _JOKER_FLAG)
-    )
-    # Suit counts packed four bits a suit: the one suit holding four cards or more, else -1
-    # (seven cards cannot hold two such suits; the joker has no suit).
-    four: list[int] = []
-    for packed in range(HAND_SIZE * 0x1111 + 1):
-        held = [s for s in range(4) if (packed >> (4 * s)) & 0xF >= 4]
-        four.append(held[0] if held else -1)
-    return _Tables(unsuited=MappingProxyType(unsuited), suited=suited,
-                   four_of_a_suit=tuple(four))
+    suited = {key: _suited_entry(key) for key in range(2 * _JOKER_FLAG)}
+    four = {packed: _four_of_a_suit_entry(packed) for packed in range(_PACKED_SPAN)}
+    return _Tables(unsuited=MappingProxyType(unsuited), suited=MappingProxyType(suited),
+                   four_of_a_suit=MappingProxyType(four))
+
+
+def _lazy_tables() -> _Tables:
+    """The tables, each entry worked out the first time its key is looked up (and kept):
+    a process pays only for the hands it meets (building them whole took about 0.35 s in
+    every process; issue 6)."""
+    return _Tables(unsuited=MappingProxyType(LazyTable(_unsuited_entry)),
+                   suited=MappingProxyType(LazyTable(_suited_entry)),
+                   four_of_a_suit=MappingProxyType(LazyTable(_four_of_a_suit_entry)))
 
 
 _TABLES: list[_Tables] = []
@@ -213,7 +262,7 @@ _TABLES: list[_Tables] = []
 
 def _tables() -> _Tables:
     if not _TABLES:
-        _TABLES.append(_build_tables())
+        _TABLES.append(_lazy_tables())
     return _TABLES[0]
 
 
