@@ -25,7 +25,7 @@ from collections import Counter
 from itertools import combinations
 
 import pytest
-from hypothesis import event, given, settings
+from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
 from replay.cards import DECK_52, DECK_53, Card, parse_cards
@@ -201,13 +201,15 @@ def copied_holdings(draw: st.DrawFn) -> tuple[dict, dict, dict]:
     rest = [str(c) for c in draw(st.permutations(DECK_53)) if str(c) not in used]
     if high is None:
         assert low is not None
-        high = list(draw(st.sampled_from([
-            five for five in combinations(rest[:9], 5)
-            if not is_foul(parse_cards(" ".join(five)), parse_cards(" ".join(low)))])))
+        highs = [five for five in combinations(rest[:9], 5)
+                 if not is_foul(parse_cards(" ".join(five)), parse_cards(" ".join(low)))]
+        assume(highs)  # a low copy of a high pair may leave no high hand that does not foul
+        high = list(draw(st.sampled_from(highs)))
     if low is None:
-        low = list(draw(st.sampled_from([
-            two for two in combinations(rest[:9], 2)
-            if not is_foul(parse_cards(" ".join(high)), parse_cards(" ".join(two)))])))
+        lows = [two for two in combinations(rest[:9], 2)
+                if not is_foul(parse_cards(" ".join(high)), parse_cards(" ".join(two)))]
+        assume(lows)
+        low = list(draw(st.sampled_from(lows)))
     dealer_cards = [t for t in rest if t not in high + low][:7]
     return (player, {"cards": high + low, "high": high, "low": low},
             {"cards": dealer_cards, "high": dealer_cards[:5], "low": dealer_cards[5:]})
