@@ -388,3 +388,11 @@ def test_a_mispaid_amount_flagged_by_two_checks_counts_once_in_the_totals(tmp_pa
     per_check = {s.id: (s.over_cents, s.under_cents) for s in done.summary if s.flags}
     assert per_check == {"commission_on_push_or_loss": (0, 50), "commission_wrong": (25, 0),
                          "overpay": (25, 0)}
+
+
+def test_a_memory_limit_duckdb_does_not_understand_is_exit_2_naming_the_variable(data):
+    proc = run_cli("checks", "--data", str(data), env={"CATWALK_CHECKS_MEMORY": "lots"})
+    assert proc.returncode == 2, proc.stderr
+    assert "CATWALK_CHECKS_MEMORY='lots' is not a memory size DuckDB understands" in proc.stderr
+    proc = run_cli("checks", "--data", str(data), env={"CATWALK_CHECKS_MEMORY": "1GB"})
+    assert proc.returncode == 0, proc.stderr
