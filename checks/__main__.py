@@ -118,7 +118,10 @@ def main(argv: list[str] | None = None) -> int:
         "(DATA/replay/*.parquet) and replace DATA/checks/flags.parquet, atomically, with "
         "their flags. Exit 0 when the checks ran (whatever they found), 2 for bad arguments "
         "or missing inputs, 1 when a check failed to run (the old flags file is then kept).",
-        epilog="example: python -m checks --data var/demo --since 2026-03-14 --check overpay",
+        epilog="example: python -m checks --data var/demo --since 2026-03-14 --check overpay. "
+        "The catalogue, the flags' columns and the statistical methods: docs/checks.md. "
+        "DuckDB may use half the machine's memory; set CATWALK_CHECKS_MEMORY (e.g. 4GB) to "
+        "change it.",
     )
     p.add_argument("--data", type=Path, default=None,
                    help="data directory (default $CATWALK_DATA or ./var)")
@@ -129,8 +132,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="run only this check (repeatable; ids from --list)")
     p.add_argument("--param", action="append", type=parse_param, default=None,
                    metavar="NAME=VALUE",
-                   help="override a statistical check's parameter (minimum sample, threshold; "
-                   "repeatable; names and defaults from --list)")
+                   help="override a check's parameter: a statistical check's minimum sample "
+                   "or threshold, the Envy checks' Qualifying Wager minimum (repeatable; "
+                   "names and defaults from --list)")
     p.add_argument("--list", action="store_true",
                    help="print the catalogue (id, severity, title, rule, what to do next), "
                    "rule checks and statistical surveillance apart")
