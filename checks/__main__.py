@@ -13,7 +13,15 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from checks.runner import Check, CheckError, CheckRun, InputError, load_checks, run_checks
+from checks.runner import (
+    Check,
+    CheckError,
+    CheckRun,
+    InputError,
+    load_checks,
+    run_checks,
+)
+from checks.runner import parse_param as runner_parse_param
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -36,16 +44,12 @@ def dollars(cents: int) -> str:
 
 
 def parse_param(text: str) -> tuple[str, int | float]:
-    """``name=number`` (an integer or a decimal)."""
-    name, sep, value = text.partition("=")
+    """``name=number`` (an integer or a decimal), read as a check's header reads it."""
     try:
-        number: int | float = int(value) if value.strip().lstrip("-").isdigit() else float(value)
+        return runner_parse_param(text)
     except ValueError:
-        number = float("nan")
-    if not sep or not name.strip() or number != number:
         raise argparse.ArgumentTypeError(
-            f"{text!r} is not name=number (e.g. min_rounds=500; names from --list)")
-    return name.strip(), number
+            f"{text!r} is not name=number (e.g. min_rounds=500; names from --list)") from None
 
 
 HEADINGS = (("rule", "Rule checks (a breach of a rule)"),

@@ -179,6 +179,16 @@ class Check:
     """The check's parameters and their defaults, bound as ``$name``."""
 
 
+def parse_param(text: str) -> tuple[str, int | float]:
+    """``name=number`` (an integer, or a decimal with a point) as in a check's ``params``
+    header and ``python -m checks --param``; ValueError otherwise."""
+    m = PARAM.match(text.strip())
+    if m is None:
+        raise ValueError(f"{text!r} is not name=number")
+    number = m.group(2)
+    return m.group(1), float(number) if "." in number else int(number)
+
+
 def parse_check(text: str, source: str) -> Check:
     """Read a check file: header lines ``-- id: ...`` etc., then the query."""
     header: dict[str, str] = {}
@@ -197,11 +207,10 @@ def parse_check(text: str, source: str) -> Check:
                          f"{', '.join(SEVERITIES)}")
     params: list[tuple[str, int | float]] = []
     for part in filter(None, (x.strip() for x in header.get("params", "").split(","))):
-        m = PARAM.match(part)
-        if m is None:
-            raise CheckError(f"{source}: parameter {part!r} is not name=number")
-        params.append((m.group(1), float(m.group(2)) if "." in m.group(2)
-                       else int(m.group(2))))
+        try:
+            params.append(parse_param(part))
+        except ValueError:
+            raise CheckError(f"{source}: parameter {part!r} is not name=number") from None
     return Check(id=header["id"], title=header["title"], severity=header["severity"],
                  rule=header["rule"], next=header["next"], sql=text, source=source,
                  kind=kind, params=tuple(params))
