@@ -1,0 +1,18 @@
+"""The Cases page of the dashboard (issue 9); a stub until the page is filled in."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard.context import PageContext, Role
+
+TITLE = "Cases"
+URL_PATH = "cases"
+ICON = ":material/work:"
+ROLES: frozenset[Role] | None = frozenset({"analyst", "dispute", "regulator", "admin"})
+
+
+def render(ctx: PageContext) -> None:
+    """Draw the page for ``ctx.user``."""
+    st.title(TITLE)
+    st.info("This page is being built.")
