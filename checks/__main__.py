@@ -52,6 +52,18 @@ def parse_param(text: str) -> tuple[str, int | float]:
             f"{text!r} is not name=number (e.g. min_rounds=500; names from --list)") from None
 
 
+def parse_every(text: str) -> float:
+    """A positive number of seconds, at most an hour."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0.2 <= seconds <= 3600:
+        raise argparse.ArgumentTypeError(
+            f"--every takes seconds from 0.2 to 3600, got {text!r}")
+    return seconds
+
+
 HEADINGS = (("rule", "Rule checks (a breach of a rule)"),
             ("statistical", "Statistical surveillance (leads, not breaches; reported apart)"))
 
@@ -123,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
         "their flags. Exit 0 when the checks ran (whatever they found), 2 for bad arguments "
         "or missing inputs, 1 when a check failed to run (the old flags file is then kept).",
         epilog="example: python -m checks --data var/demo --since 2026-03-14 --check overpay. "
+        "Live: python -m checks --data var/live --follow (replay and checks again whenever "
+        "ingest appends to the log). "
         "The catalogue, the flags' columns and the statistical methods: docs/checks.md. "
         "DuckDB may use half the machine's memory; set CATWALK_CHECKS_MEMORY (e.g. 4GB) to "
         "change it.",
@@ -144,12 +158,26 @@ def main(argv: list[str] | None = None) -> int:
                    "rule checks and statistical surveillance apart")
     p.add_argument("--markdown", action="store_true",
                    help="with --list: as Markdown tables (as in docs/checks.md)")
+    live = p.add_argument_group("live (while ingest runs)")
+    live.add_argument("--follow", action="store_true",
+                      help="keep going: whenever the log changed, run `python -m replay` and "
+                      "then the checks again, so the dashboard shows new flags within seconds; "
+                      "a failed pass is reported and tried again, Ctrl-C stops")
+    live.add_argument("--every", type=parse_every, default=2.0, metavar="SECONDS",
+                      help="with --follow: how often to look at the log (default 2)")
     args = p.parse_args(argv)
+    if args.follow and (args.since or args.check or args.param or args.list):
+        p.error("--follow runs the whole catalogue over the whole log: it takes no --since, "
+                "--check, --param or --list")
     try:
         if args.list:
             print_catalogue(markdown=args.markdown)
             return 0
         data = args.data or Path(os.environ.get("CATWALK_DATA") or REPO / "var")
+        if args.follow:
+            from checks.follow import follow
+
+            return follow(data, every=args.every)
         done = run_checks(data / "replay", data / "checks", since=args.since, only=args.check,
                           params=dict(args.param or ()),
                           progress=_progress if sys.stderr.isatty() else None)

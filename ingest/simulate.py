@@ -24,6 +24,7 @@ import argparse
 import datetime as dt
 import random
 import sys
+import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import replace
@@ -233,6 +234,10 @@ def _parser() -> argparse.ArgumentParser:
                    f"(default {DEFAULT_RICH_HANDS})")
     p.add_argument("--labels", type=Path, default=None, metavar="FILE",
                    help="write each injected fault as a JSON line to FILE")
+    p.add_argument("--pace", type=float, default=0.0, metavar="EVENTS_PER_S",
+                   help="send at most this many events a second, as live tables would (default "
+                   "0: as fast as the broker takes them); with `python -m ingest` and "
+                   "`python -m checks --follow` running, flags reach the dashboard as it deals")
     p.add_argument("--casino", default="C01", help="casino id (default C01)")
     p.add_argument("--topic", default=None, help="Kafka topic (default round-events)")
     p.add_argument("--bootstrap", default=None,
@@ -253,10 +258,11 @@ FLUSH_TIMEOUT_S = 60.0
 
 
 def produce(servers: str, topic: str, events: Sequence[RoundEvent],
-            settings: Any = None) -> int:
+            settings: Any = None, *, pace: float = 0.0) -> int:
     """Send the events (keyed by table) and wait for every acknowledgement; print what
     failed. Returns the number of events not delivered (0: all acknowledged). Never hangs:
-    every wait on the broker is bounded (ingest/kafka_io.py)."""
+    every wait on the broker is bounded (ingest/kafka_io.py). ``pace`` (events per second,
+    0 for as fast as the broker takes them) spreads the shift over time, as live tables do."""
     from kafka.errors import KafkaError
 
     from ingest.kafka_io import ensure_topic, producer
@@ -282,7 +288,13 @@ def produce(servers: str, topic: str, events: Sequence[RoundEvent],
               "KAFKA_BOOTSTRAP)", file=sys.stderr)
         return total
     try:
+        started = time.monotonic()
         for i, event in enumerate(events, start=1):
+            if pace > 0:
+                ahead = started + i / pace - time.monotonic()
+                if ahead > 0:
+                    kp.flush(timeout=FLUSH_TIMEOUT_S)  # what is due goes out before the wait
+                    time.sleep(ahead)
             try:
                 future = kp.send(topic, value=encode(event), key=event.table_id.encode())
             except KafkaError as exc:  # send() itself gave up (max_block_ms)
@@ -291,7 +303,7 @@ def produce(servers: str, topic: str, events: Sequence[RoundEvent],
                       f"of {total:,}", file=sys.stderr)
                 break
             future.add_callback(delivered).add_errback(failed)
-            if i % 5000 == 0 or i == total:
+            if i % 5000 == 0 or i == total or (pace and i % max(1, int(pace * 10)) == 0):
                 print(f"simulate: {i:,}/{total:,} events sent", file=sys.stderr, flush=True)
         try:
             kp.flush(timeout=FLUSH_TIMEOUT_S)
@@ -327,6 +339,8 @@ def main(argv: list[str] | None = None) -> int:
     problems = []
     if args.tables < 1 or args.rounds < 1:
         problems.append("--tables and --rounds must be at least 1")
+    if not 0.0 <= args.pace <= 1_000_000:
+        problems.append(f"--pace must be between 0 and 1000000 events a second, got {args.pace}")
     for name, value in (("--fault-rate", args.fault_rate), ("--rich-hands", args.rich_hands)):
         if not 0.0 <= value <= 1.0:
             problems.append(f"{name} must be between 0 and 1, got {value}")
@@ -355,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.labels is not None:
         args.labels.parent.mkdir(parents=True, exist_ok=True)
         args.labels.write_text("".join(label.to_json() + "\n" for label in labels))
-    failed = produce(servers, topic, events, settings)
+    failed = produce(servers, topic, events, settings, pace=args.pace)
     if failed:
         return 1
     print(f"simulate: {args.tables} tables x {args.rounds} rounds = {len(events):,} events to "
