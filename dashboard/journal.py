@@ -1,0 +1,365 @@
+"""One append-only, hash-chained JSON-lines file: the dashboard's users, access log and cases.
+
+Each line is one entry, written in canonical JSON (keys sorted, no spaces, ASCII only) and
+carrying four fields the journal adds:
+
+- ``seq``: 1, 2, 3 ... (the line number);
+- ``at``: when it was appended, UTC ISO-8601 with microseconds and ``Z``;
+- ``prev``: the ``hash`` of the line before (``""`` on the first line);
+- ``hash``: SHA-256 (hex) of the canonical JSON of the entry without ``hash``.
+
+Editing, inserting or removing a line in the middle breaks the chain and is named by
+:meth:`Journal.verify` as ``FILE line N: ...``. A last line without its newline (a writer killed
+mid-write, a full disk) is a torn tail: it is reported, never repaired or dropped, and
+:meth:`Journal.append` refuses to extend a journal that does not verify (the operator decides
+what happens to it: ``python -m dashboard --help``). What a chain alone cannot show is the
+removal of whole lines at the end or a rewrite of the whole file: for that, note the head
+(``python -m dashboard access verify`` prints each journal's last ``seq`` and ``hash``)
+somewhere the dashboard's host cannot rewrite, as with the event log's checkpoints
+(docs/log-integrity.md).
+
+Writers take an exclusive ``flock`` on the file while they read its tail and append (``O_APPEND``,
+then ``fsync``), so two processes or threads appending at once never interleave lines or fork
+the chain; readers take a shared one. The file is created with mode 0600 in a directory created
+with mode 0700.
+
+To keep appends cheap on a long access log, a process verifies the whole file the first time it
+appends to it, and afterwards only the lines added since (by any process) and that the last line
+it verified is still in place; :meth:`Journal.verify` and :meth:`Journal.entries` always read
+everything.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import fcntl
+import hashlib
+import json
+import os
+import stat
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+RESERVED = ("seq", "at", "prev", "hash")
+"""The fields the journal writes itself; an entry handed to :meth:`Journal.append` may not
+carry them."""
+
+MAX_LINE_BYTES = 1 << 20
+"""The longest line :meth:`Journal.append` writes (1 MiB): the dashboard's entries are a few
+hundred bytes; anything near this is a bug upstream, refused rather than stored."""
+
+FILE_MODE = 0o600
+DIR_MODE = 0o700
+
+
+class JournalError(Exception):
+    """A journal that cannot be read, trusted or written. The message names the file, the
+    line when there is one, what is wrong and what to do."""
+
+    def __init__(self, message: str, *, path: Path | None = None, line: int | None = None):
+        super().__init__(message)
+        self.path = path
+        self.line = line
+
+
+def canonical(obj: Mapping[str, Any]) -> bytes:
+    """The one byte form of an entry: JSON with sorted keys, no spaces, ASCII only, no NaN."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
+                      allow_nan=False).encode("ascii")
+
+
+def entry_hash(entry: Mapping[str, Any]) -> str:
+    """SHA-256 (hex) of the canonical JSON of ``entry`` without its ``hash`` field."""
+    return hashlib.sha256(canonical({k: v for k, v in entry.items() if k != "hash"})).hexdigest()
+
+
+def utc_now() -> str:
+    """Now, as the journal writes ``at``: ``2026-12-01T09:30:00.123456Z``."""
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Scan:
+    """What reading a run of lines found: the entries (when kept), where the chain ends, and
+    the first problem (None when every line holds)."""
+
+    entries: list[dict[str, Any]]
+    seq: int
+    """The last good line's ``seq`` (0 before the first)."""
+    head: str
+    """The last good line's ``hash`` (``""`` before the first)."""
+    last_start: int
+    """Offset of the last good line in the file (-1 before the first)."""
+    problem: str | None
+
+
+def _scan(path: Path, data: bytes, *, offset: int = 0, seq: int = 0, head: str = "",
+          last_start: int = -1, keep: bool = True) -> _Scan:
+    """Check ``data`` (the file's bytes from ``offset``) line by line, continuing a chain whose
+    last good line is ``seq`` with hash ``head``."""
+    entries: list[dict[str, Any]] = []
+    pos = 0
+
+    def stop(problem: str) -> _Scan:
+        return _Scan(entries=entries, seq=seq, head=head, last_start=last_start,
+                     problem=f"{path} line {seq + 1}: {problem}")
+
+    while pos < len(data):
+        end = data.find(b"\n", pos)
+        if end < 0:
+            return stop(f"the last line is incomplete ({len(data) - pos} bytes without a "
+                        "newline): the journal was cut off mid-write (a killed process or a "
+                        "full disk)")
+        raw = data[pos:end]
+        try:
+            entry = json.loads(raw)
+        except (ValueError, RecursionError) as exc:
+            return stop(f"not a JSON line ({exc})")
+        if not isinstance(entry, dict):
+            return stop(f"a JSON {type(entry).__name__}, not an entry (a JSON object)")
+        for name, kind in (("seq", int), ("at", str), ("prev", str), ("hash", str)):
+            value = entry.get(name)
+            if not isinstance(value, kind) or isinstance(value, bool):
+                return stop(f"the {name!r} field is missing or not a {kind.__name__}")
+        if entry["seq"] != seq + 1:
+            return stop(f"seq is {entry['seq']}, expected {seq + 1} (a line was removed, "
+                        "inserted or reordered)")
+        if entry["prev"] != head:
+            return stop("prev does not match the hash of the line before (a line before it "
+                        "was changed or removed)")
+        try:
+            expected = entry_hash(entry)
+        except ValueError as exc:
+            return stop(f"cannot be put in canonical form ({exc})")
+        if entry["hash"] != expected:
+            return stop("its hash does not match its content (the line was changed after it "
+                        "was written)")
+        if raw != canonical(entry):
+            return stop("not in the canonical form the journal writes (the line was edited)")
+        if keep:
+            entries.append(entry)
+        seq, head, last_start = entry["seq"], entry["hash"], offset + pos
+        pos = end + 1
+    return _Scan(entries=entries, seq=seq, head=head, last_start=last_start, problem=None)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Tail:
+    """What this process last verified of a journal file: enough to check only what follows."""
+
+    device: int
+    inode: int
+    size: int
+    seq: int
+    head: str
+    last_start: int
+    last_line: bytes
+
+
+_TAILS: dict[str, _Tail] = {}
+_TAILS_LOCK = threading.Lock()
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _read_all(fd: int, start: int, size: int) -> bytes:
+    chunks: list[bytes] = []
+    pos = start
+    while pos < size:
+        chunk = os.pread(fd, min(size - pos, 1 << 24), pos)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        pos += len(chunk)
+    return b"".join(chunks)
+
+
+class Journal:
+    """An append-only, hash-chained JSON-lines file (see the module's docstring)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+
+    def __repr__(self) -> str:
+        return f"Journal({str(self.path)!r})"
+
+    # Reading -------------------------------------------------------------------------------
+
+    def _read(self, *, keep: bool) -> _Scan:
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return _Scan(entries=[], seq=0, head="", last_start=-1, problem=None)
+        except OSError as exc:
+            raise JournalError(f"cannot open {self.path}: {exc.strerror or exc}. Check the "
+                               "file's owner and permissions.", path=self.path) from exc
+        try:
+            self._check_regular(fd)
+            fcntl.flock(fd, fcntl.LOCK_SH)
+            data = _read_all(fd, 0, os.fstat(fd).st_size)
+        except OSError as exc:
+            raise JournalError(f"cannot read {self.path}: {exc.strerror or exc}",
+                               path=self.path) from exc
+        finally:
+            os.close(fd)  # closing releases the lock
+        return _scan(self.path, data, keep=keep)
+
+    def entries(self) -> list[dict[str, Any]]:
+        """Every entry, oldest first; [] when the file does not exist yet. Raises
+        :class:`JournalError` naming ``FILE line N`` when any line does not hold."""
+        scan = self._read(keep=True)
+        if scan.problem is not None:
+            raise JournalError(f"{scan.problem}. {self._advice()}", path=self.path,
+                               line=scan.seq + 1)
+        return scan.entries
+
+    def verify(self) -> str | None:
+        """None when every line holds; else the first problem, ``"FILE line N: ..."``.
+        A file that cannot be read at all is a problem too (named, never an exception)."""
+        try:
+            return self._read(keep=False).problem
+        except JournalError as exc:
+            return str(exc)
+
+    def head(self) -> tuple[int, str]:
+        """The last entry's ``seq`` and ``hash`` (``(0, "")`` when empty), to note down
+        elsewhere: a later file must still hold that line. Raises :class:`JournalError` when
+        the file does not verify."""
+        scan = self._read(keep=False)
+        if scan.problem is not None:
+            raise JournalError(f"{scan.problem}. {self._advice()}", path=self.path,
+                               line=scan.seq + 1)
+        return scan.seq, scan.head
+
+    # Writing -------------------------------------------------------------------------------
+
+    def append(self, entry: Mapping[str, Any], *,
+               guard: Callable[[list[dict[str, Any]]], None] | None = None) -> dict[str, Any]:
+        """Append ``entry`` with its ``seq``, ``at``, ``prev`` and ``hash``; return it as
+        written. Refuses (:class:`JournalError`, nothing written) when the journal does not
+        verify or cannot be written.
+
+        ``guard``, when given, is called under the lock with every entry so far and may raise
+        to refuse the append (e.g. "this user already exists"), so that a check and its write
+        cannot be raced by another process."""
+        clash = [name for name in RESERVED if name in entry]
+        if clash:
+            raise ValueError(f"an entry may not carry {', '.join(clash)}: the journal writes "
+                             "those fields itself")
+        try:
+            canonical(entry)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"the entry cannot be written as JSON: {exc}") from exc
+        existed = self.path.exists()
+        fd = self._open_for_append()
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            info = os.fstat(fd)
+            if guard is not None:
+                scan = _scan(self.path, _read_all(fd, 0, info.st_size))
+                if scan.problem is None:
+                    guard(scan.entries)
+            else:
+                scan = self._scan_since_last(fd, info)
+            if scan.problem is not None:
+                raise JournalError(
+                    f"the journal does not verify, so nothing was appended: {scan.problem}. "
+                    f"{self._advice()}", path=self.path, line=scan.seq + 1)
+            full = {**entry, "seq": scan.seq + 1, "at": utc_now(), "prev": scan.head}
+            full["hash"] = entry_hash(full)
+            line = canonical(full) + b"\n"
+            if len(line) > MAX_LINE_BYTES:
+                raise ValueError(f"the entry is {len(line):,} bytes written out, over the "
+                                 f"journal's limit of {MAX_LINE_BYTES:,}")
+            self._write(fd, line)
+            self._remember(info, size=info.st_size + len(line), seq=full["seq"],
+                           head=full["hash"], last_start=info.st_size, last_line=line[:-1])
+        finally:
+            os.close(fd)  # closing releases the lock
+        if not existed:
+            try:
+                _fsync_dir(self.path.parent)
+            except OSError as exc:
+                raise JournalError(f"{self.path} was created but its directory could not be "
+                                   f"synced to disk: {exc.strerror or exc}",
+                                   path=self.path) from exc
+        return full
+
+    def _open_for_append(self) -> int:
+        try:
+            self._make_parent()
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC,
+                         FILE_MODE)
+        except OSError as exc:
+            raise JournalError(f"cannot open {self.path} to append: {exc.strerror or exc}. "
+                               "Check that the directory exists and is writable by this user.",
+                               path=self.path) from exc
+        try:
+            self._check_regular(fd)
+            if stat.S_IMODE(os.fstat(fd).st_mode) != FILE_MODE:
+                os.fchmod(fd, FILE_MODE)
+        except (OSError, JournalError) as exc:
+            os.close(fd)
+            if isinstance(exc, JournalError):
+                raise
+            raise JournalError(f"cannot set {self.path} to mode 0600: {exc.strerror or exc}",
+                               path=self.path) from exc
+        return fd
+
+    def _make_parent(self) -> None:
+        parent = self.path.parent
+        if parent.is_dir():
+            return
+        parent.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+        os.chmod(parent, DIR_MODE)
+
+    def _check_regular(self, fd: int) -> None:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise JournalError(f"{self.path} is not a regular file; a journal must be one",
+                               path=self.path)
+
+    def _scan_since_last(self, fd: int, info: os.stat_result) -> _Scan:
+        with _TAILS_LOCK:
+            tail = _TAILS.get(str(self.path.resolve()))
+        if (tail is not None and tail.device == info.st_dev and tail.inode == info.st_ino
+                and info.st_size >= tail.size):
+            data = _read_all(fd, tail.last_start, info.st_size)
+            if data.startswith(tail.last_line + b"\n"):
+                rest = len(tail.last_line) + 1
+                return _scan(self.path, data[rest:], offset=tail.last_start + rest,
+                             seq=tail.seq, head=tail.head, last_start=tail.last_start,
+                             keep=False)
+        return _scan(self.path, _read_all(fd, 0, info.st_size), keep=False)
+
+    def _remember(self, info: os.stat_result, *, size: int, seq: int, head: str,
+                  last_start: int, last_line: bytes) -> None:
+        tail = _Tail(device=info.st_dev, inode=info.st_ino, size=size, seq=seq, head=head,
+                     last_start=last_start, last_line=last_line)
+        with _TAILS_LOCK:
+            _TAILS[str(self.path.resolve())] = tail
+
+    def _write(self, fd: int, line: bytes) -> None:
+        written = 0
+        try:
+            while written < len(line):
+                written += os.write(fd, line[written:])
+            os.fsync(fd)
+        except OSError as exc:
+            torn = (f" {written} of its {len(line)} bytes reached the file, which now ends in a "
+                    "torn line that the next append will refuse" if written else "")
+            raise JournalError(f"cannot append to {self.path}: {exc.strerror or exc}.{torn}",
+                               path=self.path) from exc
+
+    def _advice(self) -> str:
+        return (f"Nothing repairs a journal silently: keep {self.path.name} as evidence, find "
+                "out what happened to it, and restore it from a backup or move it aside "
+                "before the dashboard writes to it again (python -m dashboard --help)")

@@ -1,0 +1,230 @@
+"""The dashboard's append-only journal (dashboard/journal.py): the hash chain, tampering named
+by file and line, a torn tail reported and never extended, and two processes appending at
+once without interleaving or forking the chain.
+
+Expected hashes are computed here from the documented rule (SHA-256 over the canonical JSON of
+the entry without "hash"), not by the module's own helpers."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing
+import re
+import stat
+from pathlib import Path
+
+import pytest
+
+from dashboard.journal import Journal, JournalError
+
+AT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")
+
+
+def _sha(entry: dict[str, object]) -> str:
+    body = {k: v for k, v in entry.items() if k != "hash"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _journal(tmp_path: Path, n: int = 3) -> Journal:
+    journal = Journal(tmp_path / "home" / "j.jsonl")
+    for i in range(n):
+        journal.append({"n": i, "text": f"entry {i}"})
+    return journal
+
+
+def _lines(journal: Journal) -> list[bytes]:
+    return journal.path.read_bytes().splitlines(keepends=True)
+
+
+def test_entries_are_chained_numbered_and_timestamped(tmp_path: Path) -> None:
+    journal = _journal(tmp_path)
+    entries = journal.entries()
+    assert [e["n"] for e in entries] == [0, 1, 2]
+    assert [e["seq"] for e in entries] == [1, 2, 3]
+    assert entries[0]["prev"] == ""
+    assert [e["prev"] for e in entries[1:]] == [e["hash"] for e in entries[:-1]]
+    for entry in entries:
+        assert entry["hash"] == _sha(entry)
+        assert AT.fullmatch(entry["at"])
+    assert entries[0]["at"] <= entries[1]["at"] <= entries[2]["at"]
+    assert journal.verify() is None
+    assert journal.head() == (3, entries[-1]["hash"])
+    # one line per entry, as written: what append returned is what the file holds
+    lines = _lines(journal)
+    assert len(lines) == 3 and all(line.endswith(b"\n") for line in lines)
+    assert json.loads(lines[2]) == entries[2]
+
+
+def test_append_returns_the_entry_as_written(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "j.jsonl")
+    written = journal.append({"who": "ann", "amount_cents": 2500})
+    assert written == journal.entries()[0]
+    assert written["who"] == "ann" and written["amount_cents"] == 2500
+
+
+def test_files_and_directories_are_private(tmp_path: Path) -> None:
+    journal = _journal(tmp_path, 1)
+    assert stat.S_IMODE(journal.path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(journal.path.parent.stat().st_mode) == 0o700
+
+
+def test_a_missing_file_is_an_empty_journal(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "nothing" / "j.jsonl")
+    assert journal.entries() == []
+    assert journal.verify() is None
+    assert not journal.path.parent.exists()  # reading creates nothing
+
+
+def test_an_edited_value_is_named_by_file_and_line(tmp_path: Path) -> None:
+    journal = _journal(tmp_path)
+    lines = _lines(journal)
+    lines[1] = lines[1].replace(b'"entry 1"', b'"entry X"')
+    journal.path.write_bytes(b"".join(lines))
+    problem = journal.verify()
+    assert problem is not None
+    assert problem.startswith(f"{journal.path} line 2: ")
+    assert "hash does not match" in problem
+    with pytest.raises(JournalError, match=re.escape(f"{journal.path} line 2: ")) as caught:
+        journal.entries()
+    assert caught.value.line == 2 and caught.value.path == journal.path
+
+
+def test_an_edit_with_its_hash_recomputed_breaks_the_next_line(tmp_path: Path) -> None:
+    journal = _journal(tmp_path)
+    lines = _lines(journal)
+    entry = json.loads(lines[1])
+    entry["text"] = "rewritten"
+    entry["hash"] = _sha(entry)
+    lines[1] = json.dumps(entry, sort_keys=True, separators=(",", ":")).encode() + b"\n"
+    journal.path.write_bytes(b"".join(lines))
+    problem = journal.verify()
+    assert problem is not None and problem.startswith(f"{journal.path} line 3: ")
+    assert "prev" in problem
+
+
+def test_a_removed_line_is_named(tmp_path: Path) -> None:
+    journal = _journal(tmp_path)
+    lines = _lines(journal)
+    journal.path.write_bytes(lines[0] + lines[2])
+    problem = journal.verify()
+    assert problem is not None and problem.startswith(f"{journal.path} line 2: ")
+    assert "seq is 3, expected 2" in problem
+
+
+def test_a_line_reformatted_with_the_same_content_is_named(tmp_path: Path) -> None:
+    journal = _journal(tmp_path)
+    lines = _lines(journal)
+    lines[0] = json.dumps(json.loads(lines[0]), indent=None).encode() + b"\n"  # spaces added
+    journal.path.write_bytes(b"".join(lines))
+    problem = journal.verify()
+    assert problem is not None and problem.startswith(f"{journal.path} line 1: ")
+    assert "canonical" in problem
+
+
+def test_a_torn_tail_is_reported_and_never_extended(tmp_path: Path) -> None:
+    journal = _journal(tmp_path)
+    data = journal.path.read_bytes()
+    journal.path.write_bytes(data[:-20])  # killed mid-write: the last line is cut
+    torn = journal.path.read_bytes()
+    problem = journal.verify()
+    assert problem is not None and problem.startswith(f"{journal.path} line 3: ")
+    assert "incomplete" in problem
+    with pytest.raises(JournalError, match="nothing was appended") as caught:
+        Journal(journal.path).append({"n": 99})
+    assert "line 3" in str(caught.value) and "backup" in str(caught.value)
+    assert journal.path.read_bytes() == torn  # not repaired, nothing dropped, nothing added
+
+
+def test_a_torn_tail_after_this_process_appended_is_still_refused(tmp_path: Path) -> None:
+    """The appender checks only what was added since its last append: a torn line written
+    by another writer since then is found."""
+    journal = _journal(tmp_path)
+    with journal.path.open("ab") as file:
+        file.write(b'{"n":')  # another writer died mid-line
+    with pytest.raises(JournalError, match="line 4: the last line is incomplete"):
+        journal.append({"n": 4})
+
+
+def test_a_shortened_file_after_this_process_appended_is_refused(tmp_path: Path) -> None:
+    journal = _journal(tmp_path)
+    journal.path.write_bytes(journal.path.read_bytes()[:-1])  # the last newline is gone
+    with pytest.raises(JournalError, match="line 3: the last line is incomplete"):
+        journal.append({"n": 4})
+
+
+def test_a_changed_last_line_after_this_process_appended_is_refused(tmp_path: Path) -> None:
+    journal = _journal(tmp_path)
+    lines = _lines(journal)
+    lines[2] = lines[2].replace(b'"entry 2"', b'"entry Z"')
+    journal.path.write_bytes(b"".join(lines))
+    with pytest.raises(JournalError, match="line 3: its hash does not match"):
+        journal.append({"n": 4})
+
+
+def test_lines_added_by_another_writer_are_checked_before_appending(tmp_path: Path) -> None:
+    journal = _journal(tmp_path)
+    with journal.path.open("ab") as file:
+        file.write(b'{"not":"chained"}\n')
+    with pytest.raises(JournalError, match="line 4: the 'seq' field is missing"):
+        journal.append({"n": 4})
+
+
+def test_an_entry_may_not_carry_the_journals_fields(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "j.jsonl")
+    with pytest.raises(ValueError, match="seq"):
+        journal.append({"seq": 7})
+    with pytest.raises(ValueError, match="JSON"):
+        journal.append({"x": float("nan")})
+    with pytest.raises(ValueError, match="JSON"):
+        journal.append({"x": object()})
+    assert journal.entries() == []
+
+
+def test_a_guard_sees_every_entry_and_may_refuse(tmp_path: Path) -> None:
+    journal = _journal(tmp_path)
+    seen: list[int] = []
+
+    def guard(entries: list[dict[str, object]]) -> None:
+        seen.extend(int(e["n"]) for e in entries)  # type: ignore[call-overload]
+        raise LookupError("refused")
+
+    with pytest.raises(LookupError):
+        journal.append({"n": 3}, guard=guard)
+    assert seen == [0, 1, 2]
+    assert len(journal.entries()) == 3
+
+
+def _append_many(path: str, worker: int, count: int, start: object) -> None:
+    journal = Journal(Path(path))
+    start.wait(60)  # type: ignore[attr-defined]
+    for i in range(count):
+        journal.append({"worker": worker, "i": i, "pad": "x" * (i % 7) * 50})
+
+
+def test_processes_appending_at_once_never_interleave_or_fork(tmp_path: Path) -> None:
+    path = tmp_path / "shared" / "j.jsonl"
+    workers, count = 4, 60
+    ctx = multiprocessing.get_context("spawn")
+    start = ctx.Event()
+    procs = [ctx.Process(target=_append_many, args=(str(path), w, count, start))
+             for w in range(workers)]
+    for proc in procs:
+        proc.start()
+    start.set()
+    for proc in procs:
+        proc.join(timeout=120)
+        assert proc.exitcode == 0
+    journal = Journal(path)
+    assert journal.verify() is None
+    entries = journal.entries()
+    assert [e["seq"] for e in entries] == list(range(1, workers * count + 1))
+    assert sorted((e["worker"], e["i"]) for e in entries) == [
+        (w, i) for w in range(workers) for i in range(count)]
+    # each worker's own entries are in the order it wrote them
+    for w in range(workers):
+        assert [e["i"] for e in entries if e["worker"] == w] == list(range(count))
+    # and they did run at once: the workers' entries alternate somewhere in the file
+    switches = sum(a["worker"] != b["worker"] for a, b in zip(entries, entries[1:]))
+    assert switches > workers - 1
