@@ -8,6 +8,7 @@ the entry without "hash"), not by the module's own helpers."""
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import multiprocessing
 import re
@@ -226,5 +227,5 @@ def test_processes_appending_at_once_never_interleave_or_fork(tmp_path: Path) ->
     for w in range(workers):
         assert [e["i"] for e in entries if e["worker"] == w] == list(range(count))
     # and they did run at once: the workers' entries alternate somewhere in the file
-    switches = sum(a["worker"] != b["worker"] for a, b in zip(entries, entries[1:]))
+    switches = sum(a["worker"] != b["worker"] for a, b in itertools.pairwise(entries))
     assert switches > workers - 1
