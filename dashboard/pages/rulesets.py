@@ -1,18 +1,302 @@
-"""The Rulesets page of the dashboard (issue 9); a stub until the page is filled in."""
+"""The Rulesets page: what each shipped ruleset says, when it is in force, and which rulesets
+the data shown was judged under (issue 9).
+
+A ruleset is the data a game is judged under (docs/rules.md 6 and 6a; ``replay/rulesets.py``,
+``replay/rulesets/*.json``): its posted paytables, its commission (rate and rounding), its
+house options and the house way the dealer sets by. This page puts them in words a
+regulator can read against the posted rules, with money from integer cents.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
+import importlib
+from collections.abc import Mapping
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pandas as pd
 import streamlit as st
 
 from dashboard.context import PageContext, Role
+from dashboard.integrity import read_manifest
+from dashboard.money import format_cents
+from dashboard.views import code, literal
+from replay.cards import Card
+from replay.errors import ReplayError
+from replay.games import find_game
+from replay.rulesets import (
+    DEFAULT_RULESET_IDS,
+    CommissionRounding,
+    Payout,
+    Ruleset,
+    Wheel,
+    shipped_rulesets,
+)
 
 TITLE = "Rulesets"
 URL_PATH = "rulesets"
 ICON = ":material/menu_book:"
 ROLES: frozenset[Role] | None = None
 
+ROUNDS = "replay/rounds.parquet"
+RULES_DOC = "docs/rules.md"
+_BPS_WHOLE = 10_000
+
+WHEEL_WORDS: Mapping[Wheel, str] = {
+    Wheel.SECOND_HIGHEST: "A-2-3-4-5 ranks second highest among straights (below A-K-Q-J-T)",
+    Wheel.LOWEST: "A-2-3-4-5 is the lowest straight (below 6-5-4-3-2)",
+}
+"""docs/rules.md 1.1 and 6a.4."""
+
+HOUSE_WAY_DOC: Mapping[str, str] = {
+    "reference-1.3": "docs/rules.md 1.3 (pai gow poker house way) and 7.5",
+    "pr-11.2-d": "docs/rules.md 3.4 (pai gow tiles, PR ¶ D and 58 Pa. Code § 621a.8(d))",
+}
+"""Where docs/rules.md explains each shipped house way."""
+
+
+# Words ------------------------------------------------------------------------------------
+
+
+def percent(bps: int) -> str:
+    """Basis points as an exact percentage: 500 -> "5%", 25 -> "0.25%", 5000 -> "50%"."""
+    value = (Decimal(bps) / 100).normalize()
+    return f"{value:f}%"
+
+
+def hand_words(name: str) -> str:
+    """A hand class as written in a paytable (``royal_flush_plus_royal_match``) in words."""
+    return name.replace("_", " ")
+
+
+def payout_words(payout: Payout) -> str:
+    """A paytable line as posted: "8,000 to 1", "$5,000.00", "10% of the meter"."""
+    if payout.odds is not None:
+        win, stake = payout.odds
+        return f"{win:,} to {stake:,}"
+    if payout.fixed_cents is not None:
+        return format_cents(payout.fixed_cents)
+    assert payout.meter_bps is not None
+    return f"{percent(payout.meter_bps)} of the meter"
+
+
+def commission_words(ruleset: Ruleset) -> str:
+    """The commission policy in words (docs/rules.md 1.2, 6a.1, 6a.2)."""
+    rate = ruleset.commission.rate_bps
+    if rate == 0:
+        return "No commission."
+    unit = ruleset.commission.unit_cents
+    if ruleset.commission.rounding is CommissionRounding.DOWN:
+        rounding = ("rounded down to the cent" if unit == 1
+                    else f"rounded down to a multiple of {format_cents(unit)}")
+    else:
+        rounding = ("rounded up to the next cent" if unit == 1
+                    else f"rounded up to the next multiple of {format_cents(unit)}")
+    example_win = 1010
+    example = ruleset.commission.on(example_win)
+    return (f"{percent(rate)} of the win, {rounding} (a win of {format_cents(example_win)} "
+            f"pays {format_cents(example)} commission).")
+
+
+def option_value(name: str, value: str | int | bool) -> str:
+    """An option's value in words: cents as money, basis points as a percentage."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int) and name.endswith("_cents"):
+        return format_cents(value)
+    if isinstance(value, int) and name.endswith("_bps"):
+        return percent(value)
+    if isinstance(value, int):
+        return f"{value:,}"
+    return value.replace("_", " ")
+
+
+def option_name(name: str) -> str:
+    for suffix in ("_cents", "_bps"):
+        name = name.removesuffix(suffix)
+    return name.replace("_", " ")
+
+
+def in_force_words(ruleset: Ruleset, today: dt.date) -> str:
+    """Since when (and until when) the ruleset is in force, and whether it is today."""
+    start = ruleset.effective_from
+    span = (f"from {start}, with no end date" if ruleset.effective_to is None
+            else f"from {start} up to (not including) {ruleset.effective_to}")
+    now = "in force today" if ruleset.in_force_on(today) else "not in force today"
+    return f"In force {span}: {now} ({today.isoformat()})."
+
+
+def house_way_of(ruleset: Ruleset) -> Any | None:
+    """The house way the game's module sets the dealer's hand by under this ruleset, or None
+    for a game with no house way (Caribbean stud: the dealer does not set a hand). Each game
+    module that uses one re-exports its ``HOUSE_WAYS`` (replay/games/)."""
+    try:
+        module = importlib.import_module(f"replay.games.{ruleset.game}")
+    except ImportError:
+        return None
+    ways = getattr(module, "HOUSE_WAYS", None)
+    if not isinstance(ways, Mapping):
+        return None
+    return ways.get(ruleset.house_way, ruleset.house_way)
+
+
+def _dealt_from_cards(ruleset: Ruleset) -> bool:
+    """Whether the ruleset's game is dealt from a deck of cards (the wheel matters); tiles
+    have no straights."""
+    try:
+        deck = find_game(ruleset.game).deck
+    except ReplayError:
+        return True
+    return bool(deck) and isinstance(deck[0], Card)
+
+
+# Data -------------------------------------------------------------------------------------
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def rounds_by_ruleset(_con: duckdb.DuckDBPyConnection, path: str, stamp: tuple[Any, ...],
+                      where: str, params: tuple[Any, ...]) -> pd.DataFrame:
+    """Rounds per ruleset (judged and not) in the filtered data; ``stamp`` keys the cache."""
+    with _con.cursor() as cur:
+        return cur.execute(
+            "SELECT coalesce(ruleset, '(none)') AS ruleset, game, "
+            "count(*)::BIGINT AS rounds, "
+            "(count(*) FILTER (WHERE evaluated))::BIGINT AS judged, "
+            "min(dealt_at) AS first_dealt, max(dealt_at) AS last_dealt "
+            f"FROM read_parquet(?) WHERE {where} GROUP BY ALL ORDER BY ruleset, game",
+            [path, *params],
+        ).df()
+
+
+def _stamp(path: Path) -> tuple[str, int, int]:
+    info = path.stat()
+    return (str(path), info.st_mtime_ns, info.st_size)
+
+
+# Page -------------------------------------------------------------------------------------
+
 
 def render(ctx: PageContext) -> None:
-    """Draw the page for ``ctx.user``."""
+    """Draw the page: the rulesets the data used, then every shipped ruleset in full."""
     st.title(TITLE)
-    st.info("This page is being built.")
+    st.caption(f"What each ruleset says; the rules behind them are in {code(RULES_DOC)}.")
+    try:
+        rulesets = shipped_rulesets()
+    except ReplayError as error:  # a shipped JSON file that does not load
+        st.error(f"The shipped rulesets cannot be read: {literal(error)}. "
+                 "Fix the file named and reinstall.")
+        return
+    known = {r.id: r for r in rulesets}
+    _used(ctx, known)
+    st.header("Shipped rulesets")
+    defaults = set(DEFAULT_RULESET_IDS.values())
+    today = dt.datetime.now(dt.UTC).date()
+    st.dataframe(pd.DataFrame([
+        {"ruleset": r.id, "game": r.game, "in force from": r.effective_from,
+         "in force until": r.effective_to or "no end date",
+         "in force today": "yes" if r.in_force_on(today) else "no",
+         "commission": commission_words(r), "house way": _house_way_name(r)}
+        for r in rulesets]), hide_index=True, width="stretch")
+    for tab, ruleset in zip(st.tabs([r.id for r in rulesets]), rulesets, strict=True):
+        with tab:
+            _ruleset(ruleset, default=ruleset.id in defaults, today=today)
+
+
+def _used(ctx: PageContext, known: Mapping[str, Ruleset]) -> None:
+    """Which rulesets the data shown was judged under: the manifest's list, and the rounds of
+    each in the filtered data."""
+    st.header("Rulesets of the data shown")
+    manifest = read_manifest(ctx.root)
+    if manifest.problem is not None:
+        st.warning(f"The replay manifest {code(ctx.root / 'replay/manifest.json')} "
+                   f"{literal(manifest.problem)}, so it does not say which rulesets replay "
+                   "used. Run `python -m replay` again to rewrite it.")
+    elif manifest.rulesets is not None:
+        names = ", ".join(code(r) for r in manifest.rulesets) or "none"
+        st.markdown(f"Replay judged this data under: {names} (its manifest).")
+        unknown = [r for r in manifest.rulesets if r not in known]
+        if unknown:
+            st.error("Not shipped with this version: "
+                     + ", ".join(code(r) for r in unknown)
+                     + ". The data was judged under rules this page cannot show; replay it "
+                     "again with this version, or read the ruleset of the version that did.")
+    path = ctx.root / ROUNDS
+    if not path.is_file():
+        st.info(f"No {code(path)} yet: run `python -m replay` to judge rounds.")
+        return
+    where, params = ctx.filters.where()
+    try:
+        counts = rounds_by_ruleset(ctx.con, str(path), _stamp(path), where, tuple(params))
+    except (duckdb.Error, OSError) as error:
+        st.error(f"Could not read {code(path)}: {literal(f'{type(error).__name__}: {error}')}. "
+                 "Run `python -m replay` again.")
+        return
+    if counts.empty:
+        st.info("No rounds match the filters.")
+        return
+    table = pd.DataFrame({
+        "ruleset": counts["ruleset"],
+        "game": counts["game"],
+        "rounds": counts["rounds"],
+        "judged": counts["judged"],
+        "first dealt (UTC)": counts["first_dealt"],
+        "last dealt (UTC)": counts["last_dealt"],
+        "shipped": ["yes" if r in known else "NO" for r in counts["ruleset"]],
+    })
+    st.dataframe(table, hide_index=True, width="stretch")
+    if ctx.filters.active:
+        st.caption("Rounds within the filters in the sidebar.")
+
+
+def _ruleset(ruleset: Ruleset, *, default: bool, today: dt.date) -> None:
+    st.subheader(ruleset.id)
+    st.markdown(f"**{ruleset.title}**")
+    lines = [
+        f"Game: {code(ruleset.game)}"
+        + (" (the ruleset this game is judged under by default)" if default else ""),
+        in_force_words(ruleset, today),
+        f"Commission: {commission_words(ruleset)}",
+    ]
+    if _dealt_from_cards(ruleset):
+        lines.append(f"Wheel: {WHEEL_WORDS[ruleset.wheel]} (docs/rules.md 6a.4).")
+    st.markdown("\n".join(f"- {line}" for line in lines))
+    if ruleset.source:
+        st.caption("Where the values come from (the jurisdiction and the rules they "
+                   "follow):")
+        st.text(ruleset.source)
+    if ruleset.options:
+        st.markdown("**Options**")
+        st.table(pd.DataFrame(
+            [{"option": option_name(k), "value": option_value(k, v)}
+             for k, v in sorted(ruleset.options.items())]), hide_index=True)
+    for name, table in ruleset.paytables.items():
+        st.markdown(f"**Paytable: {hand_words(name)}**")
+        st.table(pd.DataFrame(
+            [{"hand": hand_words(hand), "pays": payout_words(p)} for hand, p in table.items()]),
+            hide_index=True)
+    _house_way(ruleset)
+
+
+def _house_way_name(ruleset: Ruleset) -> str:
+    way = house_way_of(ruleset)
+    return "none" if way is None else ruleset.house_way
+
+
+def _house_way(ruleset: Ruleset) -> None:
+    way = house_way_of(ruleset)
+    if way is None:
+        st.markdown("**House way**: none; the dealer does not set a hand in this game.")
+        return
+    doc = HOUSE_WAY_DOC.get(ruleset.house_way, RULES_DOC)
+    if isinstance(way, str):
+        st.warning(f"House way {code(way)}: the game knows no house way by this name, so "
+                   "replay cannot judge the dealer's setting under this ruleset.")
+        return
+    st.markdown(f"**House way** {code(way.name)}: {way.title}. See {code(doc)}.")
+    with st.expander(f"The {len(way.rules)} rules of house way {way.name}, tried in order"):
+        st.table(pd.DataFrame(
+            [{"rule": n, "clause": rule.clause, "what the dealer does": rule.text}
+             for n, rule in enumerate(way.rules, start=1)]), hide_index=True)
