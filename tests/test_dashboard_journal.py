@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from dashboard.access import AccessLog
 from dashboard.journal import Journal, JournalError
 
 AT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")
@@ -229,3 +230,49 @@ def test_processes_appending_at_once_never_interleave_or_fork(tmp_path: Path) ->
     # and they did run at once: the workers' entries alternate somewhere in the file
     switches = sum(a["worker"] != b["worker"] for a, b in itertools.pairwise(entries))
     assert switches > workers - 1
+
+
+# The access log: a journal of who did what ---------------------------------------------------
+
+
+def test_the_access_log_records_and_filters_newest_first(tmp_path: Path) -> None:
+    log = AccessLog(tmp_path)
+    log.record("ann", "sign_in")
+    log.record("ann", "page_view", "Flags")
+    log.record("rita", "round_view", "T01-000002", casino="C1")
+    log.record("ann", "export", "flags.csv", rows=118)
+    assert [(e["user"], e["action"], e["target"]) for e in log.entries()] == [
+        ("ann", "export", "flags.csv"), ("rita", "round_view", "T01-000002"),
+        ("ann", "page_view", "Flags"), ("ann", "sign_in", "")]
+    assert [e["action"] for e in log.entries(user="ann")] == ["export", "page_view", "sign_in"]
+    assert [e["target"] for e in log.entries(action="round_view")] == ["T01-000002"]
+    assert log.entries(user="rita")[0]["detail"] == {"casino": "C1"}
+    assert [e["action"] for e in log.entries(user="ann", limit=2)] == ["export", "page_view"]
+    assert log.entries(limit=0) == []
+    assert log.verify() is None
+    assert stat.S_IMODE(log.journal.path.stat().st_mode) == 0o600
+
+
+def test_the_access_log_refuses_what_it_cannot_record_faithfully(tmp_path: Path) -> None:
+    log = AccessLog(tmp_path)
+    with pytest.raises(ValueError, match="'peek' is not an access-log action"):
+        log.record("ann", "peek")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="one line"):
+        log.record("ann\nrita", "sign_in")
+    with pytest.raises(ValueError, match="JSON"):
+        log.record("ann", "export", "x.csv", rows=float("inf"))
+    assert log.entries() == []
+
+
+def test_a_broken_access_log_fails_closed(tmp_path: Path) -> None:
+    """The shell shows no page when the access log cannot record the view."""
+    log = AccessLog(tmp_path)
+    log.record("ann", "sign_in")
+    log.record("ann", "page_view", "Overview")
+    log.journal.path.write_text(log.journal.path.read_text().replace("Overview", "Flags"))
+    problem = log.verify()
+    assert problem is not None and problem.startswith(f"{log.journal.path} line 2: ")
+    with pytest.raises(JournalError):
+        AccessLog(tmp_path).record("ann", "page_view", "Flags")
+    with pytest.raises(JournalError, match="line 2"):
+        log.entries()
