@@ -1,0 +1,265 @@
+"""``python -m dashboard``: manage the dashboard's users and check its own journals.
+
+The dashboard itself is served by ``make serve`` (``streamlit run dashboard/app.py``); this
+command manages who may sign in to it (issue 9) and verifies the append-only files it keeps.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+import secrets
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+from dashboard.access import ACCESS_FILE, AccessLog
+from dashboard.accounts import USERS_FILE, AccountError, Accounts, home_dir
+from dashboard.cases import CASES_FILE, CaseError, Cases
+from dashboard.context import ROLE_WORDS, ROLES
+from dashboard.journal import Journal, JournalError
+
+REPO = Path(__file__).resolve().parent.parent
+PROG = "python -m dashboard"
+
+EPILOG = f"""\
+examples:
+  {PROG} users add ann --role analyst
+                              add a user with a password made for them, printed once on
+                              standard output (only its scrypt hash is kept)
+  printf '%s\\n' "$PASSWORD" | {PROG} users add ann --role analyst --password-stdin
+                              add a user with a chosen password (one line, 12 characters
+                              or more; typed without echo when standard input is a terminal)
+  {PROG} users list          every user: name, role, active, created when and by whom
+  {PROG} users disable ann   ann can no longer sign in (kept in the file, never deleted)
+  {PROG} users passwd ann --password-stdin
+                              give ann a new password
+  {PROG} access verify       check the three journals line by line (exit 1 naming the
+                              first broken line); prints each one's head to note down
+
+roles: {"; ".join(f"{role} ({ROLE_WORDS[role]})" for role in ROLES)}.
+
+files (under --home, default $CATWALK_DASHBOARD_HOME, else DATA/dashboard; DATA is --data,
+default $CATWALK_DATA or ./var):
+  {USERS_FILE:<14} the users: added, disabled, passwords set (scrypt hashes, never passwords)
+  {ACCESS_FILE:<14} the access log: sign-ins, page and round views, exports, case actions,
+                 user changes, with who and when
+  {CASES_FILE:<14} the cases: flags acknowledged and their dispositions
+Each is append-only and hash-chained (mode 0600, directory 0700): a line changed, removed or
+cut off mid-write is named by `access verify`, and nothing writes to a journal that does not
+verify. Nothing repairs one silently either: keep the file as evidence, find out what happened,
+then restore it from a backup or move it aside (the dashboard then starts a new one). Removing
+lines at the end or rewriting the whole file is not visible in the chain alone: note each head
+that `access verify` prints somewhere the dashboard's host cannot rewrite.
+Changes made here are recorded in the access log as user "cli:<your login name>".
+
+exit codes: 0 done / every journal verifies; 1 a journal does not verify or cannot be written;
+2 the command cannot run (arguments, an unknown user or role, a password too short).
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (exit 2), never the usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{PROG}: {message} (see {self.prog} --help)\n")
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data", type=Path, default=argparse.SUPPRESS, metavar="DIR",
+                        help="data directory (default $CATWALK_DATA, else ./var)")
+    parser.add_argument("--home", type=Path, default=argparse.SUPPRESS, metavar="DIR",
+                        help="the dashboard's own files (default $CATWALK_DASHBOARD_HOME, "
+                        "else DATA/dashboard)")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog=PROG, description="Manage who may sign in to the dashboard, and verify "
+                "the append-only files it keeps (users, access log, cases).",
+                epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    _common(p)
+    top = p.add_subparsers(dest="area", metavar="{users,access}", parser_class=_Parser)
+    users = top.add_parser("users", help="add, list, disable users; set a password",
+                           epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    _common(users)
+    verbs = users.add_subparsers(dest="verb", metavar="{add,list,disable,passwd}",
+                                 parser_class=_Parser)
+    add = verbs.add_parser("add", help="add a user with one role")
+    add.add_argument("name", help="2-32 characters: a-z first, then a-z 0-9 . _ -")
+    add.add_argument("--role", required=True, help=f"one of {', '.join(ROLES)}")
+    add.add_argument("--password-stdin", action="store_true",
+                     help="read the password (one line) from standard input; without it a "
+                     "strong one is made and printed once")
+    _common(add)
+    listing = verbs.add_parser("list", help="every user, disabled ones included")
+    _common(listing)
+    disable = verbs.add_parser("disable", help="stop a user signing in")
+    disable.add_argument("name")
+    _common(disable)
+    passwd = verbs.add_parser("passwd", help="set a user's password")
+    passwd.add_argument("name")
+    passwd.add_argument("--password-stdin", action="store_true",
+                        help="read the new password (one line) from standard input; without "
+                        "it a strong one is made and printed once")
+    _common(passwd)
+    access = top.add_parser("access", help="verify the journals",
+                            epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    _common(access)
+    access_verbs = access.add_subparsers(dest="verb", metavar="{verify}", parser_class=_Parser)
+    check = access_verbs.add_parser("verify", help="check users, access log and cases")
+    _common(check)
+    return p
+
+
+class _Refused(Exception):
+    """The command cannot run (exit 2)."""
+
+
+def _actor() -> str:
+    try:
+        login = getpass.getuser()
+    except Exception:  # no login name in the environment nor the password database
+        login = f"uid{os.getuid()}"
+    return f"cli:{login}"
+
+
+def _read_password(name: str, from_stdin: bool) -> tuple[str, bool]:
+    """The password and whether it was made here."""
+    if not from_stdin:
+        return secrets.token_urlsafe(18), True
+    if sys.stdin is None:
+        raise _Refused("--password-stdin: there is no standard input")
+    if sys.stdin.isatty():
+        return getpass.getpass(f"password for {name}: "), False
+    line = sys.stdin.readline()
+    if not line:
+        raise _Refused("--password-stdin: standard input is empty; give the password as "
+                       "one line")
+    return line.removesuffix("\n").removesuffix("\r"), False
+
+
+def _show_password(name: str, password: str) -> None:
+    print(f"{PROG}: the password of {name}, shown once (only its scrypt hash is kept):",
+          file=sys.stderr, flush=True)
+    print(password, flush=True)
+
+
+def _record(home: Path, action: Any, target: str, done: str, **detail: Any) -> None:
+    try:
+        AccessLog(home).record(_actor(), action, target, **detail)
+    except JournalError as exc:
+        raise JournalError(f"{done}, but the access log could not record it: {exc}") from exc
+
+
+def _access_ok(home: Path) -> None:
+    problem = AccessLog(home).verify()
+    if problem is not None:
+        raise JournalError(f"the access log does not verify, so nothing was changed: {problem}")
+
+
+def _users(args: argparse.Namespace, home: Path) -> int:
+    accounts = Accounts(home)
+    if args.verb == "list":
+        found = accounts.accounts()
+        if not found:
+            print(f"no users yet in {accounts.journal.path}; add one with "
+                  f"{PROG} users add NAME --role ROLE")
+            return 0
+        rows = [("name", "role", "active", "created", "by", "disabled")] + [
+            (a.name, a.role, "yes" if a.active else "no", a.created_at, a.created_by,
+             a.disabled_at or "") for a in found]
+        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+        for row in rows:
+            print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+        return 0
+    if args.verb == "add":
+        _access_ok(home)
+        password, made = _read_password(args.name, args.password_stdin)
+        account = accounts.add(args.name, args.role, password, by=_actor())
+        _record(home, "user_added", account.name, f"{account.name} was added", role=account.role)
+        print(f"{PROG}: added {account.name} ({account.role}) to {accounts.journal.path}",
+              file=sys.stderr, flush=True)
+        if made:
+            _show_password(account.name, password)
+        return 0
+    if args.verb == "disable":
+        _access_ok(home)
+        account = accounts.disable(args.name, by=_actor())
+        _record(home, "user_disabled", account.name, f"{account.name} was disabled")
+        print(f"{PROG}: disabled {account.name} ({account.role}); they can no longer sign in",
+              file=sys.stderr)
+        return 0
+    if args.verb == "passwd":
+        _access_ok(home)
+        if accounts.get(args.name) is None:
+            raise _Refused(f"there is no user named {args.name!r} ({PROG} users list shows "
+                           "them)")
+        password, made = _read_password(args.name, args.password_stdin)
+        accounts.set_password(args.name, password, by=_actor())
+        _record(home, "password_set", args.name, f"the password of {args.name} was set")
+        print(f"{PROG}: set a new password for {args.name}", file=sys.stderr, flush=True)
+        if made:
+            _show_password(args.name, password)
+        return 0
+    raise _Refused("users: choose add, list, disable or passwd")
+
+
+def _verify(home: Path) -> int:
+    """Check each journal and what it folds into; print one line per file."""
+    broken = 0
+    for name, fold in ((USERS_FILE, lambda: Accounts(home).accounts()),
+                       (ACCESS_FILE, None),
+                       (CASES_FILE, lambda: Cases(home).states())):
+        journal = Journal(home / name)
+        if not journal.path.exists():
+            print(f"absent   {journal.path} (nothing written yet)")
+            continue
+        problem = journal.verify()
+        if problem is None and fold is not None:
+            try:
+                fold()
+            except (AccountError, CaseError, JournalError) as exc:
+                problem = str(exc)
+        if problem is not None:
+            broken += 1
+            print(f"BROKEN   {problem}")
+            continue
+        seq, head = journal.head()
+        print(f"ok       {journal.path}: {seq:,} entries, head seq {seq} sha256 {head}")
+    if broken:
+        print(f"{PROG}: {broken} journal(s) do not verify; nothing will be written to them. "
+              f"Keep them as evidence; see {PROG} --help (files).", file=sys.stderr)
+        return 1
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.area is None or getattr(args, "verb", None) is None:
+        where = "" if args.area is None else f" {args.area}"
+        print(f"{PROG}{where}: choose a command (see {PROG}{where} --help)", file=sys.stderr)
+        return 2
+    data = getattr(args, "data", None) or Path(os.environ.get("CATWALK_DATA") or REPO / "var")
+    home = getattr(args, "home", None) or home_dir(data)
+    try:
+        if args.area == "access":
+            return _verify(home)
+        return _users(args, home)
+    except (_Refused, AccountError, CaseError) as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return 2
+    except JournalError as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"{PROG}: {exc.strerror or exc}: {exc.filename or home}", file=sys.stderr)
+        return 1
+    except (KeyboardInterrupt, EOFError):
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
