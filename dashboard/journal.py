@@ -260,6 +260,8 @@ class Journal:
         except (TypeError, ValueError) as exc:
             raise ValueError(f"the entry cannot be written as JSON: {exc}") from exc
         existed = self.path.exists()
+        if guard is not None and not existed:
+            guard([])  # a refusal creates no file (and the guard runs again under the lock)
         fd = self._open_for_append()
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
