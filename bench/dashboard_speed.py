@@ -1,0 +1,254 @@
+"""Every dashboard page in the browser over 1,000,000 rounds and 50,000 flags (issue 9).
+
+Usage: .venv/bin/python bench/dashboard_speed.py [--rounds 1000000] [--flags 50000]
+       [--seed 1] [--fault-rate 0.05] [--out DIR] [--repeat 3] [--timeout 60]
+
+Target: every page drawn in under 2 s in headless Chromium, its first visit (Streamlit's
+caches cold) and its second (warm).
+
+The data are bench/dashboard_data.py's (replay's seven files drawn by
+bench/synthetic_replay.py, the real check catalogue's flags thinned to --flags; written once
+under the system's temporary directory or --out, then reused). Each turn of --repeat:
+
+1. a throwaway dashboard home with one admin user (dashboard/accounts.py), then
+   ``streamlit run dashboard/app.py`` headless on a free loopback port
+   (``CATWALK_DATA`` = the data, ``CATWALK_DASHBOARD_HOME`` = the home): a fresh server
+   process, so every cache of the dashboard is cold (the operating system's file cache is
+   not: the data were read by the turn before, or by the checks when written);
+2. Debian's /usr/bin/chromium through Playwright (tests/browser_support.py: the browser
+   tests' arguments; never ``playwright install``), a 1400x1000 window; sign in;
+3. the first visit of each page, in the navigation's order: Overview is the page drawn after
+   "Sign in" is pressed (timed from the press); every other page is reached inside the
+   session as a page link does (the URL changes, Streamlit reruns with the new page and its
+   query string: ``round?round=<a flagged round>``);
+4. the second visit of each page, the same way.
+
+A page is drawn when Streamlit's script is no longer running (the state behind its running
+indicator, ``data-test-script-state`` on the app's root) and the page's title (``st.title``)
+shows, on two animation frames running; timed in the page (``performance.now()``), from the
+URL change (or the press) to then. Prints a Markdown table: best and median of the turns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import secrets
+import shlex
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import dashboard_data  # noqa: E402
+from playwright.sync_api import Error as PlaywrightError  # noqa: E402
+from playwright.sync_api import Page, sync_playwright  # noqa: E402
+from timing import cpu_model  # noqa: E402
+
+from tests import browser_support as bs  # noqa: E402
+
+TARGET_SECONDS = 2.0
+ADMIN = "bench-admin"
+PAGES = (
+    ("overview", "Overview"),
+    ("flags", "Flags"),
+    ("round", "Round"),
+    ("dealers", "Dealers and tables"),
+    ("integrity", "Log integrity"),
+    ("rulesets", "Rulesets"),
+    ("cases", "Cases"),
+    ("access-log", "Access log"),
+)
+"""URL path and title of every page, in the navigation's order (the pages' contract)."""
+
+
+@dataclass
+class Results:
+    seconds: dict[tuple[str, str], list[float]] = field(default_factory=dict)
+    errors: dict[tuple[str, str], str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    server_rss_mb: list[float] = field(default_factory=list)
+    browser: str = ""
+
+    def add(self, path: str, visit: str, seconds: float) -> None:
+        self.seconds.setdefault((path, visit), []).append(seconds)
+
+    def fail(self, path: str, visit: str, error: str) -> None:
+        self.errors.setdefault((path, visit), error.splitlines()[0][:300])
+
+
+def page_path(path: str, round_id: str) -> str:
+    return f"/{path}?round={round_id}" if path == "round" else f"/{path}"
+
+
+def peak_rss_mb(pid: int) -> float:
+    """The process's peak resident set (VmHWM), in MB; 0 when /proc cannot say."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def sign_in_form(page: Page, url: str, timeout_s: float) -> bool:
+    """Open the dashboard; whether it shows the sign-in form (a dashboard without one is
+    measured as it is, signed out)."""
+    page.goto(url, wait_until="domcontentloaded")
+    try:
+        page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for(
+            timeout=timeout_s * 1000)
+    except PlaywrightError:
+        return False
+    return page.get_by_label("Name", exact=True).count() > 0
+
+
+def turn(data: dashboard_data.DataSet, results: Results, *, timeout_s: float,
+         work: Path, number: int) -> None:
+    """One fresh server and browser: sign in, every page once (cold), then again (warm)."""
+    home = work / f"home-{number}"
+    home.mkdir()
+    password = secrets.token_urlsafe(18)
+    try:
+        bs.add_user(home, ADMIN, "admin", password)
+        can_sign_in = True
+    except ImportError as exc:
+        can_sign_in = False
+        note = f"no user added ({exc}): dashboard/accounts.py is not there yet"
+        if note not in results.notes:
+            results.notes.append(note)
+    with bs.serve(data.root, home, work / f"streamlit-{number}.log") as server, \
+            sync_playwright() as p:
+        browser = bs.launch(p)
+        results.browser = f"Chromium {browser.version}"
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            pages = list(PAGES)
+            if can_sign_in and sign_in_form(page, server.url, timeout_s):
+                start = bs.sign_in(page, server.url, ADMIN, password, timeout_s=timeout_s,
+                                   load=False)
+                path, title = pages.pop(0)
+                try:
+                    results.add(path, "cold", bs.wait_rendered(page, title, start=start,
+                                                               timeout_s=timeout_s))
+                except (bs.BrowserSupportError, PlaywrightError) as exc:
+                    results.fail(path, "cold", str(exc))
+            else:
+                note = "no sign-in form: the pages were visited signed out"
+                if note not in results.notes:
+                    results.notes.append(note)
+                page.goto(server.url, wait_until="domcontentloaded")
+            for visit, order in (("cold", pages), ("warm", list(PAGES))):
+                for path, title in order:
+                    try:
+                        seconds = bs.visit(page, page_path(path, data.flagged_round), title,
+                                           timeout_s=timeout_s)
+                        results.add(path, visit, seconds)
+                    except (bs.BrowserSupportError, PlaywrightError) as exc:
+                        results.fail(path, visit, str(exc))
+                    print(f"turn {number}: {visit} {path}: "
+                          + (f"{results.seconds[(path, visit)][-1]:.2f} s"
+                             if (path, visit) not in results.errors else "not drawn"),
+                          file=sys.stderr, flush=True)
+        finally:
+            results.server_rss_mb.append(peak_rss_mb(server.process.pid))
+            browser.close()
+
+
+def cell(values: list[float] | None, pick: str) -> str:
+    if not values:
+        return "-"
+    return f"{(min(values) if pick == 'best' else statistics.median(values)):.2f}"
+
+
+def report(args: argparse.Namespace, data: dashboard_data.DataSet, results: Results,
+           repeat: int) -> str:
+    mem_gb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 1e9
+    lines = [
+        f"## Dashboard pages in the browser ({datetime.now(UTC):%Y-%m-%d})",
+        "",
+        f"- machine: {cpu_model()}, {mem_gb:.0f} GB RAM, {platform.system()} "
+        f"{platform.release()}; Python {platform.python_version()}; {results.browser}; "
+        f"load average {os.getloadavg()[0]:.2f} at the end",
+        f"- command: `.venv/bin/python bench/dashboard_speed.py "
+        f"{shlex.join(sys.argv[1:])}`",
+        f"- data: {data.rows['rounds']:,} rounds, {data.rows['wagers']:,} wagers, "
+        f"{data.rows['hands']:,} hands, {data.rows['flags']:,} flags (of "
+        f"{data.flags_raised:,} the catalogue raised); Round page opened on "
+        f"{data.flagged_round}; {data.root}"
+        + (f"; {dashboard_data.TIMELINE_NOTE}" if dashboard_data.TIMELINE_NOTE else ""),
+        f"- {repeat} turns, each a fresh server (Streamlit's caches cold); "
+        f"server peak RSS {max(results.server_rss_mb, default=0):.0f} MB",
+        *(f"- note: {note}" for note in results.notes),
+        "",
+        "| page | first visit best (s) | first visit median (s) | second visit best (s) "
+        "| second visit median (s) | under 2 s |",
+        "|---|---:|---:|---:|---:|---|",
+    ]
+    passed = 0
+    for path, _title in PAGES:
+        cold = results.seconds.get((path, "cold"))
+        warm = results.seconds.get((path, "warm"))
+        failed = [v for v in ("cold", "warm") if (path, v) in results.errors]
+        ok = (not failed and cold and warm and len(cold) == repeat and len(warm) == repeat
+              and statistics.median(cold) < TARGET_SECONDS
+              and statistics.median(warm) < TARGET_SECONDS)
+        passed += bool(ok)
+        verdict = "pass" if ok else "**fail**"
+        if failed:
+            verdict += " (not drawn: " + "; ".join(
+                f"{v}: {results.errors[(path, v)]}" for v in failed) + ")"
+        shown = page_path(path, data.flagged_round).lstrip("/")
+        lines.append(f"| {shown} | {cell(cold, 'best')} | {cell(cold, 'median')} | "
+                     f"{cell(warm, 'best')} | {cell(warm, 'median')} | {verdict} |")
+    lines += ["", f"**Target (every page under {TARGET_SECONDS:.0f} s, first and second "
+                  f"visit, median of the turns): {'met' if passed == len(PAGES) else 'not met'}"
+                  f"** ({passed} of {len(PAGES)} pages)."]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    dashboard_data.add_arguments(ap)
+    ap.add_argument("--repeat", type=int, default=3, help="turns, each a fresh server")
+    ap.add_argument("--timeout", type=float, default=60.0,
+                    help="seconds to wait for a page before it counts as not drawn")
+    args = ap.parse_args(argv)
+    try:
+        bs.chromium()
+    except bs.BrowserSupportError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    p = dashboard_data.params_of(args)
+    out = args.out or dashboard_data.default_out(p)
+    start = time.perf_counter()
+    data = dashboard_data.ensure(p, out)
+    print(f"data: {data.root} ({'reused' if data.reused else 'written'} in "
+          f"{time.perf_counter() - start:.0f} s)", file=sys.stderr)
+    results = Results()
+    work = Path(tempfile.mkdtemp(prefix="catwalk-dashboard-speed-"))
+    try:
+        for number in range(1, args.repeat + 1):
+            turn(data, results, timeout_s=args.timeout, work=work, number=number)
+    except bs.BrowserSupportError as exc:
+        print(f"the dashboard could not be served: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(report(args, data, results, args.repeat))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
