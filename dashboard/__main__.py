@@ -91,6 +91,9 @@ def _parser() -> argparse.ArgumentParser:
     add.add_argument("--password-stdin", action="store_true",
                      help="read the password (one line) from standard input; without it a "
                      "strong one is made and printed once")
+    add.add_argument("--quiet", action="store_true",
+                     help="print only the password made (for scripts); errors still go to "
+                     "standard error")
     _common(add)
     listing = verbs.add_parser("list", help="every user, disabled ones included")
     _common(listing)
@@ -178,6 +181,10 @@ def _users(args: argparse.Namespace, home: Path) -> int:
         password, made = _read_password(args.name, args.password_stdin)
         account = accounts.add(args.name, args.role, password, by=_actor())
         _record(home, "user_added", account.name, f"{account.name} was added", role=account.role)
+        if args.quiet:
+            if made:
+                print(password, flush=True)
+            return 0
         print(f"{PROG}: added {account.name} ({account.role}) to {accounts.journal.path}",
               file=sys.stderr, flush=True)
         if made:

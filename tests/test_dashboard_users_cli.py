@@ -172,3 +172,10 @@ def test_help_teaches(home: Path) -> None:
         assert words in done.stdout, words
     sub = run_cli("dashboard", "users", "add", "--help")
     assert sub.returncode == 0 and "--password-stdin" in sub.stdout and "--home" in sub.stdout
+
+
+def test_quiet_prints_only_the_made_password(home: Path) -> None:
+    """What `make demo` reads to print its block of users."""
+    done = _cli(home, "users", "add", "admin", "--role", "admin", "--quiet")
+    assert done.returncode == 0 and done.stderr == ""
+    assert Accounts(home).authenticate("admin", done.stdout.strip()) is not None
