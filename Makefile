@@ -69,7 +69,16 @@ demo: setup ## start Kafka, simulate a shift, ingest, replay, check, serve the d
 	$(BIN)/python -m ingest verify --data $(DEMO_DATA)
 	$(BIN)/python -m replay --data $(DEMO_DATA)
 	$(BIN)/python -m checks --data $(DEMO_DATA)
-	@if [ "$(SERVE)" = 1 ]; then $(MAKE) --no-print-directory serve DATA=$(DEMO_DATA); fi
+	@echo; echo "dashboard users of this demo, one per role (passwords made now and shown once;"; \
+	echo "only their scrypt hashes are kept, in $(DEMO_DATA)/dashboard/users.jsonl):"; \
+	printf '  %-10s %-10s %s\n' user role password; \
+	for role in analyst dispute regulator admin; do \
+	  pw=$$($(BIN)/python -m dashboard users add $$role --role $$role --quiet \
+	    --data $(DEMO_DATA) --home $(DEMO_DATA)/dashboard) || exit 1; \
+	  printf '  %-10s %-10s %s\n' "$$role" "$$role" "$$pw"; \
+	done; echo
+	@if [ "$(SERVE)" = 1 ]; then CATWALK_DASHBOARD_HOME=$(abspath $(DEMO_DATA))/dashboard \
+	  $(MAKE) --no-print-directory serve DATA=$(DEMO_DATA); fi
 
 serve: setup ## serve the dashboard over DATA (default var/demo) at http://localhost:$(PORT) (ADDRESS=0.0.0.0 to share it)
 	@echo "dashboard: http://localhost:$(PORT)  (Ctrl-C to stop)"
