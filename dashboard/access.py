@@ -55,19 +55,11 @@ class AccessLog:
         """The entries, newest first, of one user and/or one action when given, at most
         ``limit``. Raises :class:`JournalError` naming the file and line when the log does not
         verify (a page then says so instead of showing a partial log)."""
-        every = self.journal.entries()
-        found: list[dict[str, Any]] = []
-        if limit is not None and limit <= 0:
-            return found
-        for entry in reversed(every):
-            if user is not None and entry.get("user") != user:
-                continue
-            if action is not None and entry.get("action") != action:
-                continue
-            found.append(entry)
-            if limit is not None and len(found) >= limit:
-                break
-        return found
+        def wanted(entry: dict[str, Any]) -> bool:
+            return ((user is None or entry.get("user") == user)
+                    and (action is None or entry.get("action") == action))
+
+        return self.journal.entries(newest_first=True, where=wanted, limit=limit)
 
     def verify(self) -> str | None:
         """None when the log is whole; else its first problem, ``"FILE line N: ..."``."""

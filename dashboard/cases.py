@@ -222,7 +222,7 @@ class Cases:
 
     def history(self, key: str) -> list[dict[str, Any]]:
         """Every entry of one case, oldest first ([] for a flag nobody has touched)."""
-        return [e for e in self.journal.entries() if e.get("key") == key]
+        return self.journal.entries(where=lambda entry: entry.get("key") == key)
 
     def states(self) -> dict[str, CaseState]:
         """Where every case touched so far stands, by key (flags absent are "new")."""

@@ -25,8 +25,10 @@ with mode 0700.
 
 To keep appends cheap on a long access log, a process verifies the whole file the first time it
 appends to it, and afterwards only the lines added since (by any process) and that the last line
-it verified is still in place; :meth:`Journal.verify` and :meth:`Journal.entries` always read
-everything.
+it verified is still in place. :meth:`Journal.verify` and :meth:`Journal.entries` check every
+byte each time, but quickly: the part this process verified before is compared by its SHA-256
+(a change anywhere in it sends the whole file through the line-by-line check again), the rest
+line by line.
 """
 
 from __future__ import annotations
@@ -159,7 +161,22 @@ class _Tail:
     last_line: bytes
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Verified:
+    """A journal file as this process last read and verified it whole: its first ``size``
+    bytes hash to ``digest``."""
+
+    device: int
+    inode: int
+    size: int
+    digest: bytes
+    seq: int
+    head: str
+    last_start: int
+
+
 _TAILS: dict[str, _Tail] = {}
+_VERIFIED: dict[str, _Verified] = {}
 _TAILS_LOCK = threading.Lock()
 
 
@@ -194,39 +211,82 @@ class Journal:
 
     # Reading -------------------------------------------------------------------------------
 
-    def _read(self, *, keep: bool) -> _Scan:
+    def _read(self) -> tuple[bytes, _Scan]:
+        """The file's bytes and what checking them found. Every byte is checked: the part this
+        process verified before is compared by its SHA-256 (any change there, however small,
+        sends the whole file through the line-by-line check again); the rest, line by line."""
         try:
             fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
         except FileNotFoundError:
-            return _Scan(entries=[], seq=0, head="", last_start=-1, problem=None)
+            return b"", _Scan(entries=[], seq=0, head="", last_start=-1, problem=None)
         except OSError as exc:
             raise JournalError(f"cannot open {self.path}: {exc.strerror or exc}. Check the "
                                "file's owner and permissions.", path=self.path) from exc
         try:
             self._check_regular(fd)
             fcntl.flock(fd, fcntl.LOCK_SH)
-            data = _read_all(fd, 0, os.fstat(fd).st_size)
+            info = os.fstat(fd)
+            data = _read_all(fd, 0, info.st_size)
         except OSError as exc:
             raise JournalError(f"cannot read {self.path}: {exc.strerror or exc}",
                                path=self.path) from exc
         finally:
             os.close(fd)  # closing releases the lock
-        return _scan(self.path, data, keep=keep)
+        key = str(self.path.resolve())
+        with _TAILS_LOCK:
+            known = _VERIFIED.get(key)
+        digest = None
+        if (known is not None and (known.device, known.inode) == (info.st_dev, info.st_ino)
+                and len(data) >= known.size):
+            prefix = hashlib.sha256(memoryview(data)[:known.size])
+            if prefix.digest() == known.digest:
+                scan = _scan(self.path, data[known.size:], offset=known.size, seq=known.seq,
+                             head=known.head, last_start=known.last_start, keep=False)
+                digest = prefix
+                digest.update(memoryview(data)[known.size:])
+        if digest is None:
+            scan = _scan(self.path, data, keep=False)
+            digest = hashlib.sha256(data)
+        if scan.problem is None:
+            with _TAILS_LOCK:
+                _VERIFIED[key] = _Verified(device=info.st_dev, inode=info.st_ino,
+                                           size=len(data), digest=digest.digest(), seq=scan.seq,
+                                           head=scan.head, last_start=scan.last_start)
+        return data, scan
 
-    def entries(self) -> list[dict[str, Any]]:
-        """Every entry, oldest first; [] when the file does not exist yet. Raises
-        :class:`JournalError` naming ``FILE line N`` when any line does not hold."""
-        scan = self._read(keep=True)
+    def _verified(self) -> tuple[bytes, _Scan]:
+        data, scan = self._read()
         if scan.problem is not None:
             raise JournalError(f"{scan.problem}. {self._advice()}", path=self.path,
                                line=scan.seq + 1)
-        return scan.entries
+        return data, scan
+
+    def entries(self, *, newest_first: bool = False,
+                where: Callable[[dict[str, Any]], bool] | None = None,
+                limit: int | None = None) -> list[dict[str, Any]]:
+        """The entries, oldest first (or newest first), those ``where`` accepts when given, at
+        most ``limit``; [] when the file does not exist yet. The whole file is checked first:
+        raises :class:`JournalError` naming ``FILE line N`` when any line does not hold."""
+        data, _ = self._verified()
+        lines = data.split(b"\n")[:-1]  # a verified file ends with a newline
+        if newest_first:
+            lines.reverse()
+        found: list[dict[str, Any]] = []
+        if limit is not None and limit <= 0:
+            return found
+        for line in lines:
+            entry = json.loads(line)
+            if where is None or where(entry):
+                found.append(entry)
+                if limit is not None and len(found) >= limit:
+                    break
+        return found
 
     def verify(self) -> str | None:
         """None when every line holds; else the first problem, ``"FILE line N: ..."``.
         A file that cannot be read at all is a problem too (named, never an exception)."""
         try:
-            return self._read(keep=False).problem
+            return self._read()[1].problem
         except JournalError as exc:
             return str(exc)
 
@@ -234,10 +294,7 @@ class Journal:
         """The last entry's ``seq`` and ``hash`` (``(0, "")`` when empty), to note down
         elsewhere: a later file must still hold that line. Raises :class:`JournalError` when
         the file does not verify."""
-        scan = self._read(keep=False)
-        if scan.problem is not None:
-            raise JournalError(f"{scan.problem}. {self._advice()}", path=self.path,
-                               line=scan.seq + 1)
+        scan = self._verified()[1]
         return scan.seq, scan.head
 
     # Writing -------------------------------------------------------------------------------

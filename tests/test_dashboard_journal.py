@@ -173,6 +173,40 @@ def test_lines_added_by_another_writer_are_checked_before_appending(tmp_path: Pa
         journal.append({"n": 4})
 
 
+def test_a_change_anywhere_after_a_verified_read_is_found_again(tmp_path: Path) -> None:
+    """Reading again checks the part read before by its digest: an edit of the same length
+    in the first line, after the whole file verified in this process, is still named."""
+    journal = _journal(tmp_path)
+    assert journal.verify() is None and len(journal.entries()) == 3
+    lines = _lines(journal)
+    lines[0] = lines[0].replace(b'"entry 0"', b'"entry 9"')
+    journal.path.write_bytes(b"".join(lines))
+    problem = journal.verify()
+    assert problem is not None and problem.startswith(f"{journal.path} line 1: ")
+    with pytest.raises(JournalError, match="line 1: its hash does not match"):
+        journal.entries()
+
+
+def test_lines_added_after_a_verified_read_are_checked(tmp_path: Path) -> None:
+    journal = _journal(tmp_path)
+    assert journal.verify() is None
+    journal.append({"n": 3})
+    assert [e["n"] for e in journal.entries(newest_first=True, limit=2)] == [3, 2]
+    with journal.path.open("ab") as file:
+        file.write(b'{"seq":5}\n')
+    problem = journal.verify()
+    assert problem is not None and problem.startswith(f"{journal.path} line 5: ")
+
+
+def test_entries_filter_and_order(tmp_path: Path) -> None:
+    journal = _journal(tmp_path, 6)
+    odd = journal.entries(where=lambda e: e["n"] % 2 == 1)
+    assert [e["n"] for e in odd] == [1, 3, 5]
+    assert [e["n"] for e in journal.entries(newest_first=True, limit=2,
+                                            where=lambda e: e["n"] < 4)] == [3, 2]
+    assert journal.entries(limit=0) == []
+
+
 def test_an_entry_may_not_carry_the_journals_fields(tmp_path: Path) -> None:
     journal = Journal(tmp_path / "j.jsonl")
     with pytest.raises(ValueError, match="seq"):
