@@ -26,19 +26,23 @@ PROG = "python -m dashboard"
 EPILOG = f"""\
 examples:
   {PROG} users add ann --role analyst
-                              add a user with a password made for them, printed once on
-                              standard output (only its scrypt hash is kept)
+      add a user with a password made for them, printed once on standard output (only its
+      scrypt hash is kept)
   printf '%s\\n' "$PASSWORD" | {PROG} users add ann --role analyst --password-stdin
-                              add a user with a chosen password (one line, 12 characters
-                              or more; typed without echo when standard input is a terminal)
-  {PROG} users list          every user: name, role, active, created when and by whom
-  {PROG} users disable ann   ann can no longer sign in (kept in the file, never deleted)
+      add a user with a chosen password (one line, 12 characters or more; typed without
+      echo when standard input is a terminal)
+  {PROG} users list
+      every user: name, role, active, created when and by whom, disabled when
+  {PROG} users disable ann
+      ann can no longer sign in (kept in the file, never deleted; names are never reused)
   {PROG} users passwd ann --password-stdin
-                              give ann a new password
-  {PROG} access verify       check the three journals line by line (exit 1 naming the
-                              first broken line); prints each one's head to note down
+      give ann a new password
+  {PROG} access verify
+      check the three journals line by line (exit 1 naming the first broken line), and
+      print each one's head to note down
 
-roles: {"; ".join(f"{role} ({ROLE_WORDS[role]})" for role in ROLES)}.
+roles:
+{chr(10).join(f"  {role:<10} {ROLE_WORDS[role]}" for role in ROLES)}
 
 files (under --home, default $CATWALK_DASHBOARD_HOME, else DATA/dashboard; DATA is --data,
 default $CATWALK_DATA or ./var):
@@ -53,6 +57,10 @@ then restore it from a backup or move it aside (the dashboard then starts a new 
 lines at the end or rewriting the whole file is not visible in the chain alone: note each head
 that `access verify` prints somewhere the dashboard's host cannot rewrite.
 Changes made here are recorded in the access log as user "cli:<your login name>".
+
+sign-in: 5 failed sign-ins for one name within 15 minutes lock that name for 15 minutes (kept
+in the dashboard server's memory: restarting the server clears it; every failure stays in the
+access log as sign_in_failed).
 
 exit codes: 0 done / every journal verifies; 1 a journal does not verify or cannot be written;
 2 the command cannot run (arguments, an unknown user or role, a password too short).
