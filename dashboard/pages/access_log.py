@@ -1,18 +1,116 @@
-"""The Access log page of the dashboard (issue 9); a stub until the page is filled in."""
+"""The Access log page: who signed in, looked at what, exported what and changed which case,
+newest first, with the state of the log's hash chain (issue 9; dashboard/access.py).
+
+Regulators and admins only. The log is append-only and hash-chained (dashboard/journal.py):
+a chain that does not verify is a red error naming the first bad line, and no entry is
+shown from a log that cannot be trusted.
+"""
 
 from __future__ import annotations
 
+import csv
+import io
+import json
+from typing import Any
+
+import pandas as pd
 import streamlit as st
 
+from dashboard.access import ACTIONS, AccessLog
 from dashboard.context import CAN_SEE_ACCESS_LOG, PageContext, Role
+from dashboard.journal import JournalError
+from dashboard.views import literal
 
 TITLE = "Access log"
 URL_PATH = "access-log"
 ICON = ":material/history:"
 ROLES: frozenset[Role] | None = CAN_SEE_ACCESS_LOG
 
+PAGE_ROWS = 1_000
+EVERYONE = "(everyone)"
+EVERYTHING = "(every action)"
+CSV_COLUMNS = ("seq", "at", "user", "action", "target", "detail")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> Any:
+    """A CSV cell: text a spreadsheet would run as a formula (starting with ``=``, ``+``,
+    ``-``, ``@``) gets a leading ``'`` (OWASP, "CSV Injection"); numbers stay numbers."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def _detail(entry: dict[str, Any]) -> str:
+    detail = entry.get("detail")
+    if not detail:
+        return ""
+    return json.dumps(detail, sort_keys=True, ensure_ascii=False)
+
+
+def access_csv(entries: list[dict[str, Any]]) -> bytes:
+    """The entries as CSV (UTF-8, a header line of CSV_COLUMNS; ``seq`` an integer,
+    ``detail`` as JSON)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(CSV_COLUMNS)
+    for entry in entries:
+        writer.writerow([csv_cell(entry.get("seq")), csv_cell(entry.get("at")),
+                         csv_cell(entry.get("user")), csv_cell(entry.get("action")),
+                         csv_cell(entry.get("target")), csv_cell(_detail(entry))])
+    return out.getvalue().encode("utf-8")
+
 
 def render(ctx: PageContext) -> None:
-    """Draw the page for ``ctx.user``."""
+    """Draw the page: the chain's state, the filters, the entries, the export."""
     st.title(TITLE)
-    st.info("This page is being built.")
+    log = AccessLog(ctx.home)
+    problem = log.verify()
+    if problem is not None:
+        st.error(f"**The access log does not verify**: {literal(problem)}. Entries may have "
+                 "been altered, removed or added by hand; none is shown from a log that "
+                 "cannot be trusted. Keep the file as it is (evidence) and tell the "
+                 "dashboard's administrator (`python -m dashboard access verify`).")
+        return
+    try:
+        every = log.entries()
+    except JournalError as error:  # changed between the two reads
+        st.error(f"**The access log cannot be read**: {literal(str(error))}.")
+        return
+    st.success(f"The access log's hash chain is whole: {len(every):,} entries, each tied to "
+               "the one before.")
+    users = sorted({str(e.get("user", "")) for e in every})
+    left, right = st.columns(2)
+    user = left.selectbox("User", [EVERYONE, *users], key="access_user")
+    action = right.selectbox("Action", [EVERYTHING, *ACTIONS], key="access_action")
+    chosen = [e for e in every
+              if (user == EVERYONE or e.get("user") == user)
+              and (action == EVERYTHING or e.get("action") == action)]
+    if not chosen:
+        st.info("No entry matches.")
+        return
+    table = pd.DataFrame({
+        "when (UTC)": [str(e.get("at", "")) for e in chosen[:PAGE_ROWS]],
+        "user": [str(e.get("user", "")) for e in chosen[:PAGE_ROWS]],
+        "action": [str(e.get("action", "")) for e in chosen[:PAGE_ROWS]],
+        "target": [str(e.get("target", "")) for e in chosen[:PAGE_ROWS]],
+        "detail": [_detail(e) for e in chosen[:PAGE_ROWS]],
+        "line": pd.array([e.get("seq") for e in chosen[:PAGE_ROWS]], dtype="Int64"),
+    })
+    st.dataframe(table, hide_index=True, width="stretch")
+    if len(chosen) > PAGE_ROWS:
+        st.caption(f"The newest {PAGE_ROWS:,} of {len(chosen):,} entries are listed; the "
+                   "export holds them all.")
+    else:
+        st.caption(f"{len(chosen):,} entries, newest first.")
+    st.download_button(
+        "Export CSV", data=access_csv(chosen), file_name="access-log.csv", mime="text/csv",
+        key="access_export", on_click=_exported, args=(ctx, len(chosen), user, action))
+
+
+def _exported(ctx: PageContext, rows: int, user: str, action: str) -> None:
+    ctx.record("export", "access-log", rows=rows,
+               user_filter=None if user == EVERYONE else user,
+               action_filter=None if action == EVERYTHING else action)
