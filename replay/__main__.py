@@ -200,12 +200,14 @@ def _run(data: Path, workers: int = 1, *, key: str | None = None,
         print(f"replay: {n:,} rounds judged", file=sys.stderr, flush=True)
 
     try:
-        # The helpers start and warm up while this process verifies the log; they are
-        # given no record unless it verified (or --unverified), and stopped on the way out.
+        # The helpers start and warm up while this process verifies the log, and are
+        # dealt their tables' records as verification reads them; nothing is written
+        # unless the log verified (or --unverified), and they are stopped on the way out.
         # The records verification read are replayed (the log is read once) when the log
-        # verified; otherwise (--unverified) the log is read again, as far as it can be.
+        # verified; otherwise (--unverified) the log is read again, as far as it can be
+        # (what was dealt is kept only where it is what was read again).
         with start_workers(workers) as pool:
-            kept = KeptRecords()
+            kept = KeptRecords(deal=pool.deal)
             provenance = _provenance(data, key, unverified, kept)
             if provenance is None:
                 return 1

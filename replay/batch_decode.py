@@ -162,15 +162,40 @@ class KeptRecords:
     again (``python -m replay``): give it as ``keep`` to ``schemas.log_verify.verify_data``,
     then, if the log verified, pass it as ``records`` to :func:`log_entries` (through
     ``replay.run.replay``). Holds every record (where, Kafka key and value; the values are
-    the bytes verification read)."""
+    the bytes verification read).
 
-    def __init__(self) -> None:
+    ``deal``, when given, is handed each entry of the lone ingest's chain as verification
+    reads it, when that chain is all the data directory holds (so the entries, their order
+    and their ordinals are those :func:`log_entries` gives): ``replay.parallel.Workers.deal``
+    starts replay's helpers on their tables while the log is still being verified. What is
+    dealt is unverified until the verdict: the caller writes nothing unless the log verified
+    (``python -m replay``), and the helpers' work is only used for entries that are the ones
+    replayed (``replay.parallel.replay_entries`` compares them)."""
+
+    def __init__(self, deal: Callable[[Entry], None] | None = None) -> None:
         self.placed: dict[Chain, list[Placed]] = {}
+        self.entries: dict[Chain, list[Entry]] = {}
+        """The lone ingest's chain, when it is the only chain, kept as entries (the very
+        tuples dealt)."""
+        self.deal = deal
 
     def __call__(self, chain: Chain) -> Callable[[dict[str, Any]], None]:
         """What keeps ``chain``'s records (``schemas.log_verify.Keep``)."""
-        kept = self.placed.setdefault(chain, [])
         label = chain.label
+        if (not chain.name and chain not in self.entries and chain not in self.placed
+                and log_chains(chain.log) == [chain]):
+            entries = self.entries[chain] = []
+            add, deal = entries.append, self.deal
+
+            def keep_entry(rec: dict[str, Any]) -> None:
+                entry = (len(entries), f"{label} position {rec['position']} ({rec['topic']}"
+                         f"[{rec['partition']}]@{rec['offset']})", rec["key"], rec["value"])
+                add(entry)
+                if deal is not None:
+                    deal(entry)
+
+            return keep_entry
+        kept = self.placed.setdefault(chain, [])
 
         def keep(rec: dict[str, Any]) -> None:
             topic, partition, offset = rec["topic"], rec["partition"], rec["offset"]
@@ -198,8 +223,11 @@ def entries_of(found: list[Chain], records: KeptRecords | None = None) -> Iterat
     entries, the log not read again); a chain it does not hold is read."""
     kept = records.placed if records is not None else {}
     if len(found) == 1 and not found[0].name:
+        entries = records.entries.get(found[0]) if records is not None else None
         held = kept.get(found[0])
-        if held is None:
+        if entries is not None:
+            yield from entries
+        elif held is None:
             yield from chain_entries(found[0])
         else:
             for n, (_, _, _, where, key, value) in enumerate(held):

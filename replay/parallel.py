@@ -31,11 +31,14 @@ names no table and no game: what a row is comes from the caller (:class:`RowMake
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import importlib.abc
 import multiprocessing
 import os
+import queue
 import sys
+import threading
 import traceback
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -190,7 +193,7 @@ class _NoPandas(importlib.abc.MetaPathFinder):
 _NO_PANDAS = _NoPandas()
 
 
-def _helper(inbox: Any, outbox: Connection, rows: RowMaker) -> None:
+def _helper(inbox: Connection, outbox: Connection, rows: RowMaker) -> None:
     """A worker process: build what judging needs first (``rows.warm``), replay the
     records that arrive in ``inbox`` (chunks, then None) as they arrive, and send back the
     shard."""
@@ -201,7 +204,7 @@ def _helper(inbox: Any, outbox: Connection, rows: RowMaker) -> None:
             rows.warm()
 
     def arriving() -> Iterator[Entry]:
-        while (chunk := inbox.get()) is not None:
+        while (chunk := inbox.recv()) is not None:
             yield from chunk
 
     try:
@@ -212,10 +215,53 @@ def _helper(inbox: Any, outbox: Connection, rows: RowMaker) -> None:
     outbox.close()
 
 
+PIPE_BYTES = 1 << 20
+"""The size asked of the pipe that carries a helper's records (Linux; its default is 64 KiB):
+room for a few chunks, so that a helper need not wait for this process to write the next
+one (the thread writing them needs the interpreter lock, which the dealing holds)."""
+
+
+class _Feed:
+    """The records on their way to one helper: chunks are queued at once and written to
+    its pipe by a thread of this process, so that the dealing never waits for the helper.
+    Once the helper is gone (it died, or was stopped), what is left is dropped: the replay
+    learns it from the helper's missing shard (:func:`_collect`)."""
+
+    def __init__(self, pipe: Connection) -> None:
+        self.pipe = pipe
+        with contextlib.suppress(AttributeError, OSError):
+            fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+        self.queue: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self.thread = threading.Thread(target=self._write, name="replay-feed", daemon=True)
+        self.thread.start()
+
+    def put(self, chunk: list[Entry] | None) -> None:
+        self.queue.put(chunk)
+
+    def _write(self) -> None:
+        while (chunk := self.queue.get()) is not _CLOSED:
+            try:
+                self.pipe.send(chunk)
+            except (OSError, ValueError):  # the helper is gone, or the pipe was closed
+                return
+            if chunk is None:
+                return
+
+    def close(self) -> None:
+        """Stop writing (the helper is stopped or has everything) and close the pipe."""
+        self.queue.put(_CLOSED)
+        self.thread.join(timeout=5)
+        if not self.thread.is_alive():
+            self.pipe.close()
+
+
+_CLOSED = object()
+
+
 @dataclass(slots=True, kw_only=True)
 class _Helper:
     process: BaseProcess
-    inbox: Any
+    inbox: _Feed
     results: Connection
     keys: int = 0
     pending: list[Entry] = field(default_factory=list)
@@ -232,8 +278,9 @@ class Workers:
     """The helper processes of a replay by ``workers`` processes (this one and
     ``workers - 1`` helpers), started ahead of it: each imports the code and builds what
     judging builds on first use (``rows.warm``) while this process does something else,
-    such as verifying the log (``python -m replay``). Give it to :func:`replay_entries`
-    (once), and close it (a ``with`` block), which stops helpers still running."""
+    such as verifying the log (``python -m replay``). Entries may be dealt to them as they
+    are read (:meth:`deal`), before the replay. Give it to :func:`replay_entries` (once),
+    and close it (a ``with`` block), which stops helpers still running."""
 
     def __init__(self, workers: int, rows: RowMaker) -> None:
         if workers < 1:
@@ -247,6 +294,16 @@ class Workers:
         except BaseException:
             self.close()
             raise
+        self.dealer = _Dealer(self.helpers)
+
+    def deal(self, entry: Entry) -> None:
+        """Send ``entry`` now to the process that owns its key, ahead of the replay: the
+        entries dealt must be the first ones later given to :func:`replay_entries`, in the
+        same order (ordinals from 0); they are compared there, and when they are not, the
+        helpers' work is thrown away and the entries given are replayed in this process.
+        Nothing is done without helpers. Not to be called once the replay has begun."""
+        if self.helpers and not self.used:
+            self.dealer.add(entry)
 
     def close(self) -> None:
         _stop(self.helpers)
@@ -263,41 +320,69 @@ class Workers:
 def _start(workers: int, rows: RowMaker) -> Iterator[_Helper]:
     context = multiprocessing.get_context("spawn")
     for _ in range(workers - 1):
-        inbox = context.Queue()
+        inbox, feed = context.Pipe(duplex=False)
         results, outbox = context.Pipe(duplex=False)
         process = context.Process(target=_helper, args=(inbox, outbox, rows), daemon=True)
-        process.start()
-        outbox.close()
-        yield _Helper(process=process, inbox=inbox, results=results)
+        try:
+            process.start()
+        finally:
+            inbox.close()
+            outbox.close()
+        yield _Helper(process=process, inbox=_Feed(feed), results=results)
 
 
-def _deal(entries: Iterable[Entry], helpers: list[_Helper]) -> tuple[list[Entry], list[Entry]]:
-    """Read the entries, sending each table's to the process that owns it as they come
-    (a table is owned from its first record on); (all entries, the parent's own)."""
-    owner: dict[bytes | None, _Helper | None] = {}
-    mine = 0
-    everything: list[Entry] = []
-    own: list[Entry] = []
-    for entry in entries:
-        everything.append(entry)
+class _Dealer:
+    """Deals entries, in log order, to the process that owns each key (a table is owned
+    from its first record on), sending a helper its entries in chunks as they come; keeps
+    every entry and this process's own."""
+
+    def __init__(self, helpers: list[_Helper]) -> None:
+        self.helpers = helpers
+        self.owner: dict[bytes | None, _Helper | None] = {}
+        self.mine = 0
+        self.everything: list[Entry] = []
+        self.own: list[Entry] = []
+
+    def add(self, entry: Entry) -> None:
+        self.everything.append(entry)
         key = entry[2]
-        if key not in owner:
-            least = min(helpers, key=lambda h: h.keys)
-            if mine / PARENT_SHARE < least.keys:
-                owner[key], mine = None, mine + 1
+        if key in self.owner:
+            helper = self.owner[key]
+        else:
+            least = min(self.helpers, key=lambda h: h.keys)
+            if self.mine / PARENT_SHARE < least.keys:
+                helper = self.owner[key] = None
+                self.mine += 1
             else:
-                owner[key] = least
+                helper = self.owner[key] = least
                 least.keys += 1
-        helper = owner[key]
         if helper is None:
-            own.append(entry)
+            self.own.append(entry)
         else:
             helper.pending.append(entry)
             if len(helper.pending) >= CHUNK:
                 helper.send()
-    for helper in helpers:
-        helper.send(final=True)
-    return everything, own
+
+    def finish(self) -> None:
+        for helper in self.helpers:
+            helper.send(final=True)
+
+
+def _deal(entries: Iterable[Entry], dealer: _Dealer) -> list[Entry] | None:
+    """Deal the entries not dealt yet (:meth:`Workers.deal`), after checking that those
+    dealt are the first ones given; None when they were (every entry is
+    ``dealer.everything``), else every entry given, for this process to replay alone."""
+    dealt = dealer.everything
+    count = len(dealt)
+    given = iter(entries)
+    for i in range(count):
+        entry = next(given, None)
+        if entry is None or (entry is not dealt[i] and entry != dealt[i]):
+            return [*dealt[:i], *([] if entry is None else [entry]), *given]
+    for entry in given:
+        dealer.add(entry)
+    dealer.finish()
+    return None
 
 
 def _collect(helpers: list[_Helper]) -> list[Shard]:
@@ -335,10 +420,10 @@ def _died(helper: _Helper) -> ReplayWorkerError:
 
 def _stop(helpers: list[_Helper]) -> None:
     for h in helpers:
-        h.inbox.cancel_join_thread()
         if h.process.is_alive():
             h.process.terminate()
         h.process.join()
+        h.inbox.close()
         h.results.close()
 
 
@@ -363,7 +448,7 @@ def replay_entries(entries: Iterable[Entry], rows: RowMaker, *, workers: int | W
             raise ValueError("these Workers were used already, or started for other rows")
         workers.used = True
         with workers, collector_paused():
-            return _replay_entries(entries, rows, workers.helpers, progress)
+            return _replay_entries(entries, rows, workers.helpers, workers.dealer, progress)
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
     if workers == 1:
@@ -374,19 +459,22 @@ def replay_entries(entries: Iterable[Entry], rows: RowMaker, *, workers: int | W
 
 
 def _replay_entries(entries: Iterable[Entry], rows: RowMaker, helpers: list[_Helper],
-                    progress: Callable[[int], None] | None) -> Shard:
+                    dealer: _Dealer, progress: Callable[[int], None] | None) -> Shard:
     if not helpers:
         return replay_shard(list(entries), rows, progress=progress)
     try:
-        everything, own = _deal(entries, helpers)
-        mine = replay_shard(own, rows, collect_ids=True, progress=progress)
+        alone = _deal(entries, dealer)
+        if alone is not None:  # not the entries dealt ahead: one process, from scratch
+            _stop(helpers)
+            return replay_shard(alone, rows, progress=progress)
+        mine = replay_shard(dealer.own, rows, collect_ids=True, progress=progress)
         shards = [mine, *_collect(helpers)]
     finally:
         _stop(helpers)
     if progress is not None:
         progress(sum(s.rounds for s in shards))
     if _joined(shards):
-        return replay_shard(everything, rows)
+        return replay_shard(dealer.everything, rows)
     return merge(shards)
 
 

@@ -48,7 +48,8 @@ def test_the_records_verification_keeps_are_the_entries_read_from_workers_chains
     messages.insert(61, messages[12])
     _spread(tmp_path, messages, workers=workers)
     kept = _kept(tmp_path)
-    assert len(kept.placed) == (2 if workers else 1)
+    assert len(kept.placed) + len(kept.entries) == (2 if workers else 1)
+    assert len(kept.entries) == (0 if workers else 1)  # the lone chain: entries as read
     assert list(log_entries(tmp_path / "log", kept)) == list(log_entries(tmp_path / "log"))
 
 
@@ -120,3 +121,85 @@ def test_the_command_does_not_import_pandas_and_writes_the_same_bytes(tmp_path: 
     again = tmp_path / "again"
     replay(log, again, provenance=_provenance_of(tmp_path / "replay"))
     assert _files(again) == _files(tmp_path / "replay")
+
+
+def test_with_workers_the_helpers_are_dealt_records_while_the_log_is_verified(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``python -m replay --workers 2`` hands the helper its tables' records as verification
+    reads them (issue 6), not after the verdict; the files are those of one process."""
+    import schemas.log_verify as log_verify
+
+    log = _write(tmp_path, _faulty(_shift()), batch=40)
+    steps: list[str] = []
+    deal, verify = parallel.Workers.deal, log_verify.verify_data
+
+    def dealing(self: parallel.Workers, entry: batch_decode.Entry) -> None:
+        if not steps or steps[-1] != "deal":
+            steps.append("deal")
+        deal(self, entry)
+
+    def verifying(*args, **kwargs):  # type: ignore[no-untyped-def]
+        steps.append("verify")
+        verdict = verify(*args, **kwargs)
+        steps.append("verdict")
+        return verdict
+
+    monkeypatch.setattr(parallel.Workers, "deal", dealing)
+    monkeypatch.setattr(log_verify, "verify_data", verifying)
+    monkeypatch.setattr(parallel, "pyarrow_without_pandas", lambda: False)
+    assert main(["run", "--data", str(tmp_path), "--workers", "2"]) == 0
+    assert steps == ["verify", "deal", "verdict"]
+    alone = tmp_path / "alone"
+    replay(log, alone, provenance=_provenance_of(tmp_path / "replay"))
+    assert _files(alone) == _files(tmp_path / "replay")
+
+
+def test_with_workers_a_log_refused_after_records_were_dealt_writes_nothing(
+        tmp_path: Path) -> None:
+    """The helpers were given the records before the broken segment; the verdict refuses
+    the log: nothing is written, the helpers are stopped, no traceback."""
+    log = _write(tmp_path, _interleaved(_shift()), batch=10)
+    segs = sorted(log.iterdir())
+    segs[len(segs) // 2].unlink()  # verification stops there, half the log dealt
+    done = subprocess.run([sys.executable, "-m", "replay", "--data", str(tmp_path),
+                           "--workers", "2"], capture_output=True, text=True, cwd=REPO,
+                          timeout=300, check=False)
+    assert done.returncode == 1
+    assert "REFUSED: the log does not verify" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "replay").exists()
+
+
+def _swap_values(segment: Path, i: int, j: int) -> None:
+    """Rewrite a segment with the values of its records ``i`` and ``j`` swapped (both still
+    decode; their hashes no longer match)."""
+    from fastavro import reader, writer
+
+    from schemas.logformat import record_schema
+
+    with segment.open("rb") as fo:
+        r = reader(fo)
+        meta = {k: v for k, v in r.metadata.items() if k.startswith("catwalk.")}
+        records = list(r)
+    records[i]["value"], records[j]["value"] = records[j]["value"], records[i]["value"]
+    with segment.open("wb") as fo:
+        writer(fo, record_schema(), records, metadata=meta, codec="deflate")
+
+
+@pytest.mark.parametrize("damage", ["removed", "altered"])
+def test_with_workers_and_unverified_what_was_dealt_is_kept_where_it_was_read_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str) -> None:
+    """--unverified with a log that does not verify: the helpers were dealt the records
+    verification read before the problem; the log is read again and the files are those of
+    one process reading it (a record altered in place is replayed as read again)."""
+    log = _write(tmp_path, _faulty(_shift()), batch=20)
+    seg = sorted(log.iterdir())[3]
+    if damage == "removed":
+        seg.unlink()
+    else:  # a record's value swapped with the next one's: its hash no longer matches
+        _swap_values(seg, 2, 3)
+    monkeypatch.setattr(parallel, "pyarrow_without_pandas", lambda: False)
+    assert main(["run", "--data", str(tmp_path), "--workers", "2", "--unverified"]) == 0
+    two = _files(tmp_path / "replay")
+    assert main(["run", "--data", str(tmp_path), "--workers", "1", "--unverified"]) == 0
+    assert _files(tmp_path / "replay") == two

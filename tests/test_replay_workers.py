@@ -273,3 +273,46 @@ def test_the_command_with_workers_refuses_a_log_it_cannot_verify(tmp_path):
     assert proc.returncode == 1
     assert "no public key" in proc.stderr
     assert not (tmp_path / "replay").exists()
+
+
+@pytest.mark.parametrize("ahead", ["prefix", "other", "more"])
+def test_entries_dealt_ahead_are_used_only_where_they_are_those_replayed(tmp_path, ahead):
+    """``Workers.deal`` before the replay (``python -m replay`` deals while it verifies):
+    the first entries replayed must be those dealt, else the entries replayed are replayed
+    in one process; the same bytes either way, and the helpers are stopped."""
+    from replay.batch_decode import log_entries
+    from replay.run import start_workers
+
+    log = _write(tmp_path, _faulty(_shift()))
+    entries = list(log_entries(log))
+    alone = replay_entries(entries, ROWS)
+    dealt = {"prefix": entries[:len(entries) // 2],
+             "other": [*entries[:10], (10, "log position 99", b"T01", entries[11][3]),
+                       *entries[11:40]],
+             "more": [*entries, (len(entries), "log position 999", b"T01", entries[0][3])],
+             }[ahead]
+    with start_workers(2) as pool:
+        for entry in dealt:
+            pool.deal(entry)
+        got = replay_entries(iter(entries), ROWS, workers=pool)
+    assert got == alone
+    assert multiprocessing.active_children() == []
+
+
+def test_a_worker_that_dies_while_it_is_dealt_records_stops_the_replay_quietly(
+        tmp_path, capfd):
+    """The helper dies while records are dealt to it ahead of the replay: a clear error,
+    nothing written, and no traceback from the thread that was writing its records."""
+    from replay.batch_decode import log_entries
+
+    log = _write(tmp_path, _interleaved(_shift(tables=3, rounds=40)))
+    rows = replace(ROWS, warm=dying_warm)
+    with parallel.Workers(2, rows) as pool:
+        pool.helpers[0].process.join(timeout=60)  # it died warming up
+        entries = list(log_entries(log))
+        for entry in entries:
+            pool.deal(entry)
+        with pytest.raises(ReplayWorkerError, match=r"stopped abruptly.*nothing was written"):
+            replay_entries(entries, rows, workers=pool)
+    assert multiprocessing.active_children() == []
+    assert "Traceback" not in capfd.readouterr().err
