@@ -351,7 +351,8 @@ class Journal:
                 raise JournalError(f"{self.path} was created but its directory could not be "
                                    f"synced to disk: {exc.strerror or exc}",
                                    path=self.path) from exc
-        return full
+        written: dict[str, Any] = json.loads(line)  # as the file holds it (a tuple is a list)
+        return written
 
     def _open_for_append(self) -> int:
         try:
