@@ -40,6 +40,8 @@ with the same judge as adjudicate, and writes (under DATA/replay/), one row each
   envy.parquet      Envy Bonus: recorded and expected per seat, and each payment
   bankers.parquet   player banker's account: recorded and expected
   jackpots.parquet  progressive winner: award, meter, each verification step
+  timeline.parquet  event of a round, in the table's order: when, who recorded it, what it
+                    was in words, and the corrections (what each corrects, what it replaced)
   findings.parquet  the log: duplicates, sequence gaps, records that do not decode
 Same log and rulesets give byte-identical files. The round document is in the README;
 the rules are in docs/rules.md.

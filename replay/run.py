@@ -16,6 +16,9 @@ table named (replay/reconstruct.py), and writes, under the output directory:
   expected;
 - ``jackpots.parquet``: one row per progressive winner or jackpot declared: the award
   recorded and expected, the meter, and each verification step;
+- ``timeline.parquet``: one row per event of each round, in the order the table recorded
+  them (``table_seq``): when, who recorded it, the kind and a summary in words, the event a
+  correction names and whether a correction replaced or struck it (replay/timeline.py);
 - ``findings.parquet``: the log-level findings (duplicates, sequence gaps, records that do
   not decode).
 
@@ -58,6 +61,7 @@ from replay.reconstruct import (
     dealt_at,
     judge_state,
 )
+from replay.timeline import timeline_rows
 from schemas import JACKPOT_STEPS, RoundEvent
 
 _TS = pa.timestamp("us", tz="UTC")
@@ -133,8 +137,21 @@ FINDINGS = pa.schema([
     ("round_id", pa.string()),
     ("where", pa.string()), ("detail", pa.string()),
 ])
+TIMELINE = pa.schema([
+    ("round_id", pa.string()), ("casino", pa.string()), ("table_id", pa.string()),
+    ("game", pa.string()),
+    ("table_seq", pa.int64()), ("occurred_at", _TS), ("recorded_by", pa.string()),
+    ("event", pa.string()), ("summary", pa.string()), ("event_id", pa.string()),
+    ("corrects", pa.string()), ("superseded", pa.bool_()),
+])
+"""One row per event of a round, corrections included, by ``table_seq``: ``event`` the
+payload kind in words (``wager placed``), ``summary`` what it says (``seat 3 placed Fortune
+$5.00``, money from integer cents), ``corrects`` the event id a correction names (else
+null), ``superseded`` whether a correction replaced or struck the event (replay/timeline.py;
+docs/rules.md 8.5)."""
 TABLES = {"rounds": ROUNDS, "hands": HANDS, "wagers": WAGERS, "envy": ENVY,
-          "bankers": BANKERS, "jackpots": JACKPOTS, "findings": FINDINGS}
+          "bankers": BANKERS, "jackpots": JACKPOTS, "timeline": TIMELINE,
+          "findings": FINDINGS}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -330,6 +347,7 @@ def rows_of(state: RoundState, j: Judgement) -> dict[str, list[dict[str, Any]]]:
             "steps": ", ".join(f"{x.step} by {x.employee_id} ({x.role})" for x in steps)
             or None,
         })
+    out["timeline"] = timeline_rows(state)
     return out
 
 

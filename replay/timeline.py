@@ -1,0 +1,203 @@
+"""A round's timeline: every event the table recorded for it, in the table's order, in words.
+
+What a dispute needs beside the judgement: when each thing happened, who recorded it, and
+what it was ("seat 3 placed Fortune $5.00", "seat 2 main settled: win +$10.00, commission
+$0.50"). :func:`timeline_rows` gives one row per event of a folded round (replay writes them
+to ``timeline.parquet``): the events of :attr:`RoundState.history` and the corrections of
+:attr:`RoundState.corrections`, ordered by ``table_seq`` (then event id), each correction
+naming the event it corrects (``corrects``) and each event a correction replaced or struck
+marked ``superseded`` (docs/rules.md 8.5: events are never edited, a correction stays
+visible). Money is rendered from integer cents (:func:`replay.money.format_cents`).
+Pure: the same round gives the same rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from replay.fold import RoundState
+from replay.money import format_cents
+from schemas import (
+    BankerSettled,
+    CardsDealt,
+    EnvyBonusPaid,
+    EventCorrected,
+    HandSet,
+    HandsExposed,
+    JackpotHit,
+    JackpotVerified,
+    Payload,
+    PlayerActed,
+    ProgressiveMeterRead,
+    RoundEnded,
+    RoundEvent,
+    RoundStarted,
+    RoundVoided,
+    TilesDealt,
+    WagerPlaced,
+    WagerSettled,
+)
+
+WAGER_WORDS = {"main": "main", "ace_high": "Ace High", "fortune": "Fortune",
+               "progressive": "Progressive", "ante": "ante", "raise": "raise"}
+"""How a wager is named in words (docs/rules.md, Words); an unknown name is shown as is."""
+
+EVENT_WORDS: dict[type, str] = {
+    RoundStarted: "round started", ProgressiveMeterRead: "progressive meter read",
+    WagerPlaced: "wager placed", CardsDealt: "cards dealt", TilesDealt: "tiles dealt",
+    HandSet: "hand set", PlayerActed: "player acted", HandsExposed: "hands exposed",
+    WagerSettled: "wager settled", BankerSettled: "banker settled",
+    EnvyBonusPaid: "Envy Bonus paid", JackpotHit: "jackpot hit",
+    JackpotVerified: "jackpot step recorded", RoundVoided: "round voided",
+    EventCorrected: "event corrected", RoundEnded: "round ended",
+}
+"""The payload kind of each event, in words (``timeline.parquet`` ``event``)."""
+
+_ACTED = {"fold": "folded", "raise": "raised", "concede": "conceded", "withdraw": "withdrew"}
+_GAMES = {"pai_gow_poker": "pai gow poker", "face_up_pai_gow": "Face Up pai gow poker",
+          "pai_gow_tiles": "pai gow tiles", "caribbean_stud": "Caribbean stud"}
+
+
+def _who(seat: int | None) -> str:
+    return "dealer" if seat is None else f"seat {seat}"
+
+
+def _whose(seat: int | None) -> str:
+    return "dealer's" if seat is None else f"seat {seat}'s"
+
+
+def _wager(name: str) -> str:
+    return WAGER_WORDS.get(name, name)
+
+
+def _started(p: RoundStarted) -> str:
+    banker = "the dealer banks" if p.banker_seat is None else (
+        f"seat {p.banker_seat} banks" + (" with the house (co-bank)" if p.co_bank else ""))
+    ruleset = f"ruleset {p.ruleset}" if p.ruleset else "the ruleset in force that day"
+    return f"dealer {p.dealer_id} opened a round of {_GAMES.get(p.game, p.game)}; {banker}; " \
+           f"{ruleset}"
+
+
+def _meter(p: ProgressiveMeterRead) -> str:
+    meter = f" ({p.meter_id})" if p.meter_id else ""
+    return f"progressive meter{meter} read {format_cents(p.meter_cents)}"
+
+
+def _placed(p: WagerPlaced) -> str:
+    return f"{_who(p.seat)} placed {_wager(p.wager)} {format_cents(p.amount_cents)}"
+
+
+def _cards(p: CardsDealt) -> str:
+    return f"{_who(p.seat)} dealt {' '.join(p.cards)}"
+
+
+def _tiles(p: TilesDealt) -> str:
+    return f"{_who(p.seat)} dealt tiles {' '.join(p.tiles)}"
+
+
+def _set(p: HandSet) -> str:
+    return f"{_whose(p.seat)} hand set: high {' '.join(p.high)}, low {' '.join(p.low)}"
+
+
+def _acted(p: PlayerActed) -> str:
+    return f"seat {p.seat} {_ACTED.get(p.action, p.action)}"
+
+
+def _exposed(p: HandsExposed) -> str:
+    return f"{_whose(p.seat)} hands exposed"
+
+
+def _settled(p: WagerSettled) -> str:
+    commission = f", commission {format_cents(p.commission_cents)}" if p.commission_cents else ""
+    return (f"{_who(p.seat)} {_wager(p.wager)} settled: {p.outcome} "
+            f"{format_cents(p.net_cents, signed=True)}{commission}")
+
+
+def _banker(p: BankerSettled) -> str:
+    commission = f", commission {format_cents(p.commission_cents)}" if p.commission_cents else ""
+    return (f"banker's account (seat {p.seat}) settled: "
+            f"{format_cents(p.net_cents, signed=True)}{commission}")
+
+
+def _envy(p: EnvyBonusPaid) -> str:
+    return (f"seat {p.seat} paid an Envy Bonus of {format_cents(p.amount_cents)} for "
+            f"{'the dealer' if p.for_seat is None else f'seat {p.for_seat}'}'s hand")
+
+
+def _jackpot(p: JackpotHit) -> str:
+    return (f"seat {p.seat} declared a progressive winner: {p.hand.replace('_', ' ')}, award "
+            f"{format_cents(p.award_cents)}")
+
+
+def _verified(p: JackpotVerified) -> str:
+    paid = f", paid from the {p.paid_from.replace('_', ' ')}" if p.paid_from else ""
+    return (f"seat {p.seat} jackpot: {p.step.replace('_', ' ')} by {p.employee_id} "
+            f"({p.role}){paid}")
+
+
+def _voided(p: RoundVoided) -> str:
+    reason = p.reason.strip()
+    return f"round voided: {reason}" if reason else "round voided without a reason"
+
+
+def _corrected(p: EventCorrected) -> str:
+    reason = f" (reason: {p.reason.strip()})" if p.reason.strip() else " (no reason given)"
+    if p.replacement is None:
+        return f"event {p.corrects} struck{reason}"
+    return f"event {p.corrects} replaced by: {summary(p.replacement)}{reason}"
+
+
+def _ended(p: RoundEnded) -> str:
+    return f"round ended ({p.note})" if p.note else "round ended"
+
+
+_SUMMARY: dict[type, Callable[[Any], str]] = {
+    RoundStarted: _started, ProgressiveMeterRead: _meter, WagerPlaced: _placed,
+    CardsDealt: _cards, TilesDealt: _tiles, HandSet: _set, PlayerActed: _acted,
+    HandsExposed: _exposed, WagerSettled: _settled, BankerSettled: _banker,
+    EnvyBonusPaid: _envy, JackpotHit: _jackpot, JackpotVerified: _verified,
+    RoundVoided: _voided, EventCorrected: _corrected, RoundEnded: _ended,
+}
+
+
+def summary(payload: Payload) -> str:
+    """What an event says, in plain words, money from integer cents."""
+    return _SUMMARY[type(payload)](payload)
+
+
+def event_words(payload: Payload) -> str:
+    """The kind of an event in words (``wager placed``)."""
+    return EVENT_WORDS[type(payload)]
+
+
+def ordered_events(state: RoundState) -> list[RoundEvent]:
+    """Every event of the round, corrections included, in the order the table recorded
+    them: by ``table_seq``, then event id (two events of a round never share both)."""
+    return sorted((*state.history, *state.corrections),
+                  key=lambda e: (e.table_seq, e.event_id))
+
+
+def superseded_ids(state: RoundState) -> frozenset[str]:
+    """The ids of the round's events that a correction struck or replaced."""
+    held = {e.event_id for e in state.history}
+    return frozenset(c.payload.corrects for c in state.corrections
+                     if isinstance(c.payload, EventCorrected) and c.payload.corrects in held)
+
+
+def timeline_rows(state: RoundState) -> list[dict[str, Any]]:
+    """The rows of ``timeline.parquet`` for one folded round (see the module docstring);
+    ``occurred_at`` in microseconds since the epoch, UTC."""
+    gone = superseded_ids(state) if state.corrections else frozenset()
+    rows = []
+    for e in ordered_events(state):
+        p = e.payload
+        rows.append({
+            "round_id": state.round_id, "casino": state.casino, "table_id": state.table_id,
+            "game": state.game, "table_seq": e.table_seq, "occurred_at": e.occurred_at_us,
+            "recorded_by": e.recorded_by, "event": EVENT_WORDS[type(p)],
+            "summary": _SUMMARY[type(p)](p), "event_id": e.event_id,
+            "corrects": p.corrects if isinstance(p, EventCorrected) else None,
+            "superseded": e.event_id in gone,
+        })
+    return rows
