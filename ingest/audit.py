@@ -22,16 +22,15 @@ import base64
 import binascii
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from schemas.checkpoint import Checkpoint, CheckpointError, Verifier, open_signed, read_verifier
-from schemas.log_verify import LOG_ERRORS, DataVerdict, LogVerdict, verify_data
-from schemas.logformat import Chain, leaf_input, parse_leaf_input, read_log
-from schemas.merkle import Levels, leaf_hash, verify_inclusion
+from schemas.log_verify import DataVerdict, verify_data
+from schemas.logformat import parse_leaf_input
+from schemas.merkle import leaf_hash, verify_inclusion
+from schemas.proof import PROOF_FORMAT, ProofError, round_proof
 
-PROOF_FORMAT = "catwalk-inclusion-proof/1"
 MAX_PROOF_BYTES = 16 * 1024 * 1024
 
 
@@ -127,89 +126,19 @@ def _witnessed(topic: str, bootstrap: str | None) -> list[tuple[str, str]]:
     return [(f"{checkpoint_topic(topic)} (latest)", t) for t in texts]
 
 
-def _round_records(log_dir: Path, round_id: str) -> Iterator[tuple[int, dict[str, Any], str, str]]:
-    from schemas.codec import decode
-
-    for rec in read_log(log_dir):
-        try:
-            event = decode(rec.value)
-        except Exception:  # a record that does not decode is in no round
-            continue
-        if event.round_id == round_id:
-            fields = {"position": rec.position, "topic": rec.topic, "partition": rec.partition,
-                      "offset": rec.offset, "timestamp_ms": rec.timestamp_ms, "key": rec.key,
-                      "value": rec.value}
-            yield rec.position, fields, event.event_id, event.kind
-
-
-def _proved(chain: Chain, verdict: LogVerdict, round_id: str) -> tuple[list[dict[str, Any]], int]:
-    """The proofs of the round's events in one chain against its latest signed checkpoint,
-    and how many of its events the chain holds (those after the checkpoint are not proved)."""
-    assert verdict.checkpoint is not None
-    size = verdict.checkpoint.size
-    try:
-        leaves = [leaf_hash(leaf_input(position=r.position, topic=r.topic, partition=r.partition,
-                                       offset=r.offset, timestamp_ms=r.timestamp_ms, key=r.key,
-                                       value=r.value))
-                  for r in read_log(chain.log)]
-        found = list(_round_records(chain.log, round_id))
-    except LOG_ERRORS as exc:
-        raise AuditError(f"the log changed while it was read: {exc}") from exc
-    if not found:
-        return [], 0
-    levels = Levels(leaves[:size])
-    events = []
-    for position, fields, event_id, kind in found:
-        if position >= size:
-            continue
-        events.append({
-            "index": position, "event_id": event_id, "kind": kind,
-            "coordinates": f"{fields['topic']}[{fields['partition']}]@{fields['offset']}",
-            "leaf_input": base64.b64encode(leaf_input(**fields)).decode(),
-            "path": [base64.b64encode(h).decode() for h in levels.path(position, size)],
-        })
-    return events, len(found)
-
-
 def prove(data: Path, round_id: str, *, key: str | None) -> dict[str, Any]:
     """The inclusion proofs of every event of ``round_id``, each against the latest signed
-    checkpoint of its chain, once the log (every chain) verifies.
+    checkpoint of its chain, once the log (every chain) verifies (schemas/proof.py
+    :func:`~schemas.proof.round_proof`, which ``python -m replay round --proof`` uses too).
 
     The lone ingest's chain: ``tree_size`` and ``checkpoint`` are the proof's, as always.
     Several chains: each event carries its own ``chain`` (the worker's name), ``tree_size``
     and ``checkpoint``, in the order of (topic, partition, offset)."""
     verdict, _ = verify(data, key=key, checkpoint_files=[], quiet=True)
-    if not verdict.ok or (verdict.lone and (verdict.checkpoint is None
-                                            or verdict.checkpoint_text is None)):
-        raise AuditError(f"the log does not verify, so no proof is given: {verdict.line()}")
-    events: list[dict[str, Any]] = []
-    held = 0
-    for chain, chained in verdict.chains:
-        if chained.checkpoint is None or chained.checkpoint_text is None:
-            continue  # a worker's chain with nothing written yet
-        proved, count = _proved(chain, chained, round_id)
-        held += count
-        for event in proved:
-            if not verdict.lone:
-                event.update(chain=chain.name or "-", tree_size=chained.checkpoint.size,
-                             checkpoint=chained.checkpoint_text)
-            events.append(event)
-    if not held:
-        raise AuditError(f"round {round_id!r} has no event in the log (check the round id; "
-                         "`python -m replay round` lists a table's rounds)")
-    if verdict.lone:
-        assert verdict.checkpoint is not None
-        return {"format": PROOF_FORMAT, "round_id": round_id,
-                "tree_size": verdict.checkpoint.size, "checkpoint": verdict.checkpoint_text,
-                "key": verdict.key.vkey, "events": events}
-    events.sort(key=_kafka_order)
-    return {"format": PROOF_FORMAT, "round_id": round_id, "key": verdict.key.vkey,
-            "events": events}
-
-
-def _kafka_order(event: dict[str, Any]) -> tuple[str, int, int]:
-    leaf = parse_leaf_input(base64.b64decode(event["leaf_input"]))
-    return leaf.topic, leaf.partition, leaf.offset
+    try:
+        return round_proof(verdict, round_id)
+    except ProofError as exc:
+        raise AuditError(str(exc)) from exc
 
 
 def prove_command(data: Path, round_id: str | None, *, key: str | None, out: Path | None) -> int:
