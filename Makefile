@@ -15,7 +15,7 @@ DEMO_ROUNDS ?= 60
 DEMO_SEED   ?= 2026
 DEMO_FAULTS ?= 0.03
 
-.PHONY: help setup browser kafka-fetch kafka-up kafka-down kafka-status lint test drills demo serve clean
+.PHONY: help setup browser kafka-fetch kafka-up kafka-down kafka-status lint test drills demo live serve clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
@@ -69,16 +69,17 @@ demo: setup ## start Kafka, simulate a shift, ingest, replay, check, serve the d
 	$(BIN)/python -m ingest verify --data $(DEMO_DATA)
 	$(BIN)/python -m replay --data $(DEMO_DATA)
 	$(BIN)/python -m checks --data $(DEMO_DATA)
-	@echo; echo "dashboard users of this demo, one per role (passwords made now and shown once;"; \
-	echo "only their scrypt hashes are kept, in $(DEMO_DATA)/dashboard/users.jsonl):"; \
-	printf '  %-10s %-10s %s\n' user role password; \
-	for role in analyst dispute regulator admin; do \
-	  pw=$$($(BIN)/python -m dashboard users add $$role --role $$role --quiet \
-	    --data $(DEMO_DATA) --home $(DEMO_DATA)/dashboard) || exit 1; \
-	  printf '  %-10s %-10s %s\n' "$$role" "$$role" "$$pw"; \
-	done; echo
+	@PYTHON=$(BIN)/python bash deploy/demo-users.sh $(DEMO_DATA)
 	@if [ "$(SERVE)" = 1 ]; then CATWALK_DASHBOARD_HOME=$(abspath $(DEMO_DATA))/dashboard \
 	  $(MAKE) --no-print-directory serve DATA=$(DEMO_DATA); fi
+
+LIVE_DATA   ?= var/live
+LIVE_TABLES ?= 6
+LIVE_ROUNDS ?= 200
+LIVE_PACE   ?= 40
+
+live: setup ## a live shift: ingest and `checks --follow` running while the simulator deals (LIVE_PACE events/s); the dashboard shows new flags within seconds
+	bash deploy/live.sh $(LIVE_DATA) $(LIVE_TABLES) $(LIVE_ROUNDS) $(LIVE_PACE) $(PORT) $(ADDRESS)
 
 serve: setup ## serve the dashboard over DATA (default var/demo) at http://localhost:$(PORT) (ADDRESS=0.0.0.0 to share it)
 	@echo "dashboard: http://localhost:$(PORT)  (Ctrl-C to stop)"
