@@ -258,3 +258,11 @@ def sign_out(page: Page, *, timeout_s: float = RENDER_TIMEOUT_S) -> None:
     page.locator('[data-testid="stSidebar"]').get_by_role(
         "button", name="Sign out", exact=True).click()
     page.get_by_label("Name", exact=True).wait_for(timeout=timeout_s * 1000)
+
+
+def errors_shown(page: Page) -> list[str]:
+    """The text of every error the page shows in its main area (``st.error``, an
+    exception), the log-verification banner included."""
+    found = page.locator('[data-testid="stMain"] [data-testid^="stAlertContentError"], '
+                         '[data-testid="stMain"] [data-testid="stException"]')
+    return [" ".join(text.split()) for text in found.all_inner_texts()]
