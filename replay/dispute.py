@@ -1,0 +1,397 @@
+"""A round as a dispute needs it: what was dealt, why each hand won or lost, what was paid
+against what the rules require, every event with who recorded it, the findings, the ruleset,
+and the proof that ties the round to the signed checkpoint (issue 9, the Round page and
+``python -m replay round``).
+
+:func:`round_report` reads what replay and the checks wrote (``DATA/replay/*.parquet``,
+``DATA/replay/manifest.json``, ``DATA/checks/flags.parquet`` when present) for one round;
+:func:`table_rounds` a table's last rounds in the order the table dealt them. With
+``with_proof`` the report also carries the inclusion proof of each of the round's events
+against the latest signed checkpoint, built from the log (schemas/proof.py) and checked
+with the public key: slow on a big log, so only on demand. :func:`report_text` renders a
+report for a terminal; ``replay/dispute_html.py`` :func:`report_html` as one printable
+HTML page. The words of each hand's result come from replay/dispute_why.py, which asks the
+rules engine.
+
+Fail closed: data whose log was not verified (or whose manifest is missing) is said to be
+so in :attr:`RoundReport.provenance`, which the renderings put first; a round that was not
+evaluated gets no result; missing or unreadable outputs raise :class:`ReportError`, whose
+message says what is missing and what to run. Money is integer cents throughout.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from replay.dispute_html import render as render_html
+from replay.dispute_text import render as render_text
+from replay.dispute_views import (
+    NOT_VERIFIED,
+    VERIFIED,
+    EventView,
+    HandView,
+    ProofView,
+    ReportError,
+    RoundReport,
+    WagerView,
+)
+from replay.dispute_why import HOUSE_WAY_GAMES, WHEEL_GAMES, Holding, Table, verdicts
+from replay.errors import ReplayError
+from replay.pictures import card_svg, tile_svg
+from replay.rulesets import CommissionRounding, Ruleset, load_ruleset
+
+__all__ = ["EventView", "HandView", "ProofView", "ReportError", "RoundReport", "WagerView",
+           "card_svg", "report_html", "report_text", "round_report", "table_rounds",
+           "tile_svg"]
+
+
+INPUTS = ("rounds", "hands", "wagers", "timeline", "findings")
+
+
+def _iso(value: object) -> str | None:
+    if isinstance(value, dt.datetime):
+        return value.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return None if value is None else str(value)
+
+
+def _rows(path: Path, filters: list[tuple[str, str, Any]] | None,
+          columns: list[str] | None = None) -> list[dict[str, Any]]:
+    """The rows of one Parquet file that pass ``filters`` (pushed down to the row groups)."""
+    try:
+        table = pq.read_table(path, filters=filters, columns=columns)
+    except (OSError, pa.ArrowException) as exc:
+        raise ReportError(f"{path} cannot be read ({exc}): run `python -m replay --data "
+                          f"{path.parent.parent}` again") from exc
+    rows: list[dict[str, Any]] = table.to_pylist()
+    return rows
+
+
+def _replay_dir(data: Path) -> Path:
+    """The replay output in use (replay switches a symbolic link: resolved once, so every
+    file read is of one replay)."""
+    out = (data / "replay").resolve()
+    missing = [f"{n}.parquet" for n in ("rounds", "hands", "wagers")
+               if not (out / f"{n}.parquet").is_file()]
+    if missing:
+        raise ReportError(f"no replay output in {data / 'replay'} ({', '.join(missing)} "
+                          f"missing): run `python -m replay --data {data}` first")
+    return out
+
+
+def provenance_line(replay_dir: Path, *, check_files: bool = False) -> str:
+    """What replay's manifest says of the log the data came from, in one line that starts
+    with :data:`VERIFIED` or :data:`NOT_VERIFIED` (fail closed: no manifest, one that cannot
+    be read, or, with ``check_files``, a file whose SHA-256 is not the manifest's, is not
+    verified)."""
+    path = replay_dir / "manifest.json"
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return (f"{NOT_VERIFIED}{path} is missing: these outputs were not written by a replay "
+                "that records where its log came from")
+    except (OSError, ValueError) as exc:
+        return f"{NOT_VERIFIED}{path} cannot be read ({exc})"
+    if not isinstance(manifest, dict):
+        return f"{NOT_VERIFIED}{path} is not a replay manifest"
+    if check_files:
+        given = manifest.get("files")
+        files: dict[str, Any] = given if isinstance(given, dict) else {}
+        changed = [f"{n}.parquet" for n in INPUTS if (replay_dir / f"{n}.parquet").is_file()
+                   and files.get(f"{n}.parquet") != _sha256(replay_dir / f"{n}.parquet")]
+        if changed:
+            return (f"{NOT_VERIFIED}{', '.join(changed)} not the file(s) replay wrote (SHA-256 "
+                    f"differs from {path})")
+    words = manifest.get("verification")
+    words = words if isinstance(words, str) and words else "the manifest does not say how"
+    if manifest.get("verified") is True:
+        return f"{VERIFIED}{words}"
+    return f"{NOT_VERIFIED}{words}"
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(1 << 22):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def ruleset_words(ruleset_id: str | None) -> str:
+    """What a ruleset says, in one paragraph: its title, when it is in force, commission,
+    wheel, house way, options and sources (replay/rulesets/*.json)."""
+    if ruleset_id is None:
+        return "no ruleset: the round was never started, so none could be chosen"
+    try:
+        rs = load_ruleset(ruleset_id)
+    except (ReplayError, LookupError) as exc:
+        return f"ruleset {ruleset_id} is not shipped with this version: {exc}"
+    return _described(rs)
+
+
+def _described(rs: Ruleset) -> str:
+    until = f" to {rs.effective_to}" if rs.effective_to else " (no end date)"
+    c = rs.commission
+    unit = "the cent" if c.unit_cents == 1 else f"a multiple of {c.unit_cents} cents"
+    rounding = ("rounded down to " + unit if c.rounding is CommissionRounding.DOWN
+                else "rounded up to " + unit)
+    commission = (f"Commission {c.rate_bps // 100}.{c.rate_bps % 100:02d}% of a win, {rounding}"
+                  if c.rate_bps else "No commission")
+    parts = [f"{rs.id}: {rs.title}", f"In force from {rs.effective_from}{until}", commission]
+    if rs.game in WHEEL_GAMES:
+        parts.append(f"Wheel (A-2-3-4-5): {rs.wheel.value.replace('_', ' ')}")
+    if rs.game in HOUSE_WAY_GAMES:
+        parts.append(f"House way: {rs.house_way}")
+    options = ", ".join(f"{k} {v}" for k, v in sorted(rs.options.items()))
+    parts += [f"Options: {options or 'none'}",
+              f"Paytables: {', '.join(sorted(rs.paytables)) or 'none'}",
+              f"Sources: {rs.source or 'not given'}"]
+    return ". ".join(parts)
+
+
+def _split(tokens: object) -> tuple[str, ...]:
+    return tuple(str(tokens).split()) if tokens else ()
+
+
+def _banker_seat(banker: object) -> int | None:
+    parts = str(banker or "").split()
+    if len(parts) >= 2 and parts[0] == "seat" and parts[1].isdigit():
+        return int(parts[1])
+    return None
+
+
+def _hand_views(round_row: Mapping[str, Any], hands: list[dict[str, Any]],
+                wagers: list[dict[str, Any]]) -> tuple[HandView, ...]:
+    """Each hand with its result and why (replay/dispute_why.py), the rules engine's
+    outcome of the party's deciding wager (the main, else the ante) as the result."""
+    evaluated = bool(round_row.get("evaluated"))
+    deciding: dict[int | None, str | None] = {}
+    for w in wagers:
+        if w["wager"] in ("main", "ante") and w["position"] != "banker":
+            deciding.setdefault(w["seat"], w["expected_outcome"] if evaluated else None)
+    holdings = {h["seat"]: Holding(position=h["position"], seat=h["seat"],
+                                   cards=_split(h["cards"]), high=_split(h["high"]),
+                                   low=_split(h["low"]), action=h["action"],
+                                   house_way=h["house_way"]) for h in hands}
+    said = {}
+    ruleset_id = round_row.get("ruleset")
+    if ruleset_id is not None:
+        try:
+            ruleset = load_ruleset(str(ruleset_id))
+        except (ReplayError, LookupError):
+            ruleset = None
+        if ruleset is not None:
+            said = verdicts(round_row.get("game"), Table(
+                ruleset=ruleset, holdings=holdings,
+                banker_seat=_banker_seat(round_row.get("banker")), outcomes=deciding))
+    out = []
+    for h in hands:
+        verdict = said.get(h["seat"])
+        result, why = (verdict.result, verdict.why) if verdict else (None, None)
+        if round_row.get("voided"):
+            result = "void"
+            why = (f"the round was voided ({round_row.get('void_reason') or 'no reason given'})"
+                   ": every wager is returned (docs/rules.md 8.4)")
+        elif not evaluated and h["seat"] is not None:
+            result, why = None, ("not judged: the round was not evaluated, so no result is "
+                                 "given (docs/rules.md 8.1; see its problems)")
+        out.append(HandView(
+            position=h["position"], seat=h["seat"], cards=_split(h["cards"]),
+            high=_split(h["high"]), low=_split(h["low"]), high_rank=h["high_rank"],
+            low_rank=h["low_rank"], foul=h["foul"], house_way=h["house_way"],
+            house_way_high=_split(h["house_way_high"]) or (
+                verdict.house_way_high if verdict else ()),
+            house_way_low=_split(h["house_way_low"]) or (
+                verdict.house_way_low if verdict else ()),
+            action=h["action"], result=result, why=why))
+    return tuple(out)
+
+
+def _wager_view(w: Mapping[str, Any]) -> WagerView:
+    rec, exp = w["recorded_net_cents"], w["expected_net_cents"]
+    return WagerView(
+        seat=w["seat"], position=w["position"], wager=w["wager"],
+        amount_cents=w["amount_cents"], recorded_outcome=w["recorded_outcome"],
+        recorded_net_cents=rec, recorded_commission_cents=w["recorded_commission_cents"],
+        expected_outcome=w["expected_outcome"], expected_net_cents=exp,
+        expected_commission_cents=w["expected_commission_cents"],
+        difference_cents=None if rec is None or exp is None else rec - exp)
+
+
+def _event_view(e: Mapping[str, Any]) -> EventView:
+    return EventView(table_seq=e["table_seq"], occurred_at=_iso(e["occurred_at"]) or "",
+                     recorded_by=e["recorded_by"], event=e["event"], summary=e["summary"],
+                     event_id=e["event_id"], superseded=bool(e["superseded"]))
+
+
+def _flag(row: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: _iso(v) if isinstance(v, dt.datetime) else v for k, v in row.items()}
+
+
+Key = tuple[str, str, str]
+
+
+def _reports(data: Path, replay_dir: Path, keys: list[Key], *, provenance: str
+             ) -> dict[Key, RoundReport]:
+    """The reports of the rounds ``keys`` (casino, table, round), each file read once."""
+    if not keys:
+        return {}
+    casinos = sorted({k[0] for k in keys})
+    tables = sorted({k[1] for k in keys})
+    ids = sorted({k[2] for k in keys})
+    where: list[tuple[str, str, Any]] = [("casino", "in", casinos), ("table_id", "in", tables),
+                                         ("round_id", "in", ids)]
+    by: dict[str, dict[Key, list[dict[str, Any]]]] = {}
+    notes: list[str] = []
+    for name in INPUTS:
+        path = replay_dir / f"{name}.parquet"
+        if not path.is_file():
+            notes.append(f"{name}.parquet is missing from {data / 'replay'} (written by an "
+                         f"older replay): run `python -m replay --data {data}` again")
+            rows: list[dict[str, Any]] = []
+        else:
+            rows = _rows(path, where)
+        grouped: dict[Key, list[dict[str, Any]]] = {}
+        for row in rows:
+            grouped.setdefault((row["casino"], row["table_id"], row["round_id"]), []).append(row)
+        by[name] = grouped
+    flags_path = data / "checks" / "flags.parquet"
+    flagged: dict[Key, list[dict[str, Any]]] = {}
+    if flags_path.is_file():
+        try:
+            for row in _rows(flags_path, where):
+                flagged.setdefault((row["casino"], row["table_id"], row["round_id"]),
+                                   []).append(_flag(row))
+        except ReportError as exc:
+            notes.append(f"checks: {exc}")
+    else:
+        notes.append(f"checks: no flags ({flags_path} is missing): run `python -m checks "
+                     f"--data {data}` to check the round")
+    out = {}
+    for key in keys:
+        found = by["rounds"].get(key)
+        if not found:
+            continue
+        r = found[0]
+        timeline = sorted(by["timeline"].get(key, []), key=lambda e: (e["table_seq"],
+                                                                      e["event_id"]))
+        wagers = by["wagers"].get(key, [])
+        out[key] = RoundReport(
+            round_id=r["round_id"], casino=r["casino"], table_id=r["table_id"],
+            game=r["game"], ruleset=r["ruleset"], ruleset_words=ruleset_words(r["ruleset"]),
+            dealt_at=_iso(r["dealt_at"]), dealer_id=r["dealer_id"], banker=r["banker"],
+            evaluated=bool(r["evaluated"]),
+            problems=tuple(p for p in (r["problems"] or "").split("; ") if p),
+            notation=r["notation"],
+            hands=_hand_views(r, by["hands"].get(key, []), wagers),
+            wagers=tuple(_wager_view(w) for w in wagers),
+            timeline=tuple(_event_view(e) for e in timeline),
+            findings=(*(f"{f['kind']} at {f['where']}: {f['detail']}"
+                        for f in by["findings"].get(key, [])), *notes),
+            flags=tuple(flagged.get(key, [])),
+            provenance=provenance, proof=None)
+    return out
+
+
+def _matching(replay_dir: Path, round_id: str, casino: str | None,
+              table_id: str | None) -> list[Key]:
+    where: list[tuple[str, str, Any]] = [("round_id", "=", round_id)]
+    if casino is not None:
+        where.append(("casino", "=", casino))
+    if table_id is not None:
+        where.append(("table_id", "=", table_id))
+    rows = _rows(replay_dir / "rounds.parquet", where, ["casino", "table_id", "round_id"])
+    return sorted((r["casino"], r["table_id"], r["round_id"]) for r in rows)
+
+
+def round_report(data: Path, round_id: str, *, with_proof: bool = False,
+                 key: str | None = None, casino: str | None = None,
+                 table_id: str | None = None, check_files: bool = False,
+                 ) -> RoundReport | None:
+    """The report of round ``round_id`` (at ``casino``'s table ``table_id`` when given: a
+    round id is only unique at its casino's table), or None when replay wrote no such round.
+    ReportError when replay's output is missing or unreadable, or when the id names rounds
+    at several tables (the message names them). ``with_proof``: prove the round's events
+    against the signed checkpoint, reading the log under ``data`` and checking with ``key``
+    (the public key's text or a file; default the key beside the log). ``check_files``:
+    also check each file's SHA-256 against replay's manifest (reads them whole)."""
+    replay_dir = _replay_dir(data)
+    keys = _matching(replay_dir, round_id, casino, table_id)
+    if not keys:
+        return None
+    if len(keys) > 1:
+        raise ReportError(f"round {round_id} is at {len(keys)} tables: "
+                          + ", ".join(f"casino {c} table {t}" for c, t, _ in keys)
+                          + "; name one with casino and table (--casino C --table T)")
+    report = _reports(data, replay_dir, keys, provenance=provenance_line(
+        replay_dir, check_files=check_files))[keys[0]]
+    if with_proof:
+        from replay.dispute_proof import prove_report
+
+        return prove_report(data, report, key=key)
+    return report
+
+
+def _table_order(replay_dir: Path, table_id: str, casino: str | None) -> list[tuple[Any, ...]]:
+    """Every round of the table: (casino, first table_seq or None, dealt_at, round_id)."""
+    where: list[tuple[str, str, Any]] = [("table_id", "=", table_id)]
+    if casino is not None:
+        where.append(("casino", "=", casino))
+    rounds = _rows(replay_dir / "rounds.parquet", where, ["casino", "round_id", "dealt_at"])
+    first: dict[tuple[str, str], int] = {}
+    if (replay_dir / "timeline.parquet").is_file():
+        for e in _rows(replay_dir / "timeline.parquet", where,
+                       ["casino", "round_id", "table_seq"]):
+            k = (e["casino"], e["round_id"])
+            first[k] = min(first.get(k, e["table_seq"]), e["table_seq"])
+    return [(r["casino"], first.get((r["casino"], r["round_id"])), r["dealt_at"], r["round_id"])
+            for r in rounds]
+
+
+def table_rounds(data: Path, table_id: str, *, last: int = 10, casino: str | None = None,
+                 check_files: bool = False) -> list[RoundReport]:
+    """The last ``last`` rounds of table ``table_id`` in the order the table dealt them
+    (its sequence numbers, else when each was dealt), oldest first; empty when the table has
+    none. ReportError when the table id is at several casinos and ``casino`` is not given
+    (the message names them), or when replay's output is missing or unreadable."""
+    if last < 1:
+        raise ReportError(f"--last must be at least 1, got {last}")
+    replay_dir = _replay_dir(data)
+    order = _table_order(replay_dir, table_id, casino)
+    casinos = sorted({o[0] for o in order})
+    if len(casinos) > 1:
+        raise ReportError(f"table {table_id} is at {len(casinos)} casinos: "
+                          f"{', '.join(casinos)}; name one with --casino")
+    order.sort(key=lambda o: (o[1] is None, o[1] or 0, o[2] is None,
+                              o[2] or dt.datetime.min.replace(tzinfo=dt.UTC), o[3]))
+    keys = [(o[0], table_id, o[3]) for o in order[-last:]]
+    found = _reports(data, replay_dir, keys,
+                     provenance=provenance_line(replay_dir, check_files=check_files))
+    return [found[k] for k in keys if k in found]
+
+
+def table_ids(data: Path, casino: str | None = None) -> list[str]:
+    """Every table id replay wrote rounds for (for a message that names them)."""
+    where: list[tuple[str, str, Any]] = [] if casino is None else [("casino", "=", casino)]
+    rows = _rows(_replay_dir(data) / "rounds.parquet", where or None, ["table_id"])
+    return sorted({r["table_id"] for r in rows})
+
+
+def report_text(report: RoundReport) -> str:
+    """The report for a terminal (replay/dispute_text.py): what a dispute needs, in the
+    order the dispute report gives it, the provenance first."""
+    return render_text(report)
+
+
+def report_html(report: RoundReport) -> str:
+    """The report as ONE self-contained printable HTML page (replay/dispute_html.py): inline
+    CSS with print rules, inline SVG pictures, no script and no external reference; every
+    value from the data HTML-escaped."""
+    return render_html(report)
