@@ -1,4 +1,11 @@
-"""``python -m replay``: rebuild rounds from the log, judge round documents, count hands."""
+"""``python -m replay``: rebuild rounds from the log, judge round documents, count hands,
+and recall a round (``round``) or a table's last rounds (``table``) as a dispute needs them.
+
+Exit codes: 0 done; 1 the log did not verify or could not be read (``run``), a round or a
+table that replay wrote nothing for (``round``, ``table``: the message says how to find
+one), a round that ``round --proof`` could not prove; 2 the command cannot run (bad
+arguments, no data, unreadable outputs, a round id at several tables without ``--casino``
+or ``--table``), or a round document was rejected (``adjudicate``)."""
 
 from __future__ import annotations
 
@@ -13,13 +20,17 @@ if TYPE_CHECKING:
     from replay.batch_decode import KeptRecords
 
 REPO = Path(__file__).resolve().parent.parent
-COMMANDS = ("run", "adjudicate", "census")
+COMMANDS = ("run", "adjudicate", "census", "round", "table")
 
 EPILOG = """\
 commands:
   run          (the default) fold DATA/log into rounds, judge each, write DATA/replay/*.parquet
   adjudicate   judge round documents (JSON, or JSON lines) and print one result per round
   census       count every hand of a game's deck by category
+  round        one round as a dispute needs it: hands with why each won or lost, wagers
+               recorded against expected, the timeline, findings, flags, ruleset, proof;
+               --html FILE writes it as one printable page
+  table        a table's last rounds in the order it dealt them
 
 examples:
   python -m replay                              replay ./var/log into ./var/replay
@@ -28,6 +39,9 @@ examples:
   python -m replay adjudicate rounds.jsonl      judge round documents
   echo '{"round_id": ...}' | python -m replay adjudicate -
   python -m replay census --game caribbean_stud --cards 5
+  python -m replay round T01-000001 --data var/demo            the round in the terminal
+  python -m replay round T01-000001 --data var/demo --html r.html --proof
+  python -m replay table T01 --last 10 --data var/demo         the table's last ten rounds
 
 run judges every game (classic and Face Up pai gow poker, pai gow tiles, Caribbean stud)
 with the same judge as adjudicate, and writes (under DATA/replay/), one row each:
@@ -57,7 +71,7 @@ def _parser() -> argparse.ArgumentParser:
         "ruleset in force when it was dealt; judge round documents; count hands.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    sub = p.add_subparsers(dest="command", metavar="{run,adjudicate,census}")
+    sub = p.add_subparsers(dest="command", metavar="{run,adjudicate,census,round,table}")
     run = sub.add_parser("run", help="replay the log to Parquet (the default)")
     run.add_argument("--data", type=Path, default=None,
                      help="data directory holding log/ (default $CATWALK_DATA or ./var)")
@@ -83,6 +97,10 @@ def _parser() -> argparse.ArgumentParser:
                          "from the game's deck, the count per category, plus total.")
     cen.add_argument("--game", required=True, choices=["pai_gow_poker", "caribbean_stud"])
     cen.add_argument("--cards", required=True, type=int, choices=[5, 7])
+    from replay.dispute_cli import add_round_parser, add_table_parser
+
+    add_round_parser(sub)
+    add_table_parser(sub)
     return p
 
 
@@ -95,6 +113,14 @@ def main(argv: list[str] | None = None) -> int:
         return _adjudicate(args.file)
     if args.command == "census":
         return _census(args.game, args.cards)
+    if args.command in ("round", "table"):
+        from replay.dispute_cli import round_command, table_command
+
+        data = args.data or Path(os.environ.get("CATWALK_DATA") or REPO / "var")
+        if args.command == "round":
+            return round_command(data, args.round_id, html=args.html, proof=args.proof,
+                                 key=args.key, casino=args.casino, table_id=args.table)
+        return table_command(data, args.table_id, last=args.last, casino=args.casino)
     return _run(args.data or Path(os.environ.get("CATWALK_DATA") or REPO / "var"),
                 args.workers, key=args.key, unverified=args.unverified)
 
