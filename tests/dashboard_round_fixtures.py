@@ -3,17 +3,22 @@ made by the real pipeline: events hand-built with tests/events_factory.py go int
 signed log (ingest's LogWriter, one message quarantined), replay judges them and the
 checks flag them. Nothing here asks the code under test what to expect.
 
-The rounds (pai gow poker, classic ruleset: 5% commission rounded down, docs/rules.md 6a.1):
+The rounds (pai gow poker under the classic ruleset, 5% commission rounded down, docs/rules.md
+6a.1, unless said):
 
 - ``T01-000001``: dealer pair of aces (A-A-6-4-2 / K-9). Seat 2 (Td Ts 5d 5c 3s / Qs Qc,
   two pair behind a pair of queens) wins both hands: $5.00 wager, recorded win $4.75 net
   after $0.25 commission, as the rules require. Seat 3 (Kh Jh 8h 5h 3h / 7c 7d, a flush
   behind a pair of sevens) wins both hands: $25.00 wager recorded as a win of $25.00 with no
   commission, where the rules require $23.75 and $1.25 commission: overpaid by $1.25.
-- ``T01-000002``: dealer A-K-Q-J-T straight / 9-2; seat 1 (4-4-6-5-3 / J-8) loses the high
-  hand and the low hand: $10.00 wager recorded lost (-$10.00).
+- ``T01-000002``: dealer A-K-Q-J-T straight / 9-2, which the house way does not allow (it
+  plays K-Q-J-T-9 / A-2); seat 1 (4-4-6-5-3 / J-8) loses the high hand and wins the low
+  hand, a push, but the table collected its $10.00 wager: underpaid by $10.00.
 - ``T01-000003``: seat 1's cards were dealt but its hand never set and nothing settled:
   replay cannot judge the round (not evaluated).
+- ``T02-000001``, ``T02-000002``: table T02 loses an event between them (a sequence gap).
+- ``T03-000001``: pai gow tiles, its events recorded by a name holding Markdown and HTML.
+- ``R-7``: a Caribbean stud round id dealt at two tables, T04 and T05.
 
 The page harness (:func:`page_app`) builds the :class:`~dashboard.context.PageContext`
 a shell builds and calls one page's ``render``, with the signed-in user from
@@ -23,6 +28,7 @@ a shell builds and calls one page's ``render``, with the signed-in user from
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -34,13 +40,33 @@ from replay.run import replay
 from schemas import CardsDealt, HandSet, RoundEnded, RoundStarted, WagerPlaced, encode
 from schemas.checkpoint import read_verifier
 from schemas.log_verify import verify_data
-from tests.events_factory import Table
+from tests.events_factory import Table, events_of_document
 
 OVERPAID_ROUND = "T01-000001"
 OVERPAID_SEAT = 3
-LOST_ROUND = "T01-000002"
+UNDERPAID_ROUND = "T01-000002"
 UNJUDGED_ROUND = "T01-000003"
 GAP_ROUNDS = ("T02-000001", "T02-000002")
+TILES_ROUND = "T03-000001"
+TILES_DOC = {
+    "game": "pai_gow_tiles", "round_id": TILES_ROUND,
+    "dealer": {"tiles": ["6-6", "3-6", "1-3", "2-2"], "high": ["6-6", "3-6"],
+               "low": ["1-3", "2-2"]},
+    "seats": [{"seat": 1, "tiles": ["5-5", "5-5", "4-5", "6-6"], "high": ["5-5", "5-5"],
+               "low": ["4-5", "6-6"], "wagers": {"main": 700}}],
+}
+HOSTILE_RECORDER = "<b>pit</b> **boss** :streamlit:"
+"""Who recorded the tiles round's events: Markdown, HTML and a Streamlit directive, which
+the pages must show as text."""
+SHARED_ROUND = "R-7"
+SHARED_ID_TABLES = ("T04", "T05")
+"""Round R-7 was dealt at both tables (a round id is unique only at its table)."""
+CARIBBEAN_DOC = {
+    "game": "caribbean_stud",
+    "dealer": {"cards": ["Ah", "Qd", "9c", "5s", "2d"]},
+    "seats": [{"seat": 1, "cards": ["Ks", "Kh", "7d", "7c", "3s"],
+               "wagers": {"ante": 1000, "raise": 2000}}],
+}
 TOPIC = "round-events"
 QUARANTINE_REASON = "does not decode: **not Avro** <script>alert(1)</script>"
 """A reason with Markdown and HTML in it: the page must show it as text."""
@@ -57,7 +83,7 @@ def _events() -> list[Any]:
         2: {"main": 500, "hand": ("Td Ts 5d 5c 3s", "Qs Qc"), "settled": ("win", 475, 25)},
         3: {"main": 2500, "hand": ("Kh Jh 8h 5h 3h", "7c 7d"), "settled": ("win", 2500, 0)},
     })
-    events += table.round(LOST_ROUND, dealer=("As Kd Qh Jc Tc", "9s 2d"), seats={
+    events += table.round(UNDERPAID_ROUND, dealer=("As Kd Qh Jc Tc", "9s 2d"), seats={
         1: {"main": 1000, "hand": ("4c 4d 6c 5s 3d", "Js 8s"),
             "settled": ("loss", -1000, 0)},
     })
@@ -78,6 +104,13 @@ def _events() -> list[Any]:
     next(other.seq)
     events += other.round(GAP_ROUNDS[1], dealer=("Ah Ad 6s 4h 2c", "Kc 9d"), seats={
         1: {"main": 500, "hand": ("Td Ts 5d 5c 3s", "Qs Qc"), "settled": ("win", 475, 25)}})
+    # A pai gow tiles round whose events name a recorder with Markdown and HTML in it.
+    tiles = events_of_document(Table("T03", "C01"), TILES_DOC)
+    events += [dataclasses.replace(e, recorded_by=HOSTILE_RECORDER) for e in tiles]
+    # One round id dealt at two tables of the casino.
+    for table_id in SHARED_ID_TABLES:
+        events += events_of_document(Table(table_id, "C01"), {**CARIBBEAN_DOC,
+                                                              "round_id": SHARED_ROUND})
     return events
 
 

@@ -67,7 +67,8 @@ def test_every_role_sees_the_status_of_a_verified_log(
     assert facts["records verified"] == f"{written:,}"
     assert facts["Merkle root"] == pipeline[1]["root"]
     assert facts["key (fingerprint)"] == pipeline[1]["key_fingerprint"]
-    assert facts["rulesets"] == "pai_gow_poker-classic-v1"
+    assert facts["rulesets"] == ("caribbean_stud-standard-v1, pai_gow_poker-classic-v1, "
+                                 "pai_gow_tiles-pr-v1")
     assert facts["checkpoint"].startswith(f"{written:,} records, signed at ")
 
 

@@ -138,13 +138,18 @@ def test_where_the_values_come_from_is_shown(data: Path) -> None:
 
 def test_the_rulesets_the_data_used_with_rounds_per_ruleset(data: Path) -> None:
     at = run_page(PAGE, User(name="rita", role="regulator"))
-    assert ("Replay judged this data under: `pai_gow_poker-classic-v1` (its manifest)."
-            in shown(at))
+    assert ("Replay judged this data under: `caribbean_stud-standard-v1`, "
+            "`pai_gow_poker-classic-v1`, `pai_gow_tiles-pr-v1` (its manifest)." in shown(at))
     used = next(d.value for d in at.dataframe if "judged" in d.value.columns)
-    # Five rounds dealt (three at T01, two at T02), one not judged (tests fixtures).
+    # Five pai gow poker rounds (three at T01, two at T02), one not judged; one tiles round
+    # (T03); round R-7 at two tables (tests/dashboard_round_fixtures.py).
     assert used[["ruleset", "game", "rounds", "judged", "shipped"]].to_dict("records") == [
+        {"ruleset": "caribbean_stud-standard-v1", "game": "caribbean_stud", "rounds": 2,
+         "judged": 2, "shipped": "yes"},
         {"ruleset": "pai_gow_poker-classic-v1", "game": "pai_gow_poker", "rounds": 5,
-         "judged": 4, "shipped": "yes"}]
+         "judged": 4, "shipped": "yes"},
+        {"ruleset": "pai_gow_tiles-pr-v1", "game": "pai_gow_tiles", "rounds": 1,
+         "judged": 1, "shipped": "yes"}]
 
 
 def test_the_filters_narrow_the_rounds_counted(data: Path) -> None:
