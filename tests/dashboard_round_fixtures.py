@@ -22,7 +22,8 @@ The rounds (pai gow poker under the classic ruleset, 5% commission rounded down,
 
 The page harness (:func:`page_app`) builds the :class:`~dashboard.context.PageContext`
 a shell builds and calls one page's ``render``, with the signed-in user from
-``st.session_state["user"]`` and every ``ctx.record`` call kept in
+``st.session_state["user"]``; every ``ctx.record`` call is written to the access log of
+``CATWALK_DASHBOARD_HOME`` as the shell writes it, and kept in
 ``st.session_state["recorded"]``.
 """
 
@@ -183,14 +184,18 @@ def page_app(page: str) -> None:
 
         return data.connect()
 
+    from dashboard.access import AccessLog
+
     user = st.session_state["user"]
     recorded = st.session_state.setdefault("recorded", [])
+    home = Path(os.environ["CATWALK_DASHBOARD_HOME"])
 
     def record(action: str, target: str = "", **detail: object) -> None:
+        # As the shell records (dashboard/shell.py): the real access log, with the role.
+        AccessLog(home).record(user.name, action, target, role=user.role, **detail)
         recorded.append((action, target, detail))
 
-    ctx = PageContext(root=Path(os.environ["CATWALK_DATA"]),
-                      home=Path(os.environ["CATWALK_DASHBOARD_HOME"]), user=user,
+    ctx = PageContext(root=Path(os.environ["CATWALK_DATA"]), home=home, user=user,
                       filters=st.session_state.get("filters", Filters()), con=connection(),
                       record=record, params=dict(st.query_params))
     module = importlib.import_module(page)

@@ -139,6 +139,9 @@ def test_an_analyst_acknowledges_a_flag(pipeline: Path, home: Path) -> None:
     assert Cases(home).states()[key].status == "acknowledged"
     assert at.session_state["recorded"] == [
         ("case_action", key, {"did": "acknowledged"})]
+    (logged,) = AccessLog(home).entries(action="case_action")
+    assert (logged["user"], logged["target"], logged["detail"]) == (
+        "ann", key, {"did": "acknowledged", "role": "analyst"})
     # Acknowledged once: the button is gone, the status says who.
     assert not [b for b in at.button if b.key == "case_acknowledge"]
     assert any(t.startswith("**Status**: acknowledged by ann at ") for t in shown(at))

@@ -7,12 +7,14 @@ expected values are worked out by hand from the fixtures' hands and docs/rules.m
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from dashboard.access import AccessLog
 from dashboard.context import ROLES, Role, User
 from dashboard.pages import round as page
 from replay.dispute import round_report
@@ -85,6 +87,9 @@ def test_every_role_opens_a_round_by_link(data: Path, role: Role) -> None:
     assert at.title[0].value == "Round"
     assert at.text_input(key="round_id_input").value == OVERPAID_ROUND
     assert _views(at) == [("round_view", OVERPAID_ROUND, {"casino": "C01", "table_id": "T01"})]
+    (entry,) = AccessLog(Path(os.environ["CATWALK_DASHBOARD_HOME"])).entries()
+    assert (entry["user"], entry["action"], entry["target"], entry["detail"]) == (
+        "u", "round_view", OVERPAID_ROUND, {"casino": "C01", "table_id": "T01", "role": role})
 
 
 def test_the_cards_are_drawn_with_ranks_results_and_why(data: Path) -> None:
