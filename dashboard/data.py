@@ -8,6 +8,7 @@ cast back to BIGINT because DuckDB widens ``sum(BIGINT)`` to HUGEINT, which pand
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 from dataclasses import dataclass
@@ -16,6 +17,8 @@ from typing import Any, Literal
 
 import duckdb
 import pandas as pd
+
+from dashboard.context import Filters
 
 DATA_ENV = "CATWALK_DATA"
 
@@ -28,6 +31,32 @@ MANIFEST_MAX_BYTES = 1 << 16
 
 REPLAY_FILES = (ROUNDS, HANDS, WAGERS)
 ALL_FILES = (*REPLAY_FILES, FLAGS)
+
+RUN_HINT = (
+    "Run `make demo` for a demo data set, or `python -m replay` and then `python -m checks` "
+    "over your own event log."
+)
+"""What to run when the files the dashboard reads are missing or unreadable (Markdown)."""
+
+FLAG_COLUMNS = (
+    "check_id", "title", "severity", "kind", "occurred_at", "casino", "table_id", "dealer_id",
+    "game", "round_id", "seat", "wager", "recorded_cents", "expected_cents",
+    "amount_at_stake_cents", "direction", "difference_cents", "counted", "detail",
+)  # fmt: skip
+"""The columns of ``checks/flags.parquet`` the Overview, Flags and Dealers pages read
+(checks/runner.py FLAG_SCHEMA)."""
+ROUND_COLUMNS = (
+    "round_id", "casino", "table_id", "game", "dealt_at", "dealer_id", "evaluated",
+    "wagered_cents", "house_win_cents", "mispaid_wagers",
+)  # fmt: skip
+"""The columns of ``replay/rounds.parquet`` those pages read (replay/run.py ROUNDS)."""
+SEVERITIES = ("critical", "high", "medium", "low", "info")
+"""Most severe first (checks/runner.py SEVERITIES)."""
+
+
+class DataError(Exception):
+    """A file the dashboard reads is missing, unreadable or written by an older version of
+    replay or checks. The message names the file and what to run (Markdown, safe to show)."""
 
 MONEY_COLUMNS = {
     "flags": ("recorded_cents", "expected_cents", "amount_at_stake_cents"),
@@ -131,15 +160,83 @@ def flag_totals(con: duckdb.DuckDBPyConnection, root: Path) -> tuple[int, int, i
     return int(count), int(over), int(under)
 
 
-def round_counts(con: duckdb.DuckDBPyConnection, root: Path) -> tuple[int, int]:
-    """Rounds judged (evaluated) and rounds replay could not judge (not evaluated)."""
+def round_counts(
+    con: duckdb.DuckDBPyConnection, root: Path, filters: Filters | None = None
+) -> tuple[int, int]:
+    """Rounds judged (evaluated) and rounds replay could not judge (not evaluated), among
+    the rounds the shared filters select (all of them without ``filters``)."""
+    where, params = (filters or Filters()).where()
     ((judged, not_evaluated),) = _rows(
         con,
         "SELECT count(*) FILTER (WHERE evaluated), count(*) FILTER (WHERE NOT evaluated) "
-        "FROM read_parquet(?)",
-        [str(root / ROUNDS)],
+        f"FROM read_parquet(?) WHERE {where}",
+        [str(root / ROUNDS), *params],
     )
     return int(judged), int(not_evaluated)
+
+
+def columns(con: duckdb.DuckDBPyConnection, root: Path, name: str) -> frozenset[str]:
+    """The column names of one Parquet file under ``root``."""
+    return frozenset(
+        row[0] for row in _rows(con, "DESCRIBE SELECT * FROM read_parquet(?)", [str(root / name)])
+    )
+
+
+def require(
+    con: duckdb.DuckDBPyConnection, root: Path, name: str, needed: tuple[str, ...]
+) -> str:
+    """The path of ``name`` under ``root`` after checking that it exists and has the
+    ``needed`` columns; raises :class:`DataError` saying which are missing and what to run."""
+    path = root / name
+    if not path.is_file():
+        raise DataError(f"No `{name}` in the data directory. {RUN_HINT}")
+    try:
+        have = columns(con, root, name)
+    except duckdb.Error as error:
+        raise DataError(
+            f"`{name}` cannot be read ({type(error).__name__}): it may be half written or "
+            f"from another program. {RUN_HINT}"
+        ) from error
+    absent = [column for column in needed if column not in have]
+    if absent:
+        stage = "python -m checks" if name == FLAGS else "python -m replay"
+        raise DataError(
+            f"`{name}` has no {', '.join(f'`{c}`' for c in absent)} column: it was written by "
+            f"an older version. Run `{stage}` again."
+        )
+    return str(path)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FilterOptions:
+    """The values the shared filters offer: what ``rounds.parquet`` holds."""
+
+    casinos: tuple[str, ...] = ()
+    tables: tuple[str, ...] = ()
+    dealers: tuple[str, ...] = ()
+    games: tuple[str, ...] = ()
+    first_day: dt.date | None = None
+    last_day: dt.date | None = None
+    """The UTC days of the first and the last ``dealt_at``."""
+
+
+def filter_options(con: duckdb.DuckDBPyConnection, root: Path) -> FilterOptions:
+    """The casinos, tables, dealers and games of ``rounds.parquet`` (sorted, no nulls) and
+    the days its rounds were dealt on; one pass over the file."""
+    path = require(con, root, ROUNDS, ("casino", "table_id", "dealer_id", "game", "dealt_at"))
+    lists = ", ".join(
+        f"list(DISTINCT {c} ORDER BY {c}) FILTER (WHERE {c} IS NOT NULL)"
+        for c in ("casino", "table_id", "dealer_id", "game")
+    )
+    ((casinos, tables, dealers, games, first, last),) = _rows(
+        con,
+        f"SELECT {lists}, min(dealt_at)::DATE, max(dealt_at)::DATE FROM read_parquet(?)",
+        [path],
+    )
+    return FilterOptions(
+        casinos=tuple(casinos or ()), tables=tuple(tables or ()), dealers=tuple(dealers or ()),
+        games=tuple(games or ()), first_day=first, last_day=last,
+    )  # fmt: skip
 
 
 def _frame(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> pd.DataFrame:

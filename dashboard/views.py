@@ -4,12 +4,18 @@ names, money as dollars (from integer cents, never float), yes/no instead of Tru
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from decimal import Decimal
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 
 from dashboard.money import format_cents
+
+DOLLARS = pa.decimal128(38, 2)
+"""Dollars in a table shown with st.dataframe: exact (from integer cents, never a float),
+and numeric, so the column sorts as numbers (-$25.00 < -$10.00 < -$5.00)."""
 
 
 def absent(value: Any) -> bool:
@@ -20,6 +26,31 @@ def absent(value: Any) -> bool:
 def money(value: Any, *, signed: bool = False) -> str:
     """Cents as dollars, or an empty cell when there is no amount (a round not evaluated)."""
     return "" if absent(value) else format_cents(value, signed=signed)
+
+
+def dollars(cents: Any) -> Decimal | None:
+    """Integer cents as exact dollars: ``-2500`` -> ``Decimal("-25.00")``; None for no
+    amount. Refuses a float or a bool as :func:`~dashboard.money.format_cents` does."""
+    if absent(cents):
+        return None
+    format_cents(cents)  # the same type check: integer cents only
+    return Decimal(int(cents)).scaleb(-2)
+
+
+def money_table(frame: pd.DataFrame, money: Iterable[str], *, rename: dict[str, str]
+                ) -> pa.Table:
+    """``frame`` as an Arrow table for st.dataframe: each column of ``money`` (integer
+    cents) becomes exact dollars (:data:`DOLLARS`); columns are renamed by ``rename`` and
+    kept in its order (the others are dropped)."""
+    columns: dict[str, pa.Array] = {}
+    money = set(money)
+    for source, label in rename.items():
+        values = frame[source].tolist()
+        if source in money:
+            columns[label] = pa.array([dollars(v) for v in values], DOLLARS)
+        else:
+            columns[label] = pa.array([None if absent(v) else v for v in values])
+    return pa.table(columns)
 
 
 def yes_no(value: Any) -> str:
