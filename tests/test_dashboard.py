@@ -1,4 +1,6 @@
-"""The dashboard: money formatting, integer money from DuckDB, and the page under AppTest."""
+"""The dashboard: money formatting, integer money from DuckDB, the readers of one round, and
+the banner every page carries (replay/manifest.json). The shell and the Overview, Flags and
+Dealers and tables pages are tested in tests/test_dashboard_pages.py."""
 
 from __future__ import annotations
 
@@ -7,16 +9,18 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow.parquet as pq
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from dashboard import data, views
+from dashboard import banner, data, views
 from dashboard.money import format_cents
-from tests.dashboard_fixtures import FLAGS_SCHEMA, write_fixture
-
-APP = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
-
+from tests.dashboard_fixtures import write_fixture
+from tests.dashboard_pages_fixtures import (
+    APP,
+    app_test,
+    open_page,
+    write_pages_fixture,
+    write_users,
+)
 
 # Money as text -----------------------------------------------------------------------------
 
@@ -122,177 +126,6 @@ def test_data_dir_defaults_to_var_at_the_repository_root(monkeypatch) -> None:
     assert data.data_dir() == Path("/srv/catwalk")
 
 
-# The page ----------------------------------------------------------------------------------
-
-
-def run_app(monkeypatch: pytest.MonkeyPatch, data_dir: Path) -> AppTest:
-    monkeypatch.setenv(data.DATA_ENV, str(data_dir))
-    at = AppTest.from_file(str(APP), default_timeout=30).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def _texts(at: AppTest) -> str:
-    parts = [e.value for kind in ("markdown", "caption", "info", "warning", "error", "success")
-             for e in getattr(at, kind)]  # fmt: skip
-    parts += [e.value for e in at.code] + [s.value for s in at.subheader]
-    return "\n".join(str(p) for p in parts)
-
-
-def _frame_with(at: AppTest, column: str) -> pd.DataFrame:
-    frames = [d.value for d in [*at.dataframe, *at.table] if column in d.value.columns]
-    assert frames, f"no table with a {column!r} column"
-    return frames[0]
-
-
-def test_page_lists_the_flags_and_reconstructs_the_flagged_round(monkeypatch, fixture_dir):
-    root, fx = fixture_dir
-    at = run_app(monkeypatch, root)
-    assert at.title[0].value == "Catwalk: flags"
-    summary = at.markdown[0].value
-    assert f"{fx['flag_count']} flags" in summary
-    assert "2 rounds judged" in summary and "1 not evaluated" in summary
-    assert "overpaid **$1.25**" in summary and "underpaid **$0.00**" in summary
-
-    flags = _frame_with(at, "check")
-    assert fx["flagged_round"] in flags["round"].tolist()
-    overpay = flags[flags["round"] == fx["flagged_round"]].iloc[0]
-    assert (overpay["recorded"], overpay["expected"], overpay["difference"]) == (
-        "$25.00", "$23.75", "+$1.25",
-    )  # fmt: skip
-
-    picker = at.selectbox(key="flag")
-    label = next(o for o in picker.options if o.startswith(fx["flagged_round"]))
-    assert "seat 3" in label and "+$1.25" in label
-    at = picker.select(label).run()
-    assert not at.exception
-
-    assert f"Round {fx['flagged_round']}" in [s.value for s in at.subheader]
-    assert at.code[0].value.startswith(fx["flagged_round"])
-    hands = _frame_with(at, "cards")
-    assert hands["cards"].tolist() == [
-        fx["dealer_cards"],
-        "4c 4d 8s 6c 3d Js 5s",
-        fx["flagged_cards"],
-    ]
-    dealer = hands.iloc[0]
-    assert dealer["position"] == "dealer" and dealer["house way followed"] == "yes"
-    assert dealer["house way high hand"] == "As Kd Qh Jc Tc"
-    seat3 = hands[hands["position"] == "seat 3"].iloc[0]
-    assert (seat3["high hand"], seat3["low hand"]) == ("Kh Jh 8h 5h 3h", "7c 7d")
-    assert (seat3["high hand rank"], seat3["low hand rank"], seat3["foul"]) == (
-        "flush, king high", "pair of sevens", "no",
-    )  # fmt: skip
-
-    wagers = _frame_with(at, "recorded net")
-    flagged = wagers[wagers["seat"] == str(fx["flagged_seat"])].iloc[0]
-    assert flagged["flag"] == "overpay"
-    assert (flagged["recorded net"], flagged["expected net"]) == (fx["recorded"], fx["expected"])
-    assert (flagged["expected commission"], flagged["difference"]) == ("$1.25", "+$1.25")
-    assert wagers[wagers["seat"] == "1"].iloc[0]["flag"] == ""
-    assert "overpaid by $1.25" in _texts(at)
-
-
-def test_a_round_flagged_as_not_evaluated_says_so(monkeypatch, fixture_dir):
-    root, fx = fixture_dir
-    at = run_app(monkeypatch, root)
-    picker = at.selectbox(key="flag")
-    label = next(o for o in picker.options if o.startswith(fx["not_evaluated_round"]))
-    at = picker.select(label).run()
-    assert not at.exception
-    texts = _texts(at)
-    assert "Not evaluated: seat 1: cards dealt but no hand set" in texts
-    assert "not a pass" in texts
-    wagers = _frame_with(at, "recorded net")
-    row = wagers.iloc[0]
-    assert (row["recorded net"], row["expected net"], row["difference"]) == ("$14.25", "", "")
-
-
-def test_any_round_can_be_looked_up_by_id_and_a_flag_choice_clears_it(monkeypatch, fixture_dir):
-    root, fx = fixture_dir
-    at = run_app(monkeypatch, root)
-    at = at.text_input(key="round").input(f" {fx['unflagged_round']} ").run()
-    assert not at.exception
-    assert f"Round {fx['unflagged_round']}" in [s.value for s in at.subheader]
-    hands = _frame_with(at, "cards")
-    assert fx["unflagged_cards"] in hands["cards"].tolist()
-    fouled = hands[hands["position"] == "seat 5"].iloc[0]
-    assert fouled["foul"] == "yes"
-    assert at.selectbox(key="flag").value is None, "a typed round lets go of the chosen flag"
-    assert not at.warning
-
-    picker = at.selectbox(key="flag")
-    at = picker.select(picker.options[0]).run()
-    assert not at.exception and not at.warning
-    assert at.text_input(key="round").value == ""
-    assert f"Round {fx['flagged_round']}" in [s.value for s in at.subheader]
-
-    at = at.text_input(key="round").input(fx["unflagged_round"]).run()
-    at = at.text_input(key="round").input("").run()
-    assert (
-        not at.exception and not at.subheader and "Choose a flag or enter a round id" in _texts(at)
-    )
-
-
-def test_an_unknown_round_id_is_a_plain_message(monkeypatch, fixture_dir):
-    root, _ = fixture_dir
-    at = run_app(monkeypatch, root)
-    at = at.text_input(key="round").input("t9-999999").run()
-    assert not at.exception
-    assert "No round `t9-999999`" in _texts(at)
-
-
-def test_an_empty_data_dir_says_what_to_run(monkeypatch, tmp_path):
-    at = run_app(monkeypatch, tmp_path)
-    message = " ".join(i.value for i in at.info)
-    assert "No data yet" in message and "make demo" in message and "python -m replay" in message
-    assert not at.dataframe and not at.selectbox
-
-
-def test_empty_files_say_there_are_no_rounds_yet(monkeypatch, tmp_path):
-    write_fixture(tmp_path, empty=True)
-    at = run_app(monkeypatch, tmp_path)
-    message = " ".join(i.value for i in at.info)
-    assert "No rounds yet" in message and "make demo" in message
-
-
-def test_replay_without_checks_still_reconstructs_rounds(monkeypatch, tmp_path):
-    fx = write_fixture(tmp_path)
-    (tmp_path / data.FLAGS).unlink()
-    at = run_app(monkeypatch, tmp_path)
-    assert "python -m checks" in _texts(at)
-    assert not at.selectbox
-    at = at.text_input(key="round").input(fx["flagged_round"]).run()
-    assert not at.exception
-    wagers = _frame_with(at, "recorded net")
-    assert "$23.75" in wagers["expected net"].tolist()
-
-
-def test_checks_that_found_nothing_say_so(monkeypatch, tmp_path):
-    fx = write_fixture(tmp_path)
-    pq.write_table(FLAGS_SCHEMA.empty_table(), tmp_path / data.FLAGS)
-    at = run_app(monkeypatch, tmp_path)
-    assert "No flags" in " ".join(s.value for s in at.success)
-    assert "0 flags" in at.markdown[0].value and "$0.00" in at.markdown[0].value
-    at = at.text_input(key="round").input(fx["flagged_round"]).run()
-    assert f"Round {fx['flagged_round']}" in [s.value for s in at.subheader]
-
-
-def test_missing_replay_file_is_named(monkeypatch, tmp_path):
-    write_fixture(tmp_path)
-    (tmp_path / data.HANDS).unlink()
-    at = run_app(monkeypatch, tmp_path)
-    assert "replay/hands.parquet" in _texts(at)
-
-
-def test_a_corrupt_file_is_an_error_message_not_a_traceback(monkeypatch, tmp_path):
-    write_fixture(tmp_path)
-    (tmp_path / data.FLAGS).write_bytes(b"half written")
-    at = run_app(monkeypatch, tmp_path)
-    errors = " ".join(e.value for e in at.error)
-    assert "Could not read the data" in errors and "make demo" in errors
-
-
 # Views -------------------------------------------------------------------------------------
 
 
@@ -315,36 +148,62 @@ def test_flag_sentence_names_the_direction_of_a_wrong_net() -> None:
     assert views.flag_sentence(even).endswith("Recorded $9.50, expected $9.50.")
 
 
-# Provenance: the banner from replay/manifest.json ------------------------------------------
+# Provenance: the banner from replay/manifest.json, on every page ----------------------------
 
 
-def test_data_from_a_verified_log_says_so_quietly(monkeypatch, fixture_dir) -> None:
-    root, _ = fixture_dir
-    at = run_app(monkeypatch, root)
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    path = tmp_path / "home"
+    write_users(path, tmp_path)
+    return path
+
+
+def run_signed_in(monkeypatch, data_dir: Path, home: Path, page: str = "overview"):
+    at = app_test(data_dir, home, monkeypatch, role="analyst").run()
+    if page != "overview":
+        at = open_page(at, page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_data_from_a_verified_log_says_so_quietly(monkeypatch, tmp_path, home) -> None:
+    root = write_pages_fixture(tmp_path, manifest=None)
+    write_manifest(root, True)
+    at = run_signed_in(monkeypatch, root, home)
     assert not at.warning and not [e for e in at.error if "verif" in e.value]
     assert f"Built from a verified log: `{VERIFIED}`" in [c.value for c in at.caption]
 
 
-def test_data_from_a_log_that_did_not_verify_has_an_error_banner(monkeypatch, tmp_path) -> None:
-    write_fixture(tmp_path)
+@pytest.mark.parametrize("page", ["overview", "flags", "dealers"])
+def test_data_from_a_log_that_did_not_verify_has_an_error_banner_on_every_page(
+    monkeypatch, tmp_path, home, page: str
+) -> None:
+    write_pages_fixture(tmp_path, manifest=None)
     line = "segment 3 record 17: hash **mismatch** [fix](javascript:alert(1)) :red[x]"
     write_manifest(tmp_path, False, line)
-    at = run_app(monkeypatch, tmp_path)
-    (banner,) = [e for e in at.error if "verif" in e.value]
-    assert at.error[0] == banner, "the banner comes first"
-    assert banner.value.startswith("**Built from a log that did not verify**: ")
-    assert f"`{line}`" in banner.value, "the verification line is shown as text (a code span)"
-    assert "python -m ingest verify" in banner.value
-    at = at.text_input(key="round").input("t1-000041").run()
-    assert any("did not verify" in e.value for e in at.error), "the banner stays on every view"
+    at = run_signed_in(monkeypatch, tmp_path, home, page)
+    (banner_,) = [e for e in at.error if "verif" in e.value]
+    assert at.error[0] == banner_, "the banner comes first"
+    assert banner_.value.startswith(f"**{banner.UNVERIFIED}**: ")
+    assert banner_.value.startswith("**Built from a log that did not verify**: ")
+    assert f"`{line}`" in banner_.value, "the verification line is shown as text (a code span)"
+    assert "python -m ingest verify" in banner_.value
 
 
-def test_data_without_a_manifest_warns_that_provenance_is_unknown(monkeypatch, tmp_path) -> None:
-    write_fixture(tmp_path)
-    at = run_app(monkeypatch, tmp_path)
-    (banner,) = at.warning
-    assert "Provenance unknown" in banner.value and "replay/manifest.json" in banner.value
+def test_data_without_a_manifest_warns_that_provenance_is_unknown(
+    monkeypatch, tmp_path, home
+) -> None:
+    write_pages_fixture(tmp_path, manifest=None)
+    at = run_signed_in(monkeypatch, tmp_path, home)
+    banners = [w for w in at.warning if "Provenance unknown" in w.value]
+    assert len(banners) == 1 and "replay/manifest.json" in banners[0].value
     assert not [e for e in at.error if "Provenance" in e.value]
+
+
+def test_no_data_at_all_is_not_a_provenance_warning(monkeypatch, tmp_path, home) -> None:
+    at = run_signed_in(monkeypatch, tmp_path / "empty", home)
+    assert not [w for w in at.warning if "Provenance" in w.value]
+    assert any("No data yet" in i.value and "make demo" in i.value for i in at.info)
 
 
 @pytest.mark.parametrize(
@@ -360,13 +219,13 @@ def test_data_without_a_manifest_warns_that_provenance_is_unknown(monkeypatch, t
     ],
 )
 def test_a_manifest_that_cannot_be_trusted_is_never_verified(
-    monkeypatch, tmp_path, content: bytes, why: str
+    monkeypatch, tmp_path, home, content: bytes, why: str
 ) -> None:
-    write_fixture(tmp_path)
+    write_pages_fixture(tmp_path, manifest=None)
     (tmp_path / data.MANIFEST).write_bytes(content)
     known = data.provenance(tmp_path)
     assert known.state == "unreadable" and why in known.line
-    at = run_app(monkeypatch, tmp_path)
+    at = run_signed_in(monkeypatch, tmp_path, home)
     assert any("Provenance unknown" in e.value and "unverified" in e.value for e in at.error)
 
 
