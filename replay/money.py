@@ -16,9 +16,12 @@ def format_cents(cents: int, *, signed: bool = False) -> str:
     With ``signed=True`` a positive amount carries a plus sign (``"+$1.25"``); zero never
     has a sign. TypeError for anything but an integer (a float or a bool is a bug upstream).
     """
-    if isinstance(cents, bool) or not isinstance(cents, numbers.Integral):
-        raise TypeError(f"money must be integer cents, got {cents!r} ({type(cents).__name__})")
-    value = int(cents)
+    value = cents
+    if type(value) is not int:  # the common case first: replay formats every event's money
+        if isinstance(cents, bool) or not isinstance(cents, numbers.Integral):
+            raise TypeError(f"money must be integer cents, got {cents!r} "
+                            f"({type(cents).__name__})")
+        value = int(cents)
     sign = "-" if value < 0 else ("+" if signed and value > 0 else "")
     dollars, rest = divmod(abs(value), 100)
     return f"{sign}${dollars:,}.{rest:02d}"

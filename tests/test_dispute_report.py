@@ -394,3 +394,14 @@ def test_no_proof_with_another_key_or_without_a_log(data, tmp_path):
     shutil.copytree(data / "keys", tmp_path / "keys")
     alone = round_report(tmp_path, "R-2", casino="C01", with_proof=True)
     assert not alone.proof.verified and alone.proof.line.startswith("no proof: no log at")
+
+
+def test_money_in_reports_is_rendered_from_integer_cents_only():
+    from replay.money import format_cents
+
+    assert [format_cents(c) for c in (2375, -2500, 5, 0, 123456789)] == [
+        "$23.75", "-$25.00", "$0.05", "$0.00", "$1,234,567.89"]
+    assert format_cents(125, signed=True) == "+$1.25" and format_cents(0, signed=True) == "$0.00"
+    for bad in (True, 12.5, "125", None):
+        with pytest.raises(TypeError, match="money must be integer cents"):
+            format_cents(bad)
