@@ -405,3 +405,81 @@ def test_money_in_reports_is_rendered_from_integer_cents_only():
     for bad in (True, 12.5, "125", None):
         with pytest.raises(TypeError, match="money must be integer cents"):
             format_cents(bad)
+
+
+def test_the_words_agree_with_the_rules_engine_on_a_simulated_shift(tmp_path):
+    """Every game, dealer- and player-banked: each judged hand's words reach the outcome
+    the rules engine wrote (the words never say "the rules engine judged ... report this
+    round"), and every hand of an evaluated round that played against the banker has a
+    result."""
+    from ingest.simulate import simulate_shift
+
+    events, _ = simulate_shift(tables=4, rounds=15, seed=11, fault_rate=0.0)
+    _write(tmp_path, [(e.table_id.encode(), encode(e)) for e in events])
+    assert replay_main(["--data", str(tmp_path)]) == 0
+    rounds = pq.read_table(tmp_path / "replay" / "rounds.parquet").to_pylist()
+    games, results = set(), set()
+    for r in rounds:
+        report = round_report(tmp_path, r["round_id"], casino=r["casino"],
+                              table_id=r["table_id"])
+        assert report.evaluated, report.problems
+        games.add(report.game)
+        for hand in report.hands:
+            assert "report this round" not in (hand.why or ""), (report.notation, hand)
+            if hand.seat is not None:
+                assert hand.result is not None, (report.notation, hand)
+                results.add((report.game, hand.result))
+    assert games == {"pai_gow_poker", "face_up_pai_gow", "pai_gow_tiles", "caribbean_stud"}
+    assert {res for _, res in results} >= {"wins", "loses", "pushes", "banks", "folded"}
+
+
+def _holding(seat, dealt, high="", low="", action=None):
+    from replay.dispute_why import Holding
+
+    return Holding(position="dealer" if seat is None else f"seat {seat}", seat=seat,
+                   cards=tuple(dealt.split()), high=tuple(high.split()), low=tuple(low.split()),
+                   action=action)
+
+
+def test_the_words_of_face_up_tiles_and_a_disagreement_with_the_engine():
+    from replay.dispute_why import Table, verdicts
+    from replay.rulesets import load_ruleset
+
+    # Face Up: the dealer's seven cards are only ace high (no pair, straight or flush)
+    face_up = Table(ruleset=load_ruleset("face_up_pai_gow-pa688a-v1"), banker_seat=None,
+                    holdings={None: _holding(None, "As Kd 9c 7h 4s 3d 2c", "As 9c 7h 4s 3d",
+                                             "Kd 2c"),
+                              1: _holding(1, "Qs Qd 8c 6h 5s Jd Tc", "Qs Qd 8c 6h 5s",
+                                          "Jd Tc")},
+                    outcomes={1: "push"})
+    said = verdicts("face_up_pai_gow", face_up)
+    assert said[1].result == "pushes"
+    assert said[1].why == ("the dealer holds an Ace High Pai Gow: every Face Up wager ties "
+                           "(58 Pa. Code § 688a.7(f)(2)(iii); docs/rules.md 6)")
+    # pai gow tiles: a player's low hand of value zero never wins
+    tiles = Table(ruleset=load_ruleset("pai_gow_tiles-pr-v1"), banker_seat=None,
+                  holdings={None: _holding(None, "6-6 1-2 2-3 1-4", "6-6 1-2", "2-3 1-4"),
+                            2: _holding(2, "1-3 5-6 4-6 5-5", "1-3 5-6", "4-6 5-5"),
+                            3: _holding(3, "3-3 2-4 1-1 5-5", action="withdraw")},
+                  outcomes={2: "loss", 3: "loss"})
+    said = verdicts("pai_gow_tiles", tiles)
+    assert said[2].result == "loses"
+    assert "low hand: 0 points never wins (a player's low hand of value zero; PR pai gow " \
+           "tiles ¶ H, I; docs/rules.md 6a.16)" in said[2].why
+    assert said[3].why.startswith("withdrew after the dealer set: the wager is lost (PR pai "
+                                  "gow tiles ¶ F")
+    assert said[None].house_way_high and "the house way pr-11.2-d" in said[None].why
+    # words that reach another outcome than the engine's say so, and the engine's stands
+    face_up_disagreeing = Table(ruleset=face_up.ruleset, banker_seat=None,
+                                holdings=face_up.holdings, outcomes={1: "win"})
+    said = verdicts("face_up_pai_gow", face_up_disagreeing)
+    assert said[1].result == "wins"
+    assert said[1].why.endswith("[the rules engine judged this wager win, not push: report "
+                                "this round]")
+    # a hand that is no hand: no result, and why; never an exception
+    broken = Table(ruleset=face_up.ruleset, banker_seat=None,
+                   holdings={None: _holding(None, "As Kd", "As Kd Zz 4s 3d", "Kd 2c"),
+                             1: face_up.holdings[1]}, outcomes={})
+    said = verdicts("face_up_pai_gow", broken)
+    assert said[1].result is None and said[1].why.startswith("the hands cannot be explained")
+    assert verdicts("a_game_of_no_words", face_up) == {}
