@@ -73,7 +73,7 @@ def _table(stats: pd.DataFrame, by: summaries.GroupBy) -> None:
                 "wagered_cents": "wagered", "house_win_cents": "house win", "hold": "hold"},
     )
     st.dataframe(
-        table, hide_index=True, width="stretch",
+        table, hide_index=True, width="stretch", placeholder="",
         column_config={
             "judged": st.column_config.NumberColumn(
                 "judged", help="Rounds replay judged (the others: not evaluated)."),
@@ -150,7 +150,7 @@ def render(ctx: PageContext) -> None:
                "amount wagered.")
     _table(stats, by)
     st.subheader("Over time")
-    metric = st.selectbox("Show", list(METRICS), key="dealers_metric")
+    metric = st.selectbox("Show", list(METRICS), key="dealers_metric", width=320)
     bucket, trend = _trend(ctx.con, str(root), stamp, ctx.filters, by, with_flags)
     named = ctx.filters.dealers if by == "dealer" else ctx.filters.tables
     _chart(trend, stats, by, bucket, metric or "error rate", named)

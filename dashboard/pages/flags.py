@@ -112,7 +112,7 @@ def _controls(choices: flag_queries.FlagChoices, with_cases: bool) -> FlagQuery:
     statuses = first[4].multiselect(
         "Case status", list(STATUSES), key="flags_statuses", placeholder="All",
         disabled=not with_cases, help=None if with_cases else "The cases cannot be read.")
-    second = st.columns([5, 2, 1], vertical_alignment="bottom")
+    second = st.columns([5, 2, 2], vertical_alignment="bottom")
     search = second[0].text_input(
         "Search", key="flags_search", placeholder="round id, table, dealer or detail text",
         help="Finds the text anywhere in the round id, table, dealer or detail (any case).")
@@ -201,7 +201,7 @@ def _list(ctx: PageContext, query: FlagQuery) -> None:
     event = st.dataframe(
         page.rows, key=TABLE_KEY, on_select="rerun", selection_mode="single-row",
         hide_index=True, width="stretch", column_order=COLUMNS,
-        column_config=_column_config(),
+        column_config=_column_config(), placeholder="",
     )
     chosen = list(getattr(getattr(event, "selection", None), "rows", []) or [])
     if chosen and 0 <= chosen[0] < shown:
