@@ -87,6 +87,10 @@ serve: setup ## serve the dashboard over DATA (default var/demo) at http://local
 	  --server.headless=true --server.address=$(ADDRESS) --server.port=$(PORT) --browser.gatherUsageStats=false \
 	  --client.toolbarMode=minimal
 
+.PHONY: screenshots
+screenshots: setup browser ## the browser tests only, saving their screenshots into docs/images (the user guides' pictures)
+	CATWALK_SCREENSHOTS=docs/images $(BIN)/python -m pytest -m browser -p no:cacheprovider
+
 clean: ## stop Kafka and remove generated data (keeps .venv and the jars)
 	-$(KAFKA) down
 	rm -rf var .pytest_cache .mypy_cache .ruff_cache

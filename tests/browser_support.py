@@ -20,7 +20,9 @@ share.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -260,9 +262,37 @@ def sign_out(page: Page, *, timeout_s: float = RENDER_TIMEOUT_S) -> None:
     page.get_by_label("Name", exact=True).wait_for(timeout=timeout_s * 1000)
 
 
+def settle(page: Page, *, timeout_s: float = RENDER_TIMEOUT_S) -> None:
+    """Wait for the run a click or a typed value started to finish (the run may be over
+    before it is seen starting: then only the end is waited for)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    with contextlib.suppress(PlaywrightTimeout):
+        page.locator('[data-testid="stApp"]:not([data-test-script-state="notRunning"])'
+                     ).wait_for(timeout=1500)
+    page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for(
+        timeout=timeout_s * 1000)
+
+
 def errors_shown(page: Page) -> list[str]:
     """The text of every error the page shows in its main area (``st.error``, an
     exception), the log-verification banner included."""
     found = page.locator('[data-testid="stMain"] [data-testid^="stAlertContentError"], '
                          '[data-testid="stMain"] [data-testid="stException"]')
     return [" ".join(text.split()) for text in found.all_inner_texts()]
+
+
+FAILURE = re.compile(r"(?i)\bpage (failed|stopped|could not|cannot be shown)|could not read|"
+                     r"cannot be (read|trusted|written)|traceback")
+"""The words of an error that says the page itself failed (the shell's error boundary,
+dashboard/shell.py, or a page that cannot read its data), not a finding it shows (a flag
+drawn as an error, the banner of a log that did not verify)."""
+
+
+def failures_shown(page: Page) -> list[str]:
+    """The errors on the page that say the page failed (:data:`FAILURE`), and any
+    exception Streamlit shows."""
+    shown = [e for e in errors_shown(page) if FAILURE.search(e)]
+    if page.locator('[data-testid="stMain"] [data-testid="stException"]').count():
+        shown.append("an exception is shown")
+    return shown

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from checks.runner import run_checks
+from dashboard.context import Role
 from ingest.log import LogWriter, Quarantined, Received
 from ingest.simulate import simulate_shift
 from replay.run import replay
@@ -71,7 +72,7 @@ LOST_ROUND = "T09-000002"
 UNDERPAID_ROUND = "T09-000003"
 QUARANTINE_REASON = "does not decode: not an Avro record of the round-event schema"
 
-OVERPAID = {
+OVERPAID: dict[str, Any] = {
     "round": OVERPAID_ROUND,
     "seat": 3,
     "wager": "main",
@@ -88,7 +89,7 @@ OVERPAID = {
     "other_net": "+$4.75",
 }
 """The overpaid round as worked out by hand (see the module docstring)."""
-UNDERPAID = {
+UNDERPAID: dict[str, Any] = {
     "round": UNDERPAID_ROUND,
     "seat": 1,
     "recorded_net_cents": 1800,
@@ -103,7 +104,7 @@ T09_FLAGS = (
 """(round, seat, check) of every flag the catalogue raises on table T09 (docs/checks.md: a
 wager settled for more or less than the rules require raises exactly one of overpay and
 underpay; a commission of the wrong amount on a winning wager raises commission_wrong)."""
-ROLES = ("analyst", "dispute", "regulator", "admin")
+ROLES: tuple[Role, ...] = ("analyst", "dispute", "regulator", "admin")
 
 
 def _cards(text: str) -> tuple[str, ...]:
@@ -191,7 +192,7 @@ def add_users(home: Path) -> dict[str, tuple[str, str]]:
     from dashboard.accounts import Accounts
 
     accounts = Accounts(home)
-    users = {}
+    users: dict[str, tuple[str, str]] = {}
     for role in ROLES:
         name, password = f"{role}-ann", secrets.token_urlsafe(15)
         accounts.add(name, role, password, by="tests/dashboard_browser_fixtures.py")
