@@ -131,6 +131,9 @@ def test_an_analyst_acknowledges_a_flag(pipeline: Path, home: Path) -> None:
     at = _open(ANALYST, key)
     assert at.selectbox(key="cases_flag").value == key
     assert "**Status**: new: nobody has acknowledged it yet" in shown(at)
+    # $25.00 paid where $23.75 is due (tests/dashboard_round_fixtures.py).
+    assert any(t.startswith("**Seat 3, main**: ") and "Recorded \\$25.00, required \\$23.75: "
+               "overpaid by \\$1.25." in t for t in shown(at))
     at.button(key="case_acknowledge").click().run()
     assert not at.exception
     assert [s.value for s in at.success] == ["Acknowledged."]

@@ -6,6 +6,7 @@ expected values are worked out by hand from the fixtures' hands and docs/rules.m
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
@@ -68,7 +69,7 @@ def _hand(at: Any, who: str) -> str:
 
 
 def _labels(markup: str) -> list[str]:
-    return re.findall(r'aria-label="([^"]*)"', markup)
+    return re.findall(r'alt="([^"]*)"', markup)
 
 
 def _wagers(at: Any) -> list[dict[str, Any]]:
@@ -96,6 +97,11 @@ def test_the_cards_are_drawn_with_ranks_results_and_why(data: Path) -> None:
     at = _open(OVERPAID_ROUND)
     seat3 = _hand(at, "Seat 3")
     assert _labels(seat3) == ["Kh", "Jh", "8h", "5h", "3h", "7c", "7d"]
+    # Each picture is replay/pictures.py's drawing of that card.
+    sources = re.findall(r'src="data:image/svg\+xml;base64,([^"]*)"', seat3)
+    drawn = [base64.b64decode(s).decode("utf-8") for s in sources]
+    assert [re.search(r'aria-label="([^"]*)"', d).group(1) for d in drawn] == _labels(seat3)
+    assert all(d.startswith('<svg xmlns="http://www.w3.org/2000/svg" ') for d in drawn)
     # A flush and a pair of sevens against the dealer's pair of aces and K-9: both hands win.
     assert ("<strong>Wins</strong>: high hand: flush, K-J-8-5-3 beats pair of aces, 6-4-2 "
             "kickers; low hand: pair of sevens beats K-9") in seat3
@@ -157,7 +163,7 @@ def test_tiles_are_drawn_and_hostile_text_stays_text(data: Path) -> None:
     assert not at.exception
     dealer = _hand(at, "Dealer")
     assert _labels(dealer) == ["6-6", "3-6", "1-3", "2-2"]
-    assert 'class="tile"' in dealer
+    assert dealer.count('class="catwalk-tile"') == 4
     timeline = next(d.value for d in at.dataframe if "recorded by" in d.value.columns)
     assert set(timeline["recorded by"]) == {HOSTILE_RECORDER}
     assert not any("<b>pit</b>" in t or "**boss**" in t for t in shown(at))

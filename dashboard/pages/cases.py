@@ -23,6 +23,7 @@ from dashboard.context import ROLES as ALL_ROLES
 from dashboard.context import PageContext, Role
 from dashboard.journal import JournalError
 from dashboard.money import format_cents
+from dashboard.pages.round import flag_line
 from dashboard.views import code, literal
 
 TITLE = "Cases"
@@ -215,7 +216,7 @@ def _case(ctx: PageContext, cases: Cases, key: str, state: CaseState | None) -> 
         st.warning("The checks no longer raise this flag (they ran again since); its history "
                    "is kept below.")
     else:
-        st.markdown(views.flag_sentence(flag, quote=literal))
+        st.markdown(flag_line(flag))
         round_id = str(flag["round_id"])
         st.markdown(f"Round {code(round_id)}: [open the round](round?round={quote(round_id)})")
     st.markdown(f"**Status**: {status_words(state)}")

@@ -16,6 +16,7 @@ escapes its token) and this module's escaped text around it.
 
 from __future__ import annotations
 
+import base64
 import html
 import re
 from pathlib import Path
@@ -58,6 +59,7 @@ INPUTS = ("replay/rounds.parquet", "replay/hands.parquet", "replay/wagers.parque
           "replay/timeline.parquet", "replay/findings.parquet", "replay/manifest.json",
           "checks/flags.parquet")
 _FILE_SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+_SVG_NS = "http://www.w3.org/2000/svg"
 
 
 def _stamps(root: Path) -> tuple[Any, ...]:
@@ -100,9 +102,19 @@ def file_name(report: RoundReport) -> str:
 
 
 def pictures(tokens: tuple[str, ...], *, tiles: bool) -> str:
-    """The tokens as SVG pictures (replay/pictures.py escapes every token it draws)."""
+    """The tokens as pictures: replay/pictures.py's SVG of each (which escapes the token it
+    draws), as an ``<img>`` whose source is that SVG and whose alternative text is the
+    token. st.html sanitises its HTML and drops inline SVG; an image of an SVG runs no
+    script whatever it holds."""
     draw = tile_svg if tiles else card_svg
-    return "".join(draw(t) for t in tokens)
+    out = []
+    for token in tokens:
+        svg = draw(token).replace("<svg ", f'<svg xmlns="{_SVG_NS}" ', 1)
+        source = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+        label = html.escape(str(token), quote=True)
+        out.append(f'<img class="catwalk-{"tile" if tiles else "card"}" alt="{label}" '
+                   f'title="{label}" src="data:image/svg+xml;base64,{source}"/>')
+    return "".join(out)
 
 
 # Page -------------------------------------------------------------------------------------
@@ -200,10 +212,10 @@ def _show(ctx: PageContext, report: RoundReport) -> None:
 
 
 def _provenance(report: RoundReport) -> None:
+    """Data from a log that did not verify is said first, in red; a verified one is a line
+    of the facts (the banner above every page says it too)."""
     line = report.provenance
-    if line.startswith(VERIFIED):
-        st.caption(f"Where the data came from: {literal(line)}")
-    else:
+    if not line.startswith(VERIFIED):
         st.error(f"**Where the data came from**: {literal(line)}. What follows rests on a "
                  "log that did not verify; see the Log integrity page.")
 
@@ -215,6 +227,7 @@ def _facts(report: RoundReport) -> None:
         ("ruleset", report.ruleset), ("dealt at (UTC)", report.dealt_at),
         ("dealer", report.dealer_id), ("banker", report.banker),
         ("judged", "yes" if report.evaluated else "NO: not evaluated"),
+        ("data from", report.provenance),
     ]
     st.dataframe(pd.DataFrame([(k, "" if v is None else str(v)) for k, v in facts],
                               columns=["what", "value"]), hide_index=True)
@@ -305,9 +318,11 @@ def hand_html(hand: HandView, *, tiles: bool) -> str:
                 + pictures(hand.house_way_high, tiles=tiles) + '<span style="width:12px"></span>'
                 + pictures(hand.house_way_low, tiles=tiles)))
     result = hand.result or ("not judged" if hand.seat is not None else "")
-    if result or hand.why:
+    if result:
         lines.append(f"<p><strong>{e(result.capitalize())}</strong>"
                      + (f": {e(hand.why)}" if hand.why else "") + "</p>")
+    elif hand.why:
+        lines.append(f"<p>{e(hand.why[0].upper() + hand.why[1:])}</p>")
     lines.append("</div>")
     return "".join(lines)
 
