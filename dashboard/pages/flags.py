@@ -117,7 +117,8 @@ def _controls(choices: flag_queries.FlagChoices, with_cases: bool) -> FlagQuery:
         "Search", key="flags_search", placeholder="round id, table, dealer or detail text",
         help="Finds the text anywhere in the round id, table, dealer or detail (any case).")
     sort = second[1].selectbox("Sort by", list(SORTS), key="flags_sort")
-    descending = second[2].toggle("Descending", value=True, key="flags_descending",
+    st.session_state.setdefault("flags_descending", True)  # newest first, unless changed
+    descending = second[2].toggle("Descending", key="flags_descending",
                                   help="Severity: most severe first when on.")
     _keep_controls()
     return FlagQuery(
