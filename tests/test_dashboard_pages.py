@@ -531,3 +531,18 @@ def test_group_trend_per_day(root):
     d204 = trend[trend["dealer_id"] == "d-204"]
     assert d204["rounds"].tolist() == [2] and d204["wagers"].tolist() == [3]
     assert d204["overpaid_cents"].tolist() == [1000]
+
+
+@pytest.mark.parametrize("name", ["overview", "flags", "dealers"])
+def test_a_page_run_as_a_script_is_the_shell_not_a_way_around_it(monkeypatch, root, home, name):
+    """Until a server's first st.navigation call, Streamlit runs a request for /flags as
+    dashboard/pages/flags.py itself (its legacy pages/ mode): the page must then sign in
+    like the app does, not show anything of its own."""
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("CATWALK_DATA", str(root))
+    monkeypatch.setenv("CATWALK_DASHBOARD_HOME", str(home))
+    script = Path(flags_page.__file__).parent / f"{name}.py"
+    at = _ok(AppTest.from_file(str(script), default_timeout=60).run())
+    assert [t.label for t in at.text_input] == ["Name", "Password"]
+    assert not at.metric and not at.dataframe
