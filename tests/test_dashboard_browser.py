@@ -361,14 +361,16 @@ def test_analyst_triages_a_shift(served: Served, open_session: Callable[[str], P
                      s.status == "acknowledged" and s, "the flag acknowledged")
     assert state.by == served.users["analyst"][0]
     bs.settle(page)
-    # the case stays open on the page: what was acknowledged is what the disposition is for
-    expect(page.locator('[data-testid="stMain"]').get_by_role(
-        "combobox", name="Flag", exact=True)).to_have_value(
-        re.compile("^" + re.escape(f"{OVERPAID_ROUND} · seat 3 · overpay")))
+    chosen = page.locator('[data-testid="stMain"]').get_by_role("combobox", name="Flag",
+                                                                  exact=True)
+    the_flag = re.compile("^" + re.escape(f"{OVERPAID_ROUND} · seat 3 · overpay"))
     choose(page, "Disposition", "amount recovered")
     page.get_by_label("Note", exact=True).fill("$1.25 commission collected from seat 3")
     page.get_by_label("Amount recovered ($)", exact=True).fill("1.25")
     page.get_by_role("button", name="Record disposition", exact=True).click()
+    bs.settle(page)
+    # the case stays open on the page while it is worked (its status changed meanwhile)
+    expect(chosen).to_have_value(the_flag)
     state = wait_for(lambda: (s := Cases(served.home).states().get(key)) and
                      s.status == "resolved" and s, "the disposition recorded")
     assert (state.disposition, state.amount_recovered_cents, state.by) == (
@@ -400,8 +402,8 @@ def test_dispute_staff_settle_a_complaint(served: Served, open_session: Callable
     bs.wait_rendered(page, "Round", start=start)
     no_errors(page)
     main = page.locator('[data-testid="stMain"]')
-    for card in OVERPAID["cards"]:  # seat 3's cards, drawn as pictures
-        expect(main.locator(f'svg[aria-label="{card}"]').first).to_be_visible()
+    for card in OVERPAID["cards"]:  # seat 3's cards, drawn as pictures named by the card
+        expect(main.get_by_role("img", name=card, exact=True).first).to_be_visible()
     shots.take(page, "dispute-round", height=3200)
 
     name, content = download(page, "Dispute report")
