@@ -114,8 +114,16 @@ def test_each_flag_opens_by_the_key_the_case_store_files_it_under(pipeline: Path
     for flag in _flags(pipeline):
         at = _open(ANALYST, flag_key(flag))
         assert at.selectbox(key="cases_flag").value == flag_key(flag)
-        assert f"Round `{flag['round_id']}`: [open the round](round?round=" \
-            f"{flag['round_id']})" in shown(at)
+        assert f"Round `{flag['round_id']}` at table `{flag['table_id']}`" in shown(at)
+
+
+def test_open_the_round_goes_to_the_round_page_at_its_table(pipeline: Path,
+                                                            home: Path) -> None:
+    at = _open(ANALYST, _overpay_key(pipeline))
+    at.button(key="case_open_round").click().run()
+    assert not at.exception
+    assert {k: at.query_params[k] for k in ("round", "casino", "table")} == {
+        "round": OVERPAID_ROUND, "casino": "C01", "table": "T01"}
 
 
 def test_the_overpaid_difference_is_a_number_in_dollars(pipeline: Path, home: Path) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 from typing import Any
-from urllib.parse import quote
 
 import duckdb
 import pyarrow as pa
@@ -23,7 +22,7 @@ from dashboard.context import ROLES as ALL_ROLES
 from dashboard.context import PageContext, Role
 from dashboard.journal import JournalError
 from dashboard.money import format_cents
-from dashboard.pages.round import flag_line
+from dashboard.pages.round import flag_line, open_round
 from dashboard.views import code, literal
 
 TITLE = "Cases"
@@ -218,7 +217,9 @@ def _case(ctx: PageContext, cases: Cases, key: str, state: CaseState | None) -> 
     else:
         st.markdown(flag_line(flag))
         round_id = str(flag["round_id"])
-        st.markdown(f"Round {code(round_id)}: [open the round](round?round={quote(round_id)})")
+        st.markdown(f"Round {code(round_id)} at table {code(flag['table_id'])}")
+        if st.button("Open the round", key="case_open_round", icon=":material/playing_cards:"):
+            open_round(round_id, str(flag["casino"]), str(flag["table_id"]))
     st.markdown(f"**Status**: {status_words(state)}")
     st.caption(f"Case key: {code(key)}")
     try:

@@ -94,6 +94,18 @@ def _tables_of(_con: Any, path: str, round_id: str, stamp: tuple[Any, ...]
     return [(str(c), str(t)) for c, t in rows]
 
 
+def open_round(round_id: str, casino: str, table_id: str) -> None:
+    """Go to this page showing the round at that casino's table, in the same session (a
+    plain link would load the app again and sign the user out); stops the run."""
+    st.switch_page(st.Page(_nothing, title=TITLE, url_path=URL_PATH),
+                   query_params={ROUND_PARAM: round_id, CASINO_PARAM: casino,
+                                 TABLE_PARAM: table_id})
+
+
+def _nothing() -> None:
+    """The body of a st.Page that only names the Round page the shell registered."""
+
+
 def file_name(report: RoundReport) -> str:
     """The dispute report's file name: only letters, digits, ``_``, ``.`` and ``-``."""
     parts = [report.casino, report.table_id, report.round_id]
@@ -412,7 +424,7 @@ def _findings(report: RoundReport) -> None:
 def _ruleset(report: RoundReport) -> None:
     st.subheader("Ruleset in force")
     st.text(report.ruleset_words)
-    st.caption("Every shipped ruleset in full: the [Rulesets](rulesets) page.")
+    st.caption("Every shipped ruleset in full: the Rulesets page (in the menu).")
 
 
 def _proof(ctx: PageContext, report: RoundReport) -> None:
