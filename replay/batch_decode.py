@@ -50,6 +50,7 @@ from fastavro.write import Writer
 from replay.fold import Finding
 from schemas import SCHEMA_IDS, DecodeError, RoundEvent, decode, writer_schema
 from schemas.codec import _UPCAST, _payload
+from schemas.events import PAYLOAD_TYPES
 from schemas.logformat import (
     SEGMENT_READ_ERRORS,
     WORKERS,
@@ -285,6 +286,41 @@ def _container_header(schema_id: int) -> bytes | None:
     return buf.getvalue()
 
 
+_PRIMITIVE = frozenset({"null", "boolean", "int", "long", "float", "double", "bytes", "string"})
+
+
+def _plain_type(t: Any) -> bool:
+    return (isinstance(t, str) and t in _PRIMITIVE) or (
+        isinstance(t, list) and all(isinstance(u, str) and u in _PRIMITIVE for u in t))
+
+
+@cache
+def _payload_plans(schema_id: int) -> dict[str, tuple[type, tuple[str, ...]]]:
+    """Per payload name of ``schema_id``, its class and its array fields, for the payloads
+    whose fields are all primitive (or unions of primitives) or arrays of primitives, with
+    no logical type: for those, what ``schemas.codec._payload`` does to the values read
+    comes down to making each array a tuple (no nested record, no UUID), so the class is
+    called with the same arguments. Any other payload (a correction, say) goes through
+    ``_payload``."""
+    plans: dict[str, tuple[type, tuple[str, ...]]] = {}
+    payload: Any = next((f["type"] for f in writer_schema(schema_id)["fields"]
+                         if f["name"] == "payload"), [])
+    for record in payload if isinstance(payload, list) else []:
+        if not isinstance(record, dict) or record.get("name") not in PAYLOAD_TYPES:
+            continue
+        arrays = []
+        for f in record.get("fields", ()):
+            t = f["type"]
+            if isinstance(t, dict) and t.get("type") == "array" and set(t) == {"type", "items"} \
+                    and _plain_type(t["items"]):
+                arrays.append(f["name"])
+            elif not _plain_type(t):
+                break
+        else:
+            plans[record["name"]] = (PAYLOAD_TYPES[record["name"]], tuple(arrays))
+    return plans
+
+
 def _event(record: Any, schema_id: int) -> RoundEvent | None:
     """The event ``decode`` makes of this record, or None when only ``decode`` may say."""
     event_id = record["event_id"]
@@ -294,13 +330,23 @@ def _event(record: Any, schema_id: int) -> RoundEvent | None:
         return None
     name, fields = record["payload"]
     upcast = _UPCAST.get(schema_id)
+    plan = None
     if upcast is not None:
         name, fields = upcast(name, fields)
+    else:
+        plan = _payload_plans(schema_id).get(name)
+    if plan is None:
+        payload = _payload(name, fields)
+    else:
+        cls, arrays = plan
+        for array in arrays:  # fields is this record's own dict, read a moment ago
+            fields[array] = tuple(fields[array])
+        payload = cls(**fields)
     return RoundEvent(
         event_id=event_id, casino=record["casino"], table_id=record["table_id"],
         table_seq=record["table_seq"], round_id=record["round_id"],
         occurred_at_us=occurred, recorded_by=record["recorded_by"],
-        payload=_payload(name, fields),
+        payload=payload,
     )
 
 

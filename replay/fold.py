@@ -226,12 +226,14 @@ class _Round:
     fold stays a pure function of its events while each event costs one small update
     instead of a copy of the whole state."""
 
-    __slots__ = _FIELDS
+    __slots__ = (*_FIELDS, "counts")
 
     def __init__(self, state: RoundState) -> None:
         for name in _FIELDS:
             value = getattr(state, name)
             setattr(self, name, list(value) if name in _LISTS else value)
+        self.counts: dict[str, int] | None = None
+        """How many times each card or tile was dealt so far (built on the first deal)."""
 
     def freeze(self) -> RoundState:
         values: dict[str, Any] = {name: tuple(getattr(self, name)) if name in _LISTS
@@ -296,15 +298,22 @@ def _deal(r: Any, e: RoundEvent, seat: int, tokens: tuple[str, ...], tiles: bool
         r.problem(ProblemKind.DEALT_TWICE, f"{_who(seat)} dealt {'tiles' if tiles else 'cards'} "
                                            f"twice (table_seq {e.table_seq})")
         return
-    held: dict[str, list[int]] = {}
-    for holder, dealt in r.dealt:
-        for token in dealt:
-            held.setdefault(token, []).append(holder)
+    counts = r.counts
+    if counts is None:  # how many times each token was dealt in the round so far
+        counts = r.counts = {}
+        for _, dealt in r.dealt:
+            for token in dealt:
+                counts[token] = counts.get(token, 0) + 1
     for token in tokens:
-        held.setdefault(token, []).append(seat)
-    for token in dict.fromkeys(tokens):
-        copies = _copies(token, tiles)
-        if len(held[token]) > copies:
+        counts[token] = counts.get(token, 0) + 1
+    over = [t for t in dict.fromkeys(tokens) if counts[t] > 1 and counts[t] > _copies(t, tiles)]
+    if over:
+        held: dict[str, list[int]] = {}
+        for holder, dealt in (*r.dealt, (seat, tokens)):
+            for token in dealt:
+                held.setdefault(token, []).append(holder)
+        for token in over:
+            copies = _copies(token, tiles)
             holders = ", ".join(_who(h) for h in held[token])
             more = f"; the set holds {copies}" if copies > 1 else ""
             r.problem(ProblemKind.DEALT_TWICE,
@@ -543,27 +552,30 @@ def fold(events: Iterable[tuple[str, RoundEvent]]) -> Replayed:
     last_seq: dict[tuple[str, str], int] = {}
     findings: list[Finding] = []
     for where, event in events:
-        first = seen.get(event.event_id)
+        event_id = event.event_id
+        first = seen.get(event_id)
         if first is not None:
             kind = "duplicate_event" if first == event else "conflicting_duplicate_event"
             text = ("repeated; kept once" if first == event
                     else "repeated with a different content; the first copy counts")
             findings.append(Finding(kind=kind, table_id=event.table_id, where=where,
-                                    detail=f"event {event.event_id} {text}",
+                                    detail=f"event {event_id} {text}",
                                     round_id=event.round_id, casino=event.casino))
             continue
-        seen[event.event_id] = event
-        table = (event.casino, event.table_id)
+        seen[event_id] = event
+        casino, table_id, seq = event.casino, event.table_id, event.table_seq
+        table = (casino, table_id)
         prev = last_seq.get(table)
-        if prev is not None and event.table_seq != prev + 1:
-            kind = "sequence_gap" if event.table_seq > prev + 1 else "sequence_out_of_order"
-            word = "gap" if event.table_seq > prev + 1 else "out of order"
-            findings.append(Finding(kind=kind, table_id=event.table_id, where=where,
-                                    detail=f"table {event.table_id} sequence {word}: "
-                                           f"{event.table_seq} after {prev}",
-                                    round_id=event.round_id, casino=event.casino))
-        last_seq[table] = max(event.table_seq, prev or 0)
-        key = (event.casino, event.table_id, event.round_id)
+        if prev is None or seq > prev:  # table_seq counts from 1
+            last_seq[table] = seq
+        if prev is not None and seq != prev + 1:
+            kind = "sequence_gap" if seq > prev + 1 else "sequence_out_of_order"
+            word = "gap" if seq > prev + 1 else "out of order"
+            findings.append(Finding(kind=kind, table_id=table_id, where=where,
+                                    detail=f"table {table_id} sequence {word}: "
+                                           f"{seq} after {prev}",
+                                    round_id=event.round_id, casino=casino))
+        key = (casino, table_id, event.round_id)
         rounds[key] = _apply(rounds.get(key), event)
     for r in rounds.values():
         _incomplete(r)

@@ -44,12 +44,12 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from replay.batch_decode import Entry, decode_entries, undecodable_finding
 from replay.errors import ReplayError
@@ -130,13 +130,31 @@ def _replay_shard(entries: Iterable[Entry], rows: RowMaker, *, collect_ids: bool
         if progress is not None and (i % 500 == 0 or i == total):
             progress(i)
     return Shard(
-        tables={name: pa.Table.from_pylist(out[name], schema=schema)
-                for name, schema in rows.schemas.items()},
+        tables={name: arrow_table(out[name], schema) for name, schema in rows.schemas.items()},
         rounds=total,
         undecodable=tuple(undecodable),
         fold_findings=tuple(_placed(replayed.findings, folded)),
         ids=frozenset(ids),
     )
+
+
+def arrow_table(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
+    """The table of ``rows`` (dicts by column name) under ``schema``: the table
+    ``pa.Table.from_pylist(rows, schema=schema)`` gives, built a column at a time (about
+    half the time for replay's tables of many rows). Rows that lack a column (null there)
+    are left to ``from_pylist``."""
+    names = schema.names
+    if rows and len(names) > 1:
+        try:
+            columns = list(zip(*map(itemgetter(*names), rows), strict=True))
+        except KeyError:
+            pass
+        else:
+            return pa.Table.from_arrays(
+                [pa.array(column, type=f.type) for column, f in zip(columns, schema,
+                                                                     strict=True)],
+                schema=schema)
+    return pa.Table.from_pylist(rows, schema=schema)
 
 
 def _placed(findings: Iterable[Finding], folded: list[tuple[int, str]]) -> Iterator[
@@ -501,6 +519,8 @@ def write_parquet(table: pa.Table, path: Path) -> str:
     """Write one table the way every replay file is written (fixed options, so the same
     rows give the same bytes), under a temporary name fsynced and renamed into place;
     the SHA-256 of the bytes written, in hex."""
+    import pyarrow.parquet as pq  # here: the helper processes never need it
+
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink, compression="zstd", use_dictionary=True, write_statistics=True)
     data = sink.getvalue()

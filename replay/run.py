@@ -32,7 +32,6 @@ import ctypes
 import errno
 import fcntl
 import functools
-import importlib.metadata
 import json
 import os
 import re
@@ -431,6 +430,8 @@ def code_version() -> str:
     """``catwalk <version> (git <commit>)``: the package's version and the commit checked out
     where this code lives (``unknown`` when that is not a git checkout or git is absent). The
     same for the same checkout; uncommitted edits are not seen."""
+    import importlib.metadata  # here: replay's helper processes never need it
+
     try:
         version = importlib.metadata.version("catwalk")
     except importlib.metadata.PackageNotFoundError:

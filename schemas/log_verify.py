@@ -208,21 +208,22 @@ def _walk(log_dir: Path, key: Verifier, extra: Sequence[tuple[str, str]],
         first = count
         try:
             for number, rec in enumerate(_records(seg, meta), start=1):
-                where = (f"{seg.name} record {number} (position {count}, "
-                         f"{rec['topic']}[{rec['partition']}]@{rec['offset']}")
                 if rec["position"] != count:
-                    raise _Failed(f"{where}, {_event_id(rec['value'])}): position "
+                    raise _Failed(f"{_where(seg, number, count, rec)}, "
+                                  f"{_event_id(rec['value'])}): position "
                                   f"{rec['position']} where {count} was expected (a record "
                                   "was removed, inserted or reordered before it)")
                 if rec["prev_hash"] != prev:
-                    raise _Failed(f"{where}, {_event_id(rec['value'])}): prev_hash does not "
+                    raise _Failed(f"{_where(seg, number, count, rec)}, "
+                                  f"{_event_id(rec['value'])}): prev_hash does not "
                                   "match the record before it")
-                leaf = leaf_input(position=rec["position"], topic=rec["topic"],
+                leaf = leaf_input(position=count, topic=rec["topic"],
                                   partition=rec["partition"], offset=rec["offset"],
                                   timestamp_ms=rec["timestamp_ms"], key=rec["key"],
                                   value=rec["value"])
                 if rec["hash"] != chain_next(prev, leaf):
-                    raise _Failed(f"{where}, {_event_id(rec['value'])}): its contents do not "
+                    raise _Failed(f"{_where(seg, number, count, rec)}, "
+                                  f"{_event_id(rec['value'])}): its contents do not "
                                   "match its hash (the record was altered)")
                 tree.append(leaf_hash(leaf))
                 if keep is not None:
@@ -230,7 +231,6 @@ def _walk(log_dir: Path, key: Verifier, extra: Sequence[tuple[str, str]],
                 if runs is not None:
                     _note(runs, rec["topic"], rec["partition"], rec["offset"])
                 prev, count = rec["hash"], count + 1
-                state["records"] = count
                 if count in sizes:
                     roots[count] = tree.root()
                 if progress is not None and count % 10_000 == 0:
@@ -240,6 +240,8 @@ def _walk(log_dir: Path, key: Verifier, extra: Sequence[tuple[str, str]],
         except READ_ERRORS as exc:
             raise _Failed(f"{seg.name}: cannot be read after record {number} (position "
                           f"{count}): the file is damaged ({type(exc).__name__}: {exc})") from None
+        finally:
+            state["records"] = count  # those that verified, also when one did not
         state["segments"] += 1
         log_id = _check_header(seg, meta, key, tree, prev, count, first, log_id, state)
     if progress is not None:
@@ -256,6 +258,12 @@ def _walk(log_dir: Path, key: Verifier, extra: Sequence[tuple[str, str]],
         if roots[cp.size] != cp.root:
             raise _Failed(f"{name}: the log's first {cp.size:,} records do not give the root "
                           f"this checkpoint signed at {cp.signed_at}: they were rewritten")
+
+
+def _where(seg: Path, number: int, count: int, rec: dict[str, Any]) -> str:
+    """How a finding names a record (written only when there is one to name)."""
+    return (f"{seg.name} record {number} (position {count}, "
+            f"{rec['topic']}[{rec['partition']}]@{rec['offset']}")
 
 
 def _check_header(seg: Path, meta: dict[str, str], key: Verifier, tree: Tree, chain: bytes,

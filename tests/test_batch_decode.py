@@ -227,3 +227,55 @@ def test_events_from_log_keeps_its_findings_and_order(tmp_path):
     assert [e for _, e in got] == [decode(v) for i, v in enumerate(values) if i != 5]
     assert [f.where for f in findings] == ["log position 5 (round-events[0]@5)"]
     assert findings[0].detail.startswith("cannot be decoded: ")
+
+
+def test_every_payload_kind_decodes_as_one_by_one(monkeypatch):
+    """Every kind of event of the vocabulary, a correction with a replacement and one that
+    strikes included, decodes as ``decode`` decodes it; only the correction's payload (a
+    UUID and a nested record) is built by the codec's general payload builder."""
+    from dataclasses import replace as replaced
+
+    from ingest.simulate import simulate_shift
+    from schemas import EventCorrected, RoundVoided, WagerPlaced
+
+    events, _ = simulate_shift(tables=8, rounds=30, seed=3, fault_rate=0.3)
+    last = events[-1]
+    events += [
+        replaced(last, event_id=str(uuid.uuid4()), table_seq=last.table_seq + 1,
+                 payload=RoundVoided(reason="a misdeal")),
+        replaced(last, event_id=str(uuid.uuid4()), table_seq=last.table_seq + 2,
+                 payload=EventCorrected(corrects=events[-3].event_id, reason="keyed wrong",
+                                        replacement=WagerPlaced(seat=2, wager="fortune",
+                                                                amount_cents=500))),
+        replaced(last, event_id=str(uuid.uuid4()), table_seq=last.table_seq + 3,
+                 payload=EventCorrected(corrects=events[-4].event_id, reason="struck")),
+    ]
+    kinds = {e.kind for e in events}
+    assert kinds == {name.split(".")[1] for name in bd.PAYLOAD_TYPES}
+    values = [encode(e) for e in events]
+    general: list[str] = []
+    builder = bd._payload
+    monkeypatch.setattr(bd, "_payload",
+                        lambda name, fields: (general.append(name), builder(name, fields))[1])
+    monkeypatch.setattr(bd, "decode", lambda raw: pytest.fail("went to decode"))
+    assert _batched(values) == [decode(v) for v in values] == events
+    assert set(general) == {"catwalk.EventCorrected"}
+    assert set(bd._payload_plans(2)) == set(bd.PAYLOAD_TYPES) - {"catwalk.EventCorrected"}
+
+
+def test_an_impossible_payload_is_the_finding_decode_gives():
+    """A payload the fast path builds that its class refuses (a negative wager, a card that
+    is no card) is decoded by ``decode``, word for word."""
+    values = [
+        _frame(_body(_record(payload=("catwalk.WagerPlaced", {
+            "seat": 1, "wager": "main", "amount_cents": -5})))),
+        _frame(_body(_record(payload=("catwalk.CardsDealt", {"seat": None,
+                                                             "cards": ["As", "Zz"]})))),
+        _frame(_body(_record(payload=("catwalk.RoundStarted", {
+            "game": "pai_gow_poker", "ruleset": None, "dealer_id": "D1", "banker_seat": None,
+            "co_bank": True})))),
+    ]
+    got = _batched(values)
+    assert got == _one_by_one(values)
+    assert all(isinstance(g, str) and g.startswith("DecodeError: impossible event")
+               for g in got), got

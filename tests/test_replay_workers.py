@@ -316,3 +316,34 @@ def test_a_worker_that_dies_while_it_is_dealt_records_stops_the_replay_quietly(
             replay_entries(entries, rows, workers=pool)
     assert multiprocessing.active_children() == []
     assert "Traceback" not in capfd.readouterr().err
+
+
+def test_tables_built_a_column_at_a_time_are_those_of_from_pylist(tmp_path):
+    """replay builds each table a column at a time (``parallel.arrow_table``): the same
+    table, and the same Parquet bytes, as ``pa.Table.from_pylist``, for every table of
+    rows of a shift, for rows that lack a column, no rows, and a table of one column."""
+    import pyarrow as pa
+
+    from replay.batch_decode import decode_entries, log_entries
+    from replay.fold import fold
+    from replay.parallel import arrow_table, write_parquet
+    from schemas import DecodeError
+
+    log = _write(tmp_path, _faulty(_shift()))
+    replayed = fold((e[1], got) for e, got in decode_entries(log_entries(log))
+                    if not isinstance(got, DecodeError))
+    rows: dict[str, list] = {name: [] for name in TABLES}
+    for state, judgement in judge_rounds(replayed):
+        for name, got in rows_of(state, judgement).items():
+            rows[name].extend(got)
+    lacking = [{k: v for k, v in r.items() if k != "notation"} for r in rows["rounds"]]
+    cases = [*((rows[name], TABLES[name]) for name in TABLES if name != "findings"),
+             (lacking, TABLES["rounds"]), ([], TABLES["wagers"]),
+             ([{"seat": 3}, {"seat": None}], pa.schema([("seat", pa.int32())]))]
+    assert all(rows[name] for name in ("rounds", "hands", "wagers"))
+    for i, (got_rows, schema) in enumerate(cases):
+        built, expected = arrow_table(got_rows, schema), pa.Table.from_pylist(got_rows,
+                                                                              schema=schema)
+        assert built.equals(expected) and built.schema == expected.schema
+        assert (write_parquet(built, tmp_path / f"a{i}.parquet")
+                == write_parquet(expected, tmp_path / f"b{i}.parquet"))
