@@ -51,7 +51,7 @@ import synthetic_replay  # noqa: E402
 from checks import runner  # noqa: E402
 from replay.run import MANIFEST, TABLES  # noqa: E402
 
-FORMAT = 2
+FORMAT = 3
 """Bump when what is written here changes, so that older cached data are not reused."""
 FLAGS = "checks/flags.parquet"
 STAMP = "dashboard.json"
@@ -187,8 +187,9 @@ class DataSet:
     """Rows per file (the seven replay files, and ``flags``)."""
     flags_raised: int
     """How many flags the catalogue raised before they were thinned to ``rows["flags"]``."""
-    flagged_round: str
-    """A round with a money flag (the benchmark opens it on the Round page)."""
+    flagged_round: tuple[str, str, str]
+    """(round, casino, table) of a round with a money flag (the benchmark opens it on the
+    Round page: a round id is unique only at its casino's table)."""
     reused: bool
 
 
@@ -203,16 +204,17 @@ def thin(flags: pa.Table, keep: int, seed: int) -> pa.Table:
     return flags.take(pa.array(chosen))
 
 
-def flagged_round(flags_path: Path) -> str:
-    """The round of the first counted overpay flag of the most common check (a money flag:
-    its wagers show recorded against expected)."""
-    table = pq.read_table(flags_path, columns=["check_id", "round_id", "counted", "direction",
-                                               "seat"])
+def flagged_round(flags_path: Path) -> tuple[str, str, str]:
+    """(round, casino, table) of a counted overpay flag with a seat (a money flag: its
+    wagers show recorded against expected), the middle one in the file's order."""
+    table = pq.read_table(flags_path, columns=["casino", "table_id", "round_id", "counted",
+                                               "direction", "seat"])
     rows = table.to_pylist()
     money = [r for r in rows if r["counted"] and r["direction"] == "over" and r["seat"]]
     if not money:
         raise SystemExit(f"{flags_path}: no counted overpay flag with a seat to open")
-    return str(money[len(money) // 2]["round_id"])
+    chosen = money[len(money) // 2]
+    return str(chosen["round_id"]), str(chosen["casino"]), str(chosen["table_id"])
 
 
 def write_timeline(replay_dir: Path, progress: bool = True) -> int:
@@ -291,7 +293,7 @@ def ensure(p: Params, out: Path, progress: bool = True) -> DataSet:
     if (replay_reused and isinstance(known, dict) and known.get("params") == asdict(p)
             and (out / FLAGS).is_file()):
         return DataSet(root=out, rows=known["rows"], flags_raised=known["flags_raised"],
-                       flagged_round=known["flagged_round"], reused=True)
+                       flagged_round=tuple(known["flagged_round"]), reused=True)
     stamp.unlink(missing_ok=True)
     start = time.perf_counter()
     if "timeline" in TABLES and pq.read_metadata(replay_dir / "timeline.parquet").num_rows == 0:
@@ -340,7 +342,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'reused' if data.reused else 'wrote'} {data.root} in "
           f"{time.perf_counter() - start:.1f} s; rows "
           + ", ".join(f"{k} {v:,}" for k, v in data.rows.items())
-          + f" (of {data.flags_raised:,} flags raised); a flagged round: {data.flagged_round}"
+          + f" (of {data.flags_raised:,} flags raised); a flagged round: "
+          + "{} ({}, {})".format(*data.flagged_round)
           + (f"; {TIMELINE_NOTE}" if TIMELINE_NOTE else ""))
     return 0
 

@@ -43,6 +43,7 @@ import statistics
 import sys
 import tempfile
 import time
+import urllib.parse
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -89,8 +90,11 @@ class Results:
         self.errors.setdefault((path, visit), error.splitlines()[0][:300])
 
 
-def page_path(path: str, round_id: str) -> str:
-    return f"/{path}?round={round_id}" if path == "round" else f"/{path}"
+def page_path(path: str, where: tuple[str, str, str]) -> str:
+    """The page's URL path; the Round page's names the round, its casino and table."""
+    round_id, casino, table = (urllib.parse.quote(part) for part in where)
+    return f"/{path}?round={round_id}&casino={casino}&table={table}" if path == "round" \
+        else f"/{path}"
 
 
 def peak_rss_mb(pid: int) -> float:
@@ -172,6 +176,10 @@ def turn(data: dashboard_data.DataSet, results: Results, *, timeout_s: float,
                         continue
                     results.add(path, visit, seconds)
                     check_errors(page, results, path, visit)
+                    if path == "round" and not page.get_by_role(
+                            "button", name="Dispute report", exact=True).count():
+                        results.fail(path, visit, "the round's report is not shown (no "
+                                     "\"Dispute report\" button)")
                     print(f"turn {number}: {visit} {path}: {seconds:.2f} s", file=sys.stderr,
                           flush=True)
         finally:
@@ -199,7 +207,8 @@ def report(args: argparse.Namespace, data: dashboard_data.DataSet, results: Resu
         f"- data: {data.rows['rounds']:,} rounds, {data.rows['wagers']:,} wagers, "
         f"{data.rows['hands']:,} hands, {data.rows['flags']:,} flags (of "
         f"{data.flags_raised:,} the catalogue raised); Round page opened on "
-        f"{data.flagged_round}; {data.root}"
+        f"{data.flagged_round[0]} ({data.flagged_round[1]}, {data.flagged_round[2]}); "
+        f"{data.root}"
         + (f"; {dashboard_data.TIMELINE_NOTE}" if dashboard_data.TIMELINE_NOTE else ""),
         f"- {repeat} turns, each a fresh server (Streamlit's caches cold); "
         f"server peak RSS {max(results.server_rss_mb, default=0):.0f} MB",

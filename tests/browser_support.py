@@ -15,7 +15,9 @@ share.
   signed-in session (a full page load would start a new, signed-out session) and wait until
   it is fully drawn: Streamlit says its script is not running
   (``data-test-script-state="notRunning"`` on the app's root, the state behind its running
-  indicator) and the page's title (``st.title``) is shown, not stale.
+  indicator), the page's title (``st.title``) is shown, not stale, and what the browser draws
+  after the script (every chart's canvas or SVG, every table's canvas, every picture) is
+  there, with no skeleton or spinner left.
 """
 
 from __future__ import annotations
@@ -169,11 +171,26 @@ _RENDERED = """
   const drawn = () => {
     const app = document.querySelector('[data-testid="stApp"]');
     if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
-    for (const h of document.querySelectorAll('[data-testid="stMain"] h1')) {
+    const main = document.querySelector('[data-testid="stMain"]');
+    if (!main) return false;
+    let titled = false;
+    for (const h of main.querySelectorAll('h1')) {
       if (h.textContent.trim() === title && h.getClientRects().length > 0
-          && !h.closest('[data-stale="true"]')) return true;
+          && !h.closest('[data-stale="true"]')) titled = true;
     }
-    return false;
+    if (!titled) return false;
+    // what the browser draws after the script is done: charts, tables, pictures
+    if (main.querySelector('[data-testid="stSkeleton"], [data-testid="stSpinner"]')) return false;
+    for (const chart of main.querySelectorAll('[data-testid="stVegaLiteChart"]')) {
+      if (!chart.querySelector('canvas, svg')) return false;
+    }
+    for (const grid of main.querySelectorAll('[data-testid="stDataFrame"]')) {
+      if (!grid.querySelector('canvas')) return false;
+    }
+    for (const img of main.querySelectorAll('img')) {
+      if (!img.complete) return false;
+    }
+    return true;
   };
   const tick = () => {
     const now = performance.now();
