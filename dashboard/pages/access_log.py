@@ -11,12 +11,14 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
 from dashboard.access import ACTIONS, AccessLog
+from dashboard.accounts import Accounts
 from dashboard.context import CAN_SEE_ACCESS_LOG, PageContext, Role
 from dashboard.journal import JournalError
 from dashboard.views import literal
@@ -63,8 +65,20 @@ def access_csv(entries: list[dict[str, Any]]) -> bytes:
     return out.getvalue().encode("utf-8")
 
 
+def export(log: AccessLog, record: Any, user: str | None, action: str | None
+           ) -> Callable[[], bytes]:
+    """The CSV of every entry the filters select, made when the user clicks "Export CSV"
+    (not on every run: the log may be long); the export is recorded then, with its rows."""
+    def make() -> bytes:
+        chosen = log.entries(user=user, action=action)
+        record("export", "access-log", rows=len(chosen), user_filter=user,
+               action_filter=action)
+        return access_csv(chosen)
+    return make
+
+
 def render(ctx: PageContext) -> None:
-    """Draw the page: the chain's state, the filters, the entries, the export."""
+    """Draw the page: the chain's state, the filters, the newest entries, the export."""
     st.title(TITLE)
     log = AccessLog(ctx.home)
     problem = log.verify()
@@ -74,43 +88,38 @@ def render(ctx: PageContext) -> None:
                  "cannot be trusted. Keep the file as it is (evidence) and tell the "
                  "dashboard's administrator (`python -m dashboard access verify`).")
         return
+    names = sorted({a.name for a in Accounts(ctx.home).accounts()})
+    left, right = st.columns(2)
+    chosen_user = left.selectbox("User", [EVERYONE, *names], key="access_user",
+                                 help="Names typed at a failed sign-in that are no user: "
+                                      "choose the action sign_in_failed.")
+    chosen_action = right.selectbox("Action", [EVERYTHING, *ACTIONS], key="access_action")
+    user = None if chosen_user == EVERYONE else str(chosen_user)
+    action = None if chosen_action == EVERYTHING else str(chosen_action)
     try:
-        every = log.entries()
+        newest = log.entries(user=user, action=action, limit=PAGE_ROWS + 1)
     except JournalError as error:  # changed between the two reads
         st.error(f"**The access log cannot be read**: {literal(str(error))}.")
         return
-    st.success(f"The access log's hash chain is whole: {len(every):,} entries, each tied to "
-               "the one before.")
-    users = sorted({str(e.get("user", "")) for e in every})
-    left, right = st.columns(2)
-    user = left.selectbox("User", [EVERYONE, *users], key="access_user")
-    action = right.selectbox("Action", [EVERYTHING, *ACTIONS], key="access_action")
-    chosen = [e for e in every
-              if (user == EVERYONE or e.get("user") == user)
-              and (action == EVERYTHING or e.get("action") == action)]
-    if not chosen:
+    st.success("The access log's hash chain is whole: every entry is tied to the one "
+               "before it, from the first to the last.")
+    if not newest:
         st.info("No entry matches.")
         return
+    shown = newest[:PAGE_ROWS]
     table = pd.DataFrame({
-        "when (UTC)": [str(e.get("at", "")) for e in chosen[:PAGE_ROWS]],
-        "user": [str(e.get("user", "")) for e in chosen[:PAGE_ROWS]],
-        "action": [str(e.get("action", "")) for e in chosen[:PAGE_ROWS]],
-        "target": [str(e.get("target", "")) for e in chosen[:PAGE_ROWS]],
-        "detail": [_detail(e) for e in chosen[:PAGE_ROWS]],
-        "line": pd.array([e.get("seq") for e in chosen[:PAGE_ROWS]], dtype="Int64"),
+        "when (UTC)": [str(e.get("at", "")) for e in shown],
+        "user": [str(e.get("user", "")) for e in shown],
+        "action": [str(e.get("action", "")) for e in shown],
+        "target": [str(e.get("target", "")) for e in shown],
+        "detail": [_detail(e) for e in shown],
+        "line": pd.array([e.get("seq") for e in shown], dtype="Int64"),
     })
     st.dataframe(table, hide_index=True, width="stretch")
-    if len(chosen) > PAGE_ROWS:
-        st.caption(f"The newest {PAGE_ROWS:,} of {len(chosen):,} entries are listed; the "
-                   "export holds them all.")
+    if len(newest) > PAGE_ROWS:
+        st.caption(f"The newest {PAGE_ROWS:,} entries are listed; the export holds them all.")
     else:
-        st.caption(f"{len(chosen):,} entries, newest first.")
-    st.download_button(
-        "Export CSV", data=access_csv(chosen), file_name="access-log.csv", mime="text/csv",
-        key="access_export", on_click=_exported, args=(ctx, len(chosen), user, action))
-
-
-def _exported(ctx: PageContext, rows: int, user: str, action: str) -> None:
-    ctx.record("export", "access-log", rows=rows,
-               user_filter=None if user == EVERYONE else user,
-               action_filter=None if action == EVERYTHING else action)
+        st.caption(f"{len(shown):,} entries, newest first.")
+    st.download_button("Export CSV", data=export(log, ctx.record, user, action),
+                       file_name="access-log.csv", mime="text/csv", key="access_export",
+                       on_click="ignore")
