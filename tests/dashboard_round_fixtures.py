@@ -21,10 +21,10 @@ The rounds (pai gow poker under the classic ruleset, 5% commission rounded down,
 - ``R-7``: a Caribbean stud round id dealt at two tables, T04 and T05.
 
 The page harness (:func:`page_app`) builds the :class:`~dashboard.context.PageContext`
-a shell builds and calls one page's ``render``, with the signed-in user from
-``st.session_state["user"]``; every ``ctx.record`` call is written to the access log of
-``CATWALK_DASHBOARD_HOME`` as the shell writes it, and kept in
-``st.session_state["recorded"]``.
+a shell builds and calls one page's ``render``, with the signed-in user where the shell
+keeps it (``st.session_state[dashboard.signin.SESSION_USER]``); every ``ctx.record`` call
+is written to the access log of ``CATWALK_DASHBOARD_HOME`` as the shell writes it, and
+kept in ``st.session_state["recorded"]``.
 """
 
 from __future__ import annotations
@@ -185,8 +185,9 @@ def page_app(page: str) -> None:
         return data.connect()
 
     from dashboard.access import AccessLog
+    from dashboard.signin import SESSION_USER
 
-    user = st.session_state["user"]
+    user = st.session_state[SESSION_USER]
     recorded = st.session_state.setdefault("recorded", [])
     home = Path(os.environ["CATWALK_DASHBOARD_HOME"])
 
@@ -211,8 +212,10 @@ def run_page(page: str, user: Any, *, params: dict[str, str] | None = None,
     be set by the test), with ``?key=value`` query parameters and shared filters."""
     from streamlit.testing.v1 import AppTest
 
+    from dashboard.signin import SESSION_USER
+
     at = AppTest.from_function(page_app, kwargs={"page": page}, default_timeout=timeout)
-    at.session_state["user"] = user
+    at.session_state[SESSION_USER] = user
     if filters is not None:
         at.session_state["filters"] = filters
     for key, value in (params or {}).items():

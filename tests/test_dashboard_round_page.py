@@ -19,6 +19,7 @@ from dashboard.access import AccessLog
 from dashboard.context import ROLES, Role, User
 from dashboard.pages import round as page
 from replay.dispute import round_report
+from tests.dashboard_pages_fixtures import USERS, app_test, write_users
 from tests.dashboard_round_fixtures import (
     HOSTILE_RECORDER,
     OVERPAID_ROUND,
@@ -291,3 +292,19 @@ def test_no_replay_output_says_what_to_run(tmp_path: Path,
     at = _open(OVERPAID_ROUND)
     assert not at.exception
     assert at.info[0].value.startswith("No rounds yet in ")
+
+
+def test_through_the_dashboard_a_link_opens_the_round_and_both_views_are_logged(
+        pipeline: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The whole app (dashboard/app.py): a signed-in dispute user follows ?round=ID; the
+    shell shows the Round page and the access log holds the page view and the round view."""
+    home = tmp_path / "home"
+    write_users(home, tmp_path)
+    at = app_test(pipeline, home, monkeypatch, role="dispute",
+                  params={"round": OVERPAID_ROUND}).run()
+    assert not at.exception
+    assert [t.value for t in at.title] == ["Round"]
+    assert _labels(_hand(at, "Seat 3")) == ["Kh", "Jh", "8h", "5h", "3h", "7c", "7d"]
+    logged = [(e["user"], e["action"], e["target"]) for e in AccessLog(home).entries()]
+    assert logged == [(USERS["dispute"], "round_view", OVERPAID_ROUND),
+                      (USERS["dispute"], "page_view", "round")]
