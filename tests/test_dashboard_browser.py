@@ -64,6 +64,8 @@ class Served:
     home: Path
     users: dict[str, tuple[str, str]]
     """role -> (name, password)."""
+    vkey: str
+    """The log's public key, as a regulator pins it (keys/signing.pub)."""
 
 
 @pytest.fixture(scope="module")
@@ -75,11 +77,12 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         pytest.fail(str(exc))  # a missing browser is a failure to fix, never a skip
     work = tmp_path_factory.mktemp("dashboard-browser")
     root, home = work / "data", work / "home"
-    write_pipeline(root)
+    made = write_pipeline(root)
     users = add_users(home)
     try:
         with bs.serve(root, home, work / "streamlit.log") as server:
-            yield Served(url=server.url, root=root, home=home, users=users)
+            yield Served(url=server.url, root=root, home=home, users=users,
+                         vkey=made["vkey"])
     except bs.BrowserSupportError as exc:
         pytest.fail(str(exc))
 
@@ -439,9 +442,13 @@ def test_regulator_changes_nothing(served: Served, open_session: Callable[[str],
     page = open_session("regulator")
     open_page(page, "Log integrity")
     no_errors(page)
-    expect(page.locator('[data-testid="stMain"]').get_by_text(
-        "Built from a log that did not verify")).to_have_count(0)
-    shots.take(page, "regulator-integrity", height=2400)
+    main = page.locator('[data-testid="stMain"]')
+    expect(main.get_by_text("Built from a log that did not verify")).to_have_count(0)
+    page.get_by_role("textbox", name="Public key (pinned)").fill(served.vkey)
+    page.get_by_role("button", name="Verify the log now", exact=True).click()
+    expect(main.get_by_text(re.compile(r"^Verified at "))).to_be_visible(timeout=30_000)
+    bs.settle(page)
+    shots.take(page, "regulator-integrity", height=2600)
 
     open_page(page, "Rulesets")
     no_errors(page)
@@ -454,6 +461,11 @@ def test_regulator_changes_nothing(served: Served, open_session: Callable[[str],
             shots.take(page, "regulator-cases", height=1600)
         else:
             bs.visit(page, f"/round?round={OVERPAID_ROUND}", "Round")
+            page.get_by_role("textbox", name="Public key (pinned)").fill(served.vkey)
+            page.get_by_role("button", name="Prove against the signed checkpoint").click()
+            expect(main.get_by_text(re.compile(r"^Proved"))).to_be_visible(timeout=30_000)
+            bs.settle(page)
+            shots.take(page, "regulator-round-proved", height=3600)
         no_errors(page)
         for control in ("Acknowledge", "Record disposition"):
             expect(page.get_by_role("button", name=control)).to_have_count(0)
