@@ -364,6 +364,7 @@ def test_analyst_triages_a_shift(served: Served, open_session: Callable[[str], P
                      s.status == "acknowledged" and s, "the flag acknowledged")
     assert state.by == served.users["analyst"][0]
     bs.settle(page)
+    shots.take(page, "analyst-case", height=1800)
     chosen = page.locator('[data-testid="stMain"]').get_by_role("combobox", name="Flag",
                                                                   exact=True)
     the_flag = re.compile("^" + re.escape(f"{OVERPAID_ROUND} · seat 3 · overpay"))
@@ -380,7 +381,7 @@ def test_analyst_triages_a_shift(served: Served, open_session: Callable[[str], P
         "amount_recovered", 125, served.users["analyst"][0])
     bs.settle(page)
     no_errors(page)
-    shots.take(page, "analyst-case", height=1800)
+    shots.take(page, "analyst-case-resolved", height=1800)
 
     viewed = {e["target"] for e in access(served, "analyst", "page_view")}
     assert {"overview", "dealers", "flags", "round", "cases"} <= viewed, viewed
