@@ -28,14 +28,14 @@ from dashboard.views import code, literal
 TITLE = "Cases"
 URL_PATH = "cases"
 ICON = ":material/work:"
+# Every role sees the cases; only an analyst or an admin changes them.
 ROLES: frozenset[Role] | None = frozenset(ALL_ROLES)
-"""Every role sees the cases; only an analyst or an admin changes them."""
 
 STATUS_CHOICES = ("all", *flag_queries.STATUSES)
+# ``?flag=KEY`` opens the page on one flag's case (its key, dashboard.cases.flag_key).
 FLAG_PARAM = "flag"
-"""``?flag=KEY`` opens the page on one flag's case (its key, dashboard.cases.flag_key)."""
+# Session state: what the last action did, shown once after the page is drawn again.
 FLASH = "cases_flash"
-"""Session state: what the last action did, shown once after the page is drawn again."""
 
 MAX_DOLLARS = Decimal(10) ** 10
 
@@ -298,3 +298,9 @@ def _do(ctx: PageContext, key: str, what: str, act: Any, **detail: Any) -> None:
              else f"Recorded: {DISPOSITION_WORDS.get(what, what)}.")
     st.session_state[FLASH] = words
     st.rerun()
+
+
+if __name__ == "__main__":  # run as a script by Streamlit's legacy pages/ mode: be the shell
+    from dashboard.shell import main
+
+    main()

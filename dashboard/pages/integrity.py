@@ -28,8 +28,8 @@ ROLES: frozenset[Role] | None = None
 
 FINDINGS = "replay/findings.parquet"
 FINDINGS_ROWS = 1_000
+# Session state: the last verification run from this page, per data directory.
 VERIFIED_KEY = "integrity_verification"
-"""Session state: the last verification run from this page, per data directory."""
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -220,3 +220,9 @@ def _verify_section(root: Path, manifest: integrity.Manifest) -> None:
             f"{'Verified' if result.ok else 'Did not verify'} at {result.at}, with "
             f"{literal(result.key)}:")
         st.code(result.line, language=None, wrap_lines=True)
+
+
+if __name__ == "__main__":  # run as a script by Streamlit's legacy pages/ mode: be the shell
+    from dashboard.shell import main
+
+    main()

@@ -51,10 +51,10 @@ ROLES: frozenset[Role] | None = None
 ROUND_PARAM = "round"
 CASINO_PARAM = "casino"
 TABLE_PARAM = "table"
+# Session state: the round whose view was last recorded (casino, table, round id).
 VIEWED = "round_viewed"
-"""Session state: the round whose view was last recorded (casino, table, round id)."""
+# Session state: the proved reports, by (data directory, casino, table, round id).
 PROOFS = "round_proofs"
-"""Session state: the proved reports, by (data directory, casino, table, round id)."""
 INPUTS = ("replay/rounds.parquet", "replay/hands.parquet", "replay/wagers.parquet",
           "replay/timeline.parquet", "replay/findings.parquet", "replay/manifest.json",
           "checks/flags.parquet")
@@ -484,3 +484,9 @@ def _download(ctx: PageContext, report: RoundReport) -> None:
 def _downloaded(ctx: PageContext, round_id: str, casino: str, table_id: str,
                 proved: bool) -> None:
     ctx.record("report_download", round_id, casino=casino, table_id=table_id, proof=proved)
+
+
+if __name__ == "__main__":  # run as a script by Streamlit's legacy pages/ mode: be the shell
+    from dashboard.shell import main
+
+    main()

@@ -45,17 +45,17 @@ ROUNDS = "replay/rounds.parquet"
 RULES_DOC = "docs/rules.md"
 _BPS_WHOLE = 10_000
 
+# The wheel in words: docs/rules.md 1.1 and 6a.4.
 WHEEL_WORDS: Mapping[Wheel, str] = {
     Wheel.SECOND_HIGHEST: "A-2-3-4-5 ranks second highest among straights (below A-K-Q-J-T)",
     Wheel.LOWEST: "A-2-3-4-5 is the lowest straight (below 6-5-4-3-2)",
 }
-"""docs/rules.md 1.1 and 6a.4."""
 
+# Where docs/rules.md explains each shipped house way.
 HOUSE_WAY_DOC: Mapping[str, str] = {
     "reference-1.3": "docs/rules.md 1.3 (pai gow poker house way) and 7.5",
     "pr-11.2-d": "docs/rules.md 3.4 (pai gow tiles, PR ¶ D and 58 Pa. Code § 621a.8(d))",
 }
-"""Where docs/rules.md explains each shipped house way."""
 
 
 # Words ------------------------------------------------------------------------------------
@@ -300,3 +300,9 @@ def _house_way(ruleset: Ruleset) -> None:
         st.table(pd.DataFrame(
             [{"rule": n, "clause": rule.clause, "what the dealer does": rule.text}
              for n, rule in enumerate(way.rules, start=1)]), hide_index=True)
+
+
+if __name__ == "__main__":  # run as a script by Streamlit's legacy pages/ mode: be the shell
+    from dashboard.shell import main
+
+    main()
