@@ -3,7 +3,7 @@
 It reads the Parquet files that replay and checks wrote under ``$CATWALK_DATA`` (default
 ``var/``) and never writes them; its own files (users, access log, cases) live in
 ``$CATWALK_DASHBOARD_HOME`` (default ``$CATWALK_DATA/dashboard``). The shell around the pages
-is dashboard/shell.py; the pages are listed in dashboard/pages/__init__.py.
+is dashboard/shell.py; the pages are listed in dashboard/screens/__init__.py.
 
 ``SESSION_USER`` is the ``st.session_state`` key of the signed-in
 :class:`~dashboard.context.User`: a test signs a user in with

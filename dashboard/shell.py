@@ -10,7 +10,7 @@ One run of the app, top to bottom (dashboard/app.py calls :func:`main`):
 2. Signed out: every URL shows the sign-in form, and the URL (``?round=ID`` included) is
    kept, so the user lands where the link pointed once signed in. A user disabled since
    signing in is signed out on their next click.
-3. Signed in: ``st.navigation`` lists the pages of dashboard/pages/__init__.py PAGES that the
+3. Signed in: ``st.navigation`` lists the pages of dashboard/screens/__init__.py PAGES that the
    user's role may see; the sidebar shows who is signed in, "Sign out", the shared filters
    (dashboard/filters.py) and the data directory; ``?round=ID`` on any page opens the Round
    page; the banner (dashboard/banner.py) goes above the page.
@@ -36,7 +36,7 @@ from dashboard.access import AccessLog
 from dashboard.accounts import AccountError, Accounts, home_dir
 from dashboard.context import ROLE_WORDS, Filters, PageContext, User
 from dashboard.journal import JournalError
-from dashboard.pages import PageSpec, load
+from dashboard.screens import PageSpec, load
 from dashboard.signin import SESSION_USER
 from dashboard.views import code, literal
 

@@ -210,24 +210,12 @@ APP = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
 def app_test(data_dir: Path, home: Path, monkeypatch: Any, *, role: Role | None = None,
              params: dict[str, str] | None = None) -> Any:
     """An AppTest of the whole dashboard over ``data_dir`` and ``home`` (not run yet);
-    with ``role``, the fixture user of that role is signed in (``SESSION_USER``).
-
-    Streamlit's legacy multipage mode is kept off. Because dashboard/pages/ sits beside
-    dashboard/app.py, Streamlit runs a process in that mode (each pages/*.py run as a
-    script) until the first st.navigation call; a server leaves it after its first run of
-    the app, but AppTest goes back into it before every run, where the page modules (run
-    as scripts, dashboard/pages/flags.py's last lines) start the shell again under another
-    script hash, which changes every widget's id and loses what the test typed."""
-    import runpy
-
-    import streamlit.runtime.scriptrunner.script_runner as script_runner
+    with ``role``, the fixture user of that role is signed in (``SESSION_USER``)."""
     from streamlit.testing.v1 import AppTest
 
     from dashboard.app import SESSION_USER
     from dashboard.context import User
 
-    monkeypatch.setattr(script_runner, "_mpa_v1",
-                        lambda main: runpy.run_path(main, run_name="__main__"))
     monkeypatch.setenv("CATWALK_DATA", str(data_dir))
     monkeypatch.setenv("CATWALK_DASHBOARD_HOME", str(home))
     at = AppTest.from_file(str(APP), default_timeout=60)

@@ -20,8 +20,8 @@ from dashboard.access import AccessLog
 from dashboard.accounts import Accounts
 from dashboard.cases import Cases, flag_key
 from dashboard.context import ROLES, Role, User
-from dashboard.pages import access_log as access_page
-from dashboard.pages import cases as cases_page
+from dashboard.screens import access_log as access_page
+from dashboard.screens import cases as cases_page
 from tests.dashboard_round_fixtures import (
     OVERPAID_ROUND,
     OVERPAID_SEAT,
@@ -30,8 +30,8 @@ from tests.dashboard_round_fixtures import (
     write_pipeline,
 )
 
-CASES = "dashboard.pages.cases"
-ACCESS = "dashboard.pages.access_log"
+CASES = "dashboard.screens.cases"
+ACCESS = "dashboard.screens.access_log"
 ANALYST = User(name="ann", role="analyst")
 ADMIN = User(name="ada", role="admin")
 REGULATOR = User(name="rita", role="regulator")

@@ -26,7 +26,7 @@ from tests.dashboard_round_fixtures import (
     write_pipeline,
 )
 
-PAGE = "dashboard.pages.integrity"
+PAGE = "dashboard.screens.integrity"
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ import pytest
 
 from dashboard.access import AccessLog
 from dashboard.context import ROLES, Role, User
-from dashboard.pages import round as page
+from dashboard.screens import round as page
 from replay.dispute import round_report
 from tests.dashboard_pages_fixtures import USERS, app_test, write_users
 from tests.dashboard_round_fixtures import (
@@ -33,7 +33,7 @@ from tests.dashboard_round_fixtures import (
     write_pipeline,
 )
 
-PAGE = "dashboard.pages.round"
+PAGE = "dashboard.screens.round"
 DISPUTE = User(name="dora", role="dispute")
 
 
@@ -308,23 +308,3 @@ def test_through_the_dashboard_a_link_opens_the_round_and_both_views_are_logged(
     logged = [(e["user"], e["action"], e["target"]) for e in AccessLog(home).entries()]
     assert logged == [(USERS["dispute"], "round_view", OVERPAID_ROUND),
                       (USERS["dispute"], "page_view", "round")]
-
-
-@pytest.mark.parametrize("name", ["round", "integrity", "rulesets", "cases", "access_log"])
-def test_a_page_run_as_a_script_is_the_shell_not_a_way_around_it(
-        pipeline: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
-    """Until a server's first st.navigation call, Streamlit runs a request for /cases as
-    dashboard/pages/cases.py itself (its legacy pages/ mode, seen in Chromium): the page
-    then asks for a sign-in like the app and shows nothing of its own."""
-    from streamlit.testing.v1 import AppTest
-
-    home = tmp_path / "home"
-    write_users(home, tmp_path)
-    monkeypatch.setenv("CATWALK_DATA", str(pipeline))
-    monkeypatch.setenv("CATWALK_DASHBOARD_HOME", str(home))
-    script = Path(page.__file__).parent / f"{name}.py"
-    at = AppTest.from_file(str(script), default_timeout=60).run()
-    assert not at.exception
-    assert [t.label for t in at.text_input] == ["Name", "Password"]
-    assert not at.dataframe and not at.table and not at.html
-    assert not any(t.startswith("Session state") for t in shown(at))

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from dashboard.context import ROLES, Filters, Role, User
-from dashboard.pages import rulesets as page
+from dashboard.screens import rulesets as page
 from replay.rulesets import Payout, load_ruleset
 from tests.dashboard_round_fixtures import copy_data, run_page, shown, write_pipeline
 
-PAGE = "dashboard.pages.rulesets"
+PAGE = "dashboard.screens.rulesets"
 
 
 @pytest.fixture(scope="module")

@@ -123,9 +123,3 @@ def render(ctx: PageContext) -> None:
     st.download_button("Export CSV", data=export(log, ctx.record, user, action),
                        file_name="access-log.csv", mime="text/csv", key="access_export",
                        on_click="ignore")
-
-
-if __name__ == "__main__":  # run as a script by Streamlit's legacy pages/ mode: be the shell
-    from dashboard.shell import main
-
-    main()

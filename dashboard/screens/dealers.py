@@ -157,9 +157,3 @@ def render(ctx: PageContext) -> None:
     if not named and len(stats) > CHART_LINES:
         st.caption(f"The {CHART_LINES} {GROUP_WORDS[by].lower()} with the most mispaid "
                    "wagers; pick some in the sidebar's filters to draw others.")
-
-
-if __name__ == "__main__":  # run as a script by Streamlit's legacy pages/ mode: be the shell
-    from dashboard.shell import main
-
-    main()

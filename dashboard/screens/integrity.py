@@ -220,9 +220,3 @@ def _verify_section(root: Path, manifest: integrity.Manifest) -> None:
             f"{'Verified' if result.ok else 'Did not verify'} at {result.at}, with "
             f"{literal(result.key)}:")
         st.code(result.line, language=None, wrap_lines=True)
-
-
-if __name__ == "__main__":  # run as a script by Streamlit's legacy pages/ mode: be the shell
-    from dashboard.shell import main
-
-    main()

@@ -484,9 +484,3 @@ def _download(ctx: PageContext, report: RoundReport) -> None:
 def _downloaded(ctx: PageContext, round_id: str, casino: str, table_id: str,
                 proved: bool) -> None:
     ctx.record("report_download", round_id, casino=casino, table_id=table_id, proof=proved)
-
-
-if __name__ == "__main__":  # run as a script by Streamlit's legacy pages/ mode: be the shell
-    from dashboard.shell import main
-
-    main()

@@ -1,6 +1,6 @@
 """The dashboard's pages, in the order of the navigation menu.
 
-Each is a module ``dashboard/pages/<name>.py`` exposing ``TITLE: str``, ``URL_PATH: str``,
+Each is a module ``dashboard/screens/<name>.py`` exposing ``TITLE: str``, ``URL_PATH: str``,
 ``ICON: str`` (a ``":material/...:"`` icon), ``ROLES: frozenset[Role] | None`` (None: every
 role may see it) and ``render(ctx: PageContext) -> None`` (dashboard/context.py). The shell
 (dashboard/shell.py) imports them with :func:`load`, shows each user the pages of their role,
@@ -23,7 +23,7 @@ from dashboard.context import ROLES, PageContext, Role
 PAGES: tuple[str, ...] = (
     "overview", "flags", "round", "dealers", "integrity", "rulesets", "cases", "access_log",
 )  # fmt: skip
-"""Module names under dashboard/pages/, in menu order; the first is the default page."""
+"""Module names under dashboard/screens/, in menu order; the first is the default page."""
 
 _LOG = logging.getLogger(__name__)
 
@@ -56,7 +56,7 @@ def _spec(name: str, module: Any) -> PageSpec:
     if not callable(render):
         problems.append("render")
     if problems:
-        return _broken(name, f"dashboard/pages/{name}.py lacks a valid {', '.join(problems)}")
+        return _broken(name, f"dashboard/screens/{name}.py lacks a valid {', '.join(problems)}")
     return PageSpec(name=name, title=str(title), url_path=str(url_path), icon=str(icon),
                     roles=roles, render=render)
 
@@ -72,10 +72,10 @@ def load(names: tuple[str, ...] = PAGES) -> list[PageSpec]:
     specs = []
     for name in names:
         try:
-            module = importlib.import_module(f"dashboard.pages.{name}")
+            module = importlib.import_module(f"dashboard.screens.{name}")
         except Exception as exc:  # a broken page must not take the others down
             _LOG.exception("dashboard page %s cannot be imported", name)
-            specs.append(_broken(name, f"dashboard/pages/{name}.py cannot be imported: "
+            specs.append(_broken(name, f"dashboard/screens/{name}.py cannot be imported: "
                                        f"{type(exc).__name__}: {exc}"))
             continue
         specs.append(_spec(name, module))

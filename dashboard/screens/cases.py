@@ -22,7 +22,7 @@ from dashboard.context import ROLES as ALL_ROLES
 from dashboard.context import PageContext, Role
 from dashboard.journal import JournalError
 from dashboard.money import format_cents
-from dashboard.pages.round import flag_line, open_round
+from dashboard.screens.round import flag_line, open_round
 from dashboard.views import code, literal
 
 TITLE = "Cases"
@@ -298,9 +298,3 @@ def _do(ctx: PageContext, key: str, what: str, act: Any, **detail: Any) -> None:
              else f"Recorded: {DISPOSITION_WORDS.get(what, what)}.")
     st.session_state[FLASH] = words
     st.rerun()
-
-
-if __name__ == "__main__":  # run as a script by Streamlit's legacy pages/ mode: be the shell
-    from dashboard.shell import main
-
-    main()

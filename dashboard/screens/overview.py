@@ -166,9 +166,3 @@ def render(ctx: PageContext) -> None:
     st.subheader("Trends")
     bucket, trend = _trend(ctx.con, str(root), stamp, ctx.filters)
     _charts(bucket, trend)
-
-
-if __name__ == "__main__":  # run as a script by Streamlit's legacy pages/ mode: be the shell
-    from dashboard.shell import main
-
-    main()

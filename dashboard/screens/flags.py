@@ -237,9 +237,3 @@ def render(ctx: PageContext) -> None:
     cases, _ = case_states(ctx.home)
     query = _controls(choices, cases is not None)
     st.fragment(run_every=REFRESH_S)(_listing)(ctx, query)
-
-
-if __name__ == "__main__":  # run as a script by Streamlit's legacy pages/ mode: be the shell
-    from dashboard.shell import main
-
-    main()

@@ -300,9 +300,3 @@ def _house_way(ruleset: Ruleset) -> None:
         st.table(pd.DataFrame(
             [{"rule": n, "clause": rule.clause, "what the dealer does": rule.text}
              for n, rule in enumerate(way.rules, start=1)]), hide_index=True)
-
-
-if __name__ == "__main__":  # run as a script by Streamlit's legacy pages/ mode: be the shell
-    from dashboard.shell import main
-
-    main()
