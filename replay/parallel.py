@@ -6,11 +6,11 @@ rounds (by casino, table and round id) and the events seen (by event id, for dup
 the records of one key can be folded and judged apart from the others'. With ``workers`` N,
 this process reads the log and deals each key, from its first record on, to itself or to one
 of N - 1 helper processes, sending a helper its records in chunks while the log is still
-being read, so that the helpers decode and fold as the records arrive. Each process folds
-and judges its tables; this one then merges the rows: sorted by (casino, table, round) as
-one process sorts them (a stable sort, so each round's rows keep their order), and the
-log-level findings in log order (the records that do not decode first, then the fold's). The
-files are byte for byte those of one process (tests/test_replay_workers.py).
+being read (or verified), so that the helpers decode and fold as the records arrive. Each
+process folds and judges its tables; this one then merges the rows: sorted by (casino,
+table, round) as one process sorts them (a stable sort, so each round's rows keep their
+order), and the log-level findings in log order (the records that do not decode first, then
+the fold's). The files are byte for byte those of one process (tests/test_replay_workers.py).
 
 That holds when no (casino, table) and no event id spans two keys, which is what a table's
 devices write. When one does (a table's event recorded under another table's key, an event
@@ -23,7 +23,12 @@ alike, and the parent takes fewer (:data:`PARENT_SHARE`), as it also reads the l
 Helpers are started with ``spawn`` (no inherited state), if need be ahead of the replay
 (:class:`Workers`: ``python -m replay`` starts them before it verifies the log); each
 first builds what judging builds on first use (``RowMaker.warm``) and keeps pyarrow from
-importing pandas (:func:`pyarrow_without_pandas`), while the parent verifies or reads. One that dies
+importing pandas (:func:`pyarrow_without_pandas`), while the parent verifies or reads.
+Records may be dealt before the replay (:meth:`Workers.deal`: ``python -m replay`` deals
+each record as verification reads it, so the helpers work while the log is verified); the
+replay then checks that they are the first records it is given, and otherwise replays what
+it is given in this process. A helper's records go through a pipe written by a thread of
+this process (:class:`_Feed`), so that dealing never waits for a helper. One that dies
 stops the replay with :class:`ReplayWorkerError` before anything is written. This module
 names no table and no game: what a row is comes from the caller (:class:`RowMaker`).
 """
@@ -93,7 +98,11 @@ class Shard:
     rounds: int
     undecodable: tuple[tuple[int, Finding], ...]
     fold_findings: tuple[tuple[int, Finding], ...]
-    ids: frozenset[tuple[str, ...]] = frozenset()
+    seen_tables: frozenset[tuple[str, str]] = frozenset()
+    """The (casino, table) of every round folded (so of every event decoded)."""
+    event_ids: tuple[str, ...] = ()
+    """The id of every event decoded, in log order (a tuple: sent back from a helper at a
+    fraction of the cost of a set)."""
 
 
 def replay_shard(entries: Iterable[Entry], rows: RowMaker, *, collect_ids: bool = False,
@@ -107,18 +116,17 @@ def replay_shard(entries: Iterable[Entry], rows: RowMaker, *, collect_ids: bool 
 def _replay_shard(entries: Iterable[Entry], rows: RowMaker, *, collect_ids: bool,
                   progress: Callable[[int], None] | None) -> Shard:
     undecodable: list[tuple[int, Finding]] = []
-    folded: list[tuple[int, str]] = []
-    ids: set[tuple[str, ...]] = set()
+    folded: list[Entry] = []
+    event_ids: list[str] = []
 
     def watched() -> Iterator[tuple[str, RoundEvent]]:
         for entry, got in decode_entries(entries):
             if isinstance(got, DecodeError):
                 undecodable.append((entry[0], undecodable_finding(entry[1], got)))
                 continue
-            folded.append((entry[0], entry[1]))
+            folded.append(entry)
             if collect_ids:
-                ids.add(("table", got.casino, got.table_id))
-                ids.add(("event", got.event_id))
+                event_ids.append(got.event_id)
             yield entry[1], got
 
     replayed = fold(watched())
@@ -134,7 +142,9 @@ def _replay_shard(entries: Iterable[Entry], rows: RowMaker, *, collect_ids: bool
         rounds=total,
         undecodable=tuple(undecodable),
         fold_findings=tuple(_placed(replayed.findings, folded)),
-        ids=frozenset(ids),
+        seen_tables=frozenset((r.casino, r.table_id) for r in replayed.rounds)
+        if collect_ids else frozenset(),
+        event_ids=tuple(event_ids),
     )
 
 
@@ -157,13 +167,13 @@ def arrow_table(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
     return pa.Table.from_pylist(rows, schema=schema)
 
 
-def _placed(findings: Iterable[Finding], folded: list[tuple[int, str]]) -> Iterator[
+def _placed(findings: Iterable[Finding], folded: list[Entry]) -> Iterator[
         tuple[int, Finding]]:
     """Each fold finding with the ordinal of its record: the fold reports at most one
     finding per event, in the order of the events, under the event's ``where``."""
     records = iter(folded)
     for finding in findings:
-        for ordinal, where in records:
+        for ordinal, where, *_ in records:
             if where == finding.where:
                 yield ordinal, finding
                 break
@@ -172,12 +182,13 @@ def _placed(findings: Iterable[Finding], folded: list[tuple[int, str]]) -> Itera
 CHUNK = 1_000
 """Records sent to a helper at a time, while the log is still being read."""
 
-PARENT_SHARE = 0.5
+PARENT_SHARE = 0.75
 """The parent's share of tables relative to a helper's (a new key goes to whoever holds
-fewest for its share). The parent takes fewer: it also verifies and reads the log (once,
-since issue 6: replay is given the records verification read) and merges. Measured with
-``python -m replay --workers 2`` on the shift of bench/replay_floor.py (20 tables;
-bench/README.md), when each process still built the rules engine's tables whole."""
+fewest for its share). The parent takes fewer: it also verifies the log (since issue 6 it
+deals the records as verification reads them, and replays those verification read), then
+merges and writes. Chosen with ``python -m replay --workers 2`` on the shift of
+bench/replay_floor.py (20 tables), from the CPU seconds of each process: 0.6 to 0.9 balance
+the two within a table's work (bench/README.md)."""
 
 
 def pyarrow_without_pandas() -> bool:
@@ -447,11 +458,13 @@ def _stop(helpers: list[_Helper]) -> None:
 
 def _joined(shards: list[Shard]) -> bool:
     """Whether two shards share a (casino, table) or an event id (the usual log has none)."""
-    seen: set[tuple[str, ...]] = set()
+    tables: set[tuple[str, str]] = set()
+    events: set[str] = set()
     for shard in shards:
-        if not seen.isdisjoint(shard.ids):
+        if not tables.isdisjoint(shard.seen_tables) or not events.isdisjoint(shard.event_ids):
             return True
-        seen |= shard.ids
+        tables |= shard.seen_tables
+        events.update(shard.event_ids)
     return False
 
 
