@@ -108,11 +108,25 @@ class Shots:
         if height is not None:
             page.set_viewport_size({"width": VIEWPORT["width"], "height": height})
             page.wait_for_timeout(300)  # the layout follows the new size
+        picture = small_png(page.screenshot(full_page=True))
         for folder in self.dirs:
             folder.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
+            (folder / f"{name}.png").write_bytes(picture)
         if height is not None:
             page.set_viewport_size(VIEWPORT)
+
+
+def small_png(png: bytes) -> bytes:
+    """A screenshot in 256 colours, about a third of the bytes (the guides' pictures are kept
+    in the repository)."""
+    from PIL import Image
+
+    with Image.open(io.BytesIO(png)) as image:
+        fewer = image.convert("RGB").quantize(colors=256, method=Image.Quantize.FASTOCTREE,
+                                              dither=Image.Dither.NONE)
+    out = io.BytesIO()
+    fewer.save(out, format="PNG", optimize=True)
+    return out.getvalue()
 
 
 @pytest.fixture
