@@ -56,12 +56,13 @@ def ruleset_id(state: RoundState) -> str:
     return ruleset_in_force(state.game, when.date()).id
 
 
-def _holding(state: RoundState, seat: int) -> dict[str, Any]:
+def _holding(state: RoundState, seat: int, dealt: Mapping[int, tuple[str, ...]],
+             sets: Mapping[int, tuple[tuple[str, ...], tuple[str, ...]]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    cards = state.cards(seat)
+    cards = dealt.get(seat)
     if cards is not None:
         out["tiles" if state.tiles else "cards"] = list(cards)
-    hand = state.hand_set(seat)
+    hand = sets.get(seat)
     if hand is not None:
         out["high"], out["low"] = list(hand[0]), list(hand[1])
     return out
@@ -79,18 +80,30 @@ def round_document(state: RoundState) -> dict[str, Any]:
         doc["banker"] = {"seat": state.banker_seat, "co_bank": state.co_bank}
     if state.meter_cents is not None:
         doc["progressive_meter"] = state.meter_cents
-    dealer = _holding(state, DEALER)
+    # each seat's first deal and setting (RoundState.cards, .hand_set), last action
+    # (RoundState.action) and wagers, in the order placed
+    dealt: dict[int, tuple[str, ...]] = {}
+    for seat, tokens in state.dealt:
+        dealt.setdefault(seat, tokens)
+    sets: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+    for seat, high, low in state.sets:
+        sets.setdefault(seat, (high, low))
+    actions = dict(state.actions)
+    placed: dict[int, dict[str, int]] = {}
+    for seat, wager, amount in state.wagers:
+        placed.setdefault(seat, {})[wager] = amount
+    dealer = _holding(state, DEALER, dealt, sets)
     for seat, wager, amount in state.wagers:
         if seat == DEALER and wager == "main":
             dealer["wager"] = amount
     doc["dealer"] = dealer
     seats = []
     for number in state.seats:
-        entry: dict[str, Any] = {"seat": number, **_holding(state, number)}
-        action = state.action(number)
+        entry: dict[str, Any] = {"seat": number, **_holding(state, number, dealt, sets)}
+        action = actions.get(number)
         if action is not None:
             entry["action"] = action  # the document's actions are the events' words
-        wagers = {w: a for s, w, a in state.wagers if s == number}
+        wagers = placed.get(number)
         if wagers:
             entry["wagers"] = wagers
         seats.append(entry)
