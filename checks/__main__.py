@@ -163,6 +163,10 @@ def main(argv: list[str] | None = None) -> int:
                       help="keep going: whenever the log changed, run `python -m replay` and "
                       "then the checks again, so the dashboard shows new flags within seconds; "
                       "a failed pass is reported and tried again, Ctrl-C stops")
+    live.add_argument("--live", action="store_true",
+                      help="leave out the rounds still in play (the latest round of each table, "
+                      "not ended or voided yet) until they end; --follow uses it, so a round "
+                      "being dealt raises no 'not ended' or 'never settled' alarm")
     live.add_argument("--every", type=parse_every, default=2.0, metavar="SECONDS",
                       help="with --follow: how often to look at the log (default 2)")
     args = p.parse_args(argv)
@@ -178,7 +182,8 @@ def main(argv: list[str] | None = None) -> int:
             from checks.follow import follow
 
             return follow(data, every=args.every)
-        done = run_checks(data / "replay", data / "checks", since=args.since, only=args.check,
+        done = run_checks(data / "replay", data / "checks", since=args.since, live=args.live,
+                          only=args.check,
                           params=dict(args.param or ()),
                           progress=_progress if sys.stderr.isatty() else None)
         if sys.stderr.isatty():
@@ -192,6 +197,8 @@ def main(argv: list[str] | None = None) -> int:
     print_summary(done)
     if args.since is not None:
         print(f"checks: rounds dealt at or after {args.since.isoformat()} only")
+    if args.live:
+        print(f"checks: {done.in_play} rounds still in play left out until they end (--live)")
     warning = done.provenance.warning()
     if warning is None:
         print(f"checks: log verified: {done.provenance.verification}")

@@ -3,11 +3,13 @@ runs, so that the dashboard shows a new flag seconds after its round reached the
 
 Every ``--every`` seconds the loop looks at the log (the size and modification time of every
 file under ``DATA/log`` and ``DATA/checkpoints``). When it changed since the last pass that
-succeeded, it runs ``python -m replay --data DATA`` and then ``python -m checks --data DATA``
-as child processes, one after the other: replay refuses a log that does not verify and
-writes nothing, the checks then keep the flags they had, and the loop says so and tries
-again at its next pass. A failure of either stage is a line on standard error, never the
-end of the loop; only Ctrl-C or SIGTERM stops it (exit 0).
+succeeded, it runs ``python -m replay --data DATA`` and then ``python -m checks --data DATA
+--live`` as child processes, one after the other (``--live``: the round each table is
+dealing is left out until it ends, so it raises no "not ended" alarm that clears itself).
+Replay refuses a log that does not verify and writes nothing, the checks then keep the
+flags they had, and the loop says so and tries again at its next pass. A failure of either
+stage is a line on standard error, never the end of the loop; only Ctrl-C or SIGTERM stops
+it (exit 0).
 
 Each pass that ran prints one line: the records the log holds, how long replay and the
 checks took, and how many flags there are, so the delay between ingest and the dashboard
@@ -70,7 +72,7 @@ def run_stage(name: str, argv: list[str]) -> Stage:
 def stages(data: Path, workers: int) -> Iterator[tuple[str, list[str]]]:
     python = sys.executable
     yield "replay", [python, "-m", "replay", "--data", str(data), "--workers", str(workers)]
-    yield "checks", [python, "-m", "checks", "--data", str(data)]
+    yield "checks", [python, "-m", "checks", "--data", str(data), "--live"]
 
 
 def follow(data: Path, *, every: float = 2.0, workers: int = 1,

@@ -347,11 +347,26 @@ def memory_limit() -> str:
     return f"{max(total // 2 // (1 << 20), 512)}MB"
 
 
+IN_PLAY = """
+    SELECT casino, table_id, round_id FROM all_rounds
+    QUALIFY NOT ended AND NOT coalesce(voided, false)
+        AND coalesce(dealt_at = max(dealt_at) OVER (PARTITION BY casino, table_id), false)
+"""
+"""With ``live``: the rounds still in play, each the latest round of its table (by the time
+it was dealt) with no RoundEnded and no void yet. While ingest runs, such a round is being
+dealt, so "not ended", "never settled" and "not evaluated" would be alarms that clear
+themselves seconds later; they are left out until the round ends, or until a later round
+of the same table shows that it never did (then every check sees it)."""
+
+
 def connect(replay_dir: Path, since: datetime | None = None, *,
-            temp_dir: Path | None = None, prepare: bool = True) -> duckdb.DuckDBPyConnection:
+            temp_dir: Path | None = None, prepare: bool = True,
+            live: bool = False) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB with replay's Parquet files as views. With ``since``, ``rounds``
     holds only the rounds dealt at or after it, and every other view only the rows of those
-    rounds (``findings`` without a round are left out). Then the :data:`PREPARED`
+    rounds (``findings`` without a round are left out). With ``live``, the rounds still in
+    play (:data:`IN_PLAY`, kept in the temporary table ``in_play``) are left out of every
+    view. Then the :data:`PREPARED`
     relations (unless ``prepare`` is false). DuckDB spills to ``temp_dir`` (default: the
     system's temporary directory), never to the current directory. File paths, the date and
     the settings are bound."""
@@ -368,28 +383,35 @@ def connect(replay_dir: Path, since: datetime | None = None, *,
                          f"size DuckDB understands (e.g. 8GB): {exc}") from exc
     con.execute("SET temp_directory = ?", [str(temp_dir or tempfile.gettempdir())])
     con.execute("SET TimeZone='UTC'")
-    _views(con, replay_dir, since)
+    _views(con, replay_dir, since, live)
     if prepare:
         for name, sql in PREPARED:
             con.execute(f"CREATE TEMP TABLE {name} AS {sql}")
     return con
 
 
-def _views(con: duckdb.DuckDBPyConnection, replay_dir: Path, since: datetime | None) -> None:
-    if since is None:
+def _views(con: duckdb.DuckDBPyConnection, replay_dir: Path, since: datetime | None,
+           live: bool = False) -> None:
+    if since is None and not live:
         for name in INPUTS:
             con.read_parquet(str(replay_dir / f"{name}.parquet")).create_view(name)
         return
     for name in INPUTS:
         con.read_parquet(str(replay_dir / f"{name}.parquet")).create_view(f"all_{name}")
-    con.execute("CREATE TEMP TABLE window_start (since TIMESTAMPTZ NOT NULL)")
-    con.execute("INSERT INTO window_start VALUES (?)", [since])
-    con.execute("CREATE VIEW rounds AS SELECT * FROM all_rounds "
-                "WHERE dealt_at >= (SELECT since FROM window_start)")
+    rounds = "SELECT * FROM all_rounds"
+    if since is not None:
+        con.execute("CREATE TEMP TABLE window_start (since TIMESTAMPTZ NOT NULL)")
+        con.execute("INSERT INTO window_start VALUES (?)", [since])
+        rounds += " WHERE dealt_at >= (SELECT since FROM window_start)"
+    playing = ""
+    if live:
+        con.execute(f"CREATE TEMP TABLE in_play AS {IN_PLAY}")
+        playing = " ANTI JOIN in_play USING (casino, table_id, round_id)"
+    con.execute(f"CREATE VIEW rounds AS {rounds}{playing}")
     for name in INPUTS:
         if name != "rounds":
-            con.execute(f"CREATE VIEW {name} AS SELECT * FROM all_{name} "
-                        "SEMI JOIN rounds USING (casino, table_id, round_id)")
+            narrowed = " SEMI JOIN rounds USING (casino, table_id, round_id)" if since else ""
+            con.execute(f"CREATE VIEW {name} AS SELECT * FROM all_{name}{narrowed}{playing}")
 
 
 def bind(check: Check, overrides: Mapping[str, int | float] | None = None
@@ -451,6 +473,8 @@ class CheckRun:
     """Money at stake overpaid over every rule check, each mispaid amount once
     (:func:`money_totals`)."""
     under_cents: int = 0
+    in_play: int = 0
+    """With ``live``: the rounds still in play, left out until they end (:data:`IN_PLAY`)."""
 
 
 def flag_table(con: duckdb.DuckDBPyConnection, checks: list[Check],
@@ -534,11 +558,13 @@ def write_atomically(table: pa.Table, path: Path) -> None:
 
 
 def run_checks(replay_dir: Path, out_dir: Path, *, since: datetime | None = None,
+               live: bool = False,
                only: list[str] | None = None, checks: list[Check] | None = None,
                params: Mapping[str, int | float] | None = None,
                progress: Callable[[int, int, Check], None] | None = None) -> CheckRun:
     """Run the checks (``only`` those ids; ``checks`` instead of the shipped ones) over one
-    set of replay's files (``since``: rounds dealt at or after it), and replace
+    set of replay's files (``since``: rounds dealt at or after it; ``live``: without the
+    rounds still in play, :data:`IN_PLAY`), and replace
     ``out_dir/flags.parquet`` atomically with their flags (the provenance, the checks run and
     the window in its metadata). ``params`` overrides the parameters of the checks that
     declare them (an unknown name is an :class:`InputError`). Raises :class:`InputError`
@@ -558,14 +584,17 @@ def run_checks(replay_dir: Path, out_dir: Path, *, since: datetime | None = None
     with ThreadPoolExecutor(max_workers=1) as pool, \
             tempfile.TemporaryDirectory(prefix="catwalk-checks-") as spill:
         hashed = pool.submit(read_provenance, replay_dir)
-        con = connect(replay_dir, since, temp_dir=Path(spill))
+        con = connect(replay_dir, since, temp_dir=Path(spill), live=live)
         try:
             flags = flag_table(con, chosen, params, progress)
+            in_play = (con.execute("SELECT count(*) FROM in_play").fetchone() or (0,))[0] \
+                if live else 0
         finally:
             con.close()
         provenance = hashed.result()
     run = {"checks": [c.id for c in chosen],
            "since": since.astimezone(UTC).isoformat() if since is not None else None,
+           "live": live, "in_play": in_play,
            "params": {c.id: bind(c, params) for c in chosen if c.params}}
     flags = flags.replace_schema_metadata({
         **provenance.metadata(),
@@ -579,7 +608,8 @@ def run_checks(replay_dir: Path, out_dir: Path, *, since: datetime | None = None
     summary = summarize(flags, chosen)
     over, under = money_totals(flags)
     return CheckRun(counts={s.id: s.flags for s in summary}, provenance=provenance,
-                    summary=summary, path=path, over_cents=over, under_cents=under)
+                    summary=summary, path=path, over_cents=over, under_cents=under,
+                    in_play=int(in_play))
 
 
 def run_all(replay_dir: Path, out_dir: Path) -> dict[str, int]:
