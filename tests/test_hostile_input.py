@@ -20,10 +20,9 @@ import pyarrow.parquet as pq
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard import data, views
+from dashboard import views
 from replay.adjudicate import Refused, judge_lines, loads, nesting_refused, read_documents
 from replay.document import MAX_DEPTH, MAX_DOCUMENT_BYTES, shown
-from tests import dashboard_fixtures as fixtures
 from tests.conftest import REPO
 
 GOOD = {
@@ -250,7 +249,6 @@ HOSTILE = "**bold** [link](javascript:alert(1)) <img src=x onerror=alert(1)> $x$
 MORE = "-> www.example.com a@b.co :streamlit: :material/home: `tick` ``two``"
 FRAGMENTS = ("**bold**", "[link]", "javascript:", "<img", "$x$", ":red[", "www.", "a@b",
              ":streamlit:", ":material", "`tick`")
-APP = REPO / "dashboard" / "app.py"
 
 
 def split_code(markdown: str) -> tuple[list[str], str]:
@@ -307,33 +305,25 @@ def test_anything_else_is_code(text: str) -> None:
 
 
 def _hostile_data(root: Path) -> dict[str, str]:
-    """The dashboard fixture with the flagged round's id, the detail of its flag, the reason
-    of the round not evaluated, the dealer, the casino, a hand and a wager name all hostile."""
-    fx = fixtures.write_fixture(root)
-    round_id = f"{fixtures.FLAGGED_ROUND} {HOSTILE}"
+    """The pages' fixture (tests/dashboard_pages_fixtures.py) with one flagged round's id,
+    its dealer, table and casino, and its flags' details, all hostile."""
+    from tests import dashboard_pages_fixtures as pages
 
-    def patch(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        out = []
+    pages.write_pages_fixture(root)
+    flagged = next(r for r in pages.FLAG_ROWS if r["round_id"])["round_id"]
+    round_id = f"{flagged} {HOSTILE}"
+    for name in ("replay/rounds.parquet", "replay/wagers.parquet", "checks/flags.parquet"):
+        table = pq.read_table(root / name)
+        rows = table.to_pylist()
         for row in rows:
-            row = dict(row)
-            if row["round_id"] == fixtures.FLAGGED_ROUND:
+            if row.get("round_id") == flagged:
                 row["round_id"] = round_id
-                for name, value in (("dealer_id", MORE), ("casino", HOSTILE),
-                                    ("detail", HOSTILE), ("wager", MORE)):
-                    if name in row:
-                        row[name] = value
-                if row.get("seat") == fixtures.FLAGGED_SEAT and "cards" in row:
-                    row["cards"] = HOSTILE
-            elif row["round_id"] == fx["not_evaluated_round"]:
-                for name in ("problems", "detail"):
-                    if name in row:
-                        row[name] = MORE
-            out.append(row)
-        return out
-
-    for name, (schema, rows) in fixtures.TABLES.items():
-        pq.write_table(pa.Table.from_pylist(patch(rows), schema=schema), root / name)
-    return {"round_id": round_id, "not_evaluated": fx["not_evaluated_round"]}
+                for column, value in (("dealer_id", MORE), ("detail", HOSTILE),
+                                      ("problems", MORE)):
+                    if column in row:
+                        row[column] = value
+        pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), root / name)
+    return {"round_id": round_id, "dealer": MORE}
 
 
 def _markdown_of(at: AppTest) -> list[str]:
@@ -357,27 +347,23 @@ def _assert_shown_as_text(at: AppTest, *texts: str) -> None:
 
 
 def test_the_dashboard_shows_hostile_event_text_as_text(monkeypatch, tmp_path: Path) -> None:
-    ids = _hostile_data(tmp_path)
-    monkeypatch.setenv(data.DATA_ENV, str(tmp_path))
-    at = AppTest.from_file(str(APP), default_timeout=30).run()
-    assert not at.exception
-    picker = at.selectbox(key="flag")
-    label = next(o for o in picker.options if o.startswith(ids["round_id"]))
-    assert label.startswith(ids["round_id"]), "selectbox options are plain text"
-    at = picker.select(label).run()
-    assert not at.exception
-    assert [s.value for s in at.subheader] == [f"Round {views.literal(ids['round_id'])}"]
-    assert at.code[0].value.startswith(fixtures.FLAGGED_ROUND)
-    _assert_shown_as_text(at, ids["round_id"], HOSTILE, MORE)
+    """Signed in, every page an admin sees, with a hostile round id, dealer and flag detail
+    in the data and in the URL (?round=): no exception, and nothing hostile reaches Markdown
+    outside a code span; the hostile round id typed into the Round page is shown as text."""
+    from tests.dashboard_pages_fixtures import app_test, open_page, write_users
 
-    at = at.selectbox(key="flag").select(
-        next(o for o in at.selectbox(key="flag").options if o.startswith(ids["not_evaluated"]))
-    ).run()
-    assert not at.exception
-    _assert_shown_as_text(at, MORE)
-    assert any("Not evaluated:" in w.value for w in at.warning)
+    data_dir, home = tmp_path / "data", tmp_path / "home"
+    ids = _hostile_data(data_dir)
+    write_users(home, tmp_path)
+    from dashboard.screens import load
 
-    at = at.text_input(key="round").input(HOSTILE).run()
-    assert not at.exception
-    _assert_shown_as_text(at, HOSTILE)
-    assert any("No round" in w.value for w in at.warning)
+    for spec in load():
+        at = open_page(app_test(data_dir, home, monkeypatch, role="admin"), spec.url_path).run()
+        assert not at.exception, (spec.url_path, at.exception)
+        assert [t.value for t in at.title] == [spec.title]
+        _assert_shown_as_text(at)
+    for round_id in (ids["round_id"], HOSTILE):
+        at = app_test(data_dir, home, monkeypatch, role="admin", params={"round": round_id}).run()
+        assert not at.exception
+        assert [t.value for t in at.title] == ["Round"]
+        _assert_shown_as_text(at, round_id)
