@@ -233,9 +233,12 @@ def test_a_guard_sees_every_entry_and_may_refuse(tmp_path: Path) -> None:
 
 
 def _append_many(path: str, worker: int, count: int, start: object) -> None:
+    """Half the entries, then wait for every worker to have written its half (so the
+    workers are appending at the same time even on a loaded machine), then the rest."""
     journal = Journal(Path(path))
-    start.wait(60)  # type: ignore[attr-defined]
     for i in range(count):
+        if i == count // 2:
+            start.wait(60)  # type: ignore[attr-defined]
         journal.append({"worker": worker, "i": i, "pad": "x" * (i % 7) * 50})
 
 
@@ -243,12 +246,11 @@ def test_processes_appending_at_once_never_interleave_or_fork(tmp_path: Path) ->
     path = tmp_path / "shared" / "j.jsonl"
     workers, count = 4, 60
     ctx = multiprocessing.get_context("spawn")
-    start = ctx.Event()
+    start = ctx.Barrier(workers)
     procs = [ctx.Process(target=_append_many, args=(str(path), w, count, start))
              for w in range(workers)]
     for proc in procs:
         proc.start()
-    start.set()
     for proc in procs:
         proc.join(timeout=120)
         assert proc.exitcode == 0
