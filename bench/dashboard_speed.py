@@ -34,6 +34,7 @@ and median of the turns.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import platform
 import secrets
@@ -108,16 +109,11 @@ def peak_rss_mb(pid: int) -> float:
     return 0.0
 
 
-def sign_in_form(page: Page, url: str, timeout_s: float) -> bool:
-    """Open the dashboard; whether it shows the sign-in form (a dashboard without one is
-    measured as it is, signed out)."""
-    page.goto(url, wait_until="domcontentloaded")
-    try:
-        page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for(
-            timeout=timeout_s * 1000)
-    except PlaywrightError:
-        return False
-    return page.get_by_label("Name", exact=True).count() > 0
+def shoot(page: Page, work: Path, number: int, visit: str, path: str) -> None:
+    """What a page that was not drawn showed, kept for the report (``work`` is kept when a
+    page failed)."""
+    with contextlib.suppress(PlaywrightError):
+        page.screenshot(path=str(work / f"turn{number}-{visit}-{path}.png"), full_page=True)
 
 
 def check_errors(page: Page, results: Results, path: str, visit: str) -> None:
@@ -134,14 +130,7 @@ def turn(data: dashboard_data.DataSet, results: Results, *, timeout_s: float,
     home = work / f"home-{number}"
     home.mkdir()
     password = secrets.token_urlsafe(18)
-    try:
-        bs.add_user(home, ADMIN, "admin", password)
-        can_sign_in = True
-    except ImportError as exc:
-        can_sign_in = False
-        note = f"no user added ({exc}): dashboard/accounts.py is not there yet"
-        if note not in results.notes:
-            results.notes.append(note)
+    bs.add_user(home, ADMIN, "admin", password)
     with bs.serve(data.root, home, work / f"streamlit-{number}.log") as server, \
             sync_playwright() as p:
         browser = bs.launch(p)
@@ -149,21 +138,15 @@ def turn(data: dashboard_data.DataSet, results: Results, *, timeout_s: float,
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             pages = list(PAGES)
-            if can_sign_in and sign_in_form(page, server.url, timeout_s):
-                start = bs.sign_in(page, server.url, ADMIN, password, timeout_s=timeout_s,
-                                   load=False)
-                path, title = pages.pop(0)
-                try:
-                    results.add(path, "cold", bs.wait_rendered(page, title, start=start,
-                                                               timeout_s=timeout_s))
-                    check_errors(page, results, path, "cold")
-                except (bs.BrowserSupportError, PlaywrightError) as exc:
-                    results.fail(path, "cold", f"not drawn: {exc}")
-            else:
-                note = "no sign-in form: the pages were visited signed out"
-                if note not in results.notes:
-                    results.notes.append(note)
-                page.goto(server.url, wait_until="domcontentloaded")
+            start = bs.sign_in(page, server.url, ADMIN, password, timeout_s=timeout_s)
+            path, title = pages.pop(0)
+            try:
+                results.add(path, "cold", bs.wait_rendered(page, title, start=start,
+                                                           timeout_s=timeout_s))
+                check_errors(page, results, path, "cold")
+            except (bs.BrowserSupportError, PlaywrightError) as exc:
+                results.fail(path, "cold", f"not drawn: {exc}")
+                shoot(page, work, number, "cold", path)
             for visit, order in (("cold", pages), ("warm", list(PAGES))):
                 for path, title in order:
                     try:
@@ -171,8 +154,9 @@ def turn(data: dashboard_data.DataSet, results: Results, *, timeout_s: float,
                                            timeout_s=timeout_s)
                     except (bs.BrowserSupportError, PlaywrightError) as exc:
                         results.fail(path, visit, f"not drawn: {exc}")
-                        print(f"turn {number}: {visit} {path}: not drawn", file=sys.stderr,
-                              flush=True)
+                        print(f"turn {number}: {visit} {path}: not drawn: "
+                              f"{str(exc).splitlines()[0][:300]}", file=sys.stderr, flush=True)
+                        shoot(page, work, number, visit, path)
                         continue
                     results.add(path, visit, seconds)
                     check_errors(page, results, path, visit)
@@ -205,7 +189,9 @@ def report(args: argparse.Namespace, data: dashboard_data.DataSet, results: Resu
         f"- command: `.venv/bin/python bench/dashboard_speed.py "
         f"{shlex.join(sys.argv[1:])}`",
         f"- data: {data.rows['rounds']:,} rounds, {data.rows['wagers']:,} wagers, "
-        f"{data.rows['hands']:,} hands, {data.rows['flags']:,} flags (of "
+        f"{data.rows['hands']:,} hands, "
+        + (f"{data.rows['timeline']:,} timeline events, " if "timeline" in data.rows else "")
+        + f"{data.rows['flags']:,} flags (of "
         f"{data.flags_raised:,} the catalogue raised); Round page opened on "
         f"{data.flagged_round[0]} ({data.flagged_round[1]}, {data.flagged_round[2]}); "
         f"{data.root}"
@@ -263,13 +249,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for number in range(1, args.repeat + 1):
             turn(data, results, timeout_s=args.timeout, work=work, number=number)
-    except bs.BrowserSupportError as exc:
-        print(f"the dashboard could not be served: {exc}", file=sys.stderr)
+    except (bs.BrowserSupportError, PlaywrightError) as exc:
+        print(f"the dashboard could not be served or signed in to: {exc}\n(the servers' "
+              f"output and screenshots are kept in {work})", file=sys.stderr)
         return 1
-    finally:
+    if results.errors:
+        results.notes.append(f"the servers' output and screenshots of the pages not drawn are "
+                             f"kept in {work}")
+    else:
         shutil.rmtree(work, ignore_errors=True)
     print(report(args, data, results, args.repeat))
-    return 0
+    return 0 if not results.errors else 1
 
 
 if __name__ == "__main__":
