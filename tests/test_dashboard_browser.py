@@ -329,7 +329,6 @@ def test_analyst_triages_a_shift(served: Served, open_session: Callable[[str], P
 
     open_page(page, "Flags")
     no_errors(page)
-    shots.take(page, "analyst-flags")
     choose(page, "Table", TABLE, sidebar=True, multi=True)
     expect(page.get_by_text(re.compile(r"^4 flags \("))).to_be_visible()
     shots.take(page, "analyst-flags-filtered")
