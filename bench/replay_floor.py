@@ -122,11 +122,9 @@ def _since(start: tuple[float, float]) -> tuple[float, float]:
 
 
 def _timed_phases(log: Path, out: Path) -> dict[str, tuple[float, float]]:
-    import pyarrow as pa
-
     from replay.batch_decode import _container_header, decode_entries, log_entries
     from replay.fold import fold
-    from replay.parallel import write_parquet
+    from replay.parallel import arrow_table, write_parquet
     from replay.run import TABLES, judge_rounds, rows_of
     from schemas import CURRENT_SCHEMA_ID
     from schemas.checkpoint import read_verifier
@@ -158,8 +156,8 @@ def _timed_phases(log: Path, out: Path) -> dict[str, tuple[float, float]]:
             rows[name].extend(got)
     t["rows_of (replay/run.py)"] = _since(start)
     start = (time.perf_counter(), time.process_time())
-    tables = {name: pa.Table.from_pylist(rows[name], schema=s) for name, s in TABLES.items()}
-    t["Arrow tables from the rows"] = _since(start)
+    tables = {name: arrow_table(rows[name], s) for name, s in TABLES.items()}
+    t["Arrow tables from the rows (replay.parallel.arrow_table)"] = _since(start)
     start = (time.perf_counter(), time.process_time())
     out.mkdir(parents=True, exist_ok=True)
     for name, table in tables.items():
