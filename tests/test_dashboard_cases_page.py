@@ -162,6 +162,28 @@ def test_an_analyst_acknowledges_a_flag(pipeline: Path, home: Path) -> None:
         {"who": "ann", "role": "analyst", "what": "acknowledged"}]
 
 
+@pytest.mark.parametrize("status", ["all", "new"])
+def test_a_flag_chosen_in_the_list_stays_chosen_after_it_is_acknowledged(
+        pipeline: Path, home: Path, status: str) -> None:
+    """Chosen from the list (no ?flag=), acknowledged, then disposed of: the second action
+    lands on the same case, even when the list shows only new flags and this one is no
+    longer new (a chooser that forgot the flag recorded nothing, silently)."""
+    key = _overpay_key(pipeline)
+    at = run_page(CASES, ANALYST, params={})
+    at.selectbox(key="cases_status").select(status).run()
+    at.selectbox(key="cases_flag").select(key).run()
+    at.button(key="case_acknowledge").click().run()
+    assert not at.exception
+    assert [s.value for s in at.success] == ["Acknowledged."]
+    assert any(t.startswith("**Status**: acknowledged by ann at ") for t in shown(at))
+    at.selectbox[-1].select("dealer_error")
+    next(b for b in at.button if b.label == "Record disposition").click()
+    at.run()
+    assert not at.exception
+    assert [(e["action"], e.get("disposition")) for e in Cases(home).history(key)] == [
+        ("acknowledged", None), ("disposed", "dealer_error")]
+
+
 def test_an_analyst_records_an_amount_recovered_in_exact_cents(pipeline: Path,
                                                                home: Path) -> None:
     key = _overpay_key(pipeline)

@@ -36,6 +36,8 @@ STATUS_CHOICES = ("all", *flag_queries.STATUSES)
 FLAG_PARAM = "flag"
 # Session state: what the last action did, shown once after the page is drawn again.
 FLASH = "cases_flash"
+ACTED = "cases_acted"
+"""``st.session_state`` key: the flag key of the last case acted on in this session."""
 
 MAX_DOLLARS = Decimal(10) ** 10
 
@@ -187,6 +189,9 @@ def render(ctx: PageContext) -> None:
     chosen = st.selectbox("Flag", keys, index=index, key="cases_flag",
                           format_func=lambda k: labels.get(k, k),
                           placeholder="Choose a flag to see its case")
+    acted = st.session_state.get(ACTED)
+    if chosen is None and isinstance(acted, str) and acted not in labels:
+        chosen = acted  # the case just acted on, now outside the status chosen: stay on it
     if chosen is not None:
         _case(ctx, cases, str(chosen), states.get(str(chosen)))
 
@@ -202,9 +207,11 @@ def _status_counts(states: dict[str, CaseState], total: int, status: str) -> str
 
 
 def _label(row: dict[str, Any]) -> str:
+    """The flag's words in the chooser. Not its case status: a label that changes when the
+    flag is acknowledged would make Streamlit forget the choice, and the disposition
+    recorded next would go nowhere."""
     seat = "round" if views.absent(row["seat"]) else f"seat {int(row['seat'])}"
-    return (f"{row['round']} · {seat} · {row['check']} · {row['severity']} · "
-            f"{row['case status'] or 'new'}")
+    return f"{row['round']} · {seat} · {row['check']} · {row['severity']}"
 
 
 def _case(ctx: PageContext, cases: Cases, key: str, state: CaseState | None) -> None:
@@ -297,4 +304,5 @@ def _do(ctx: PageContext, key: str, what: str, act: Any, **detail: Any) -> None:
     words = ("Acknowledged." if what == "acknowledged"
              else f"Recorded: {DISPOSITION_WORDS.get(what, what)}.")
     st.session_state[FLASH] = words
+    st.session_state[ACTED] = key
     st.rerun()
