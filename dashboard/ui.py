@@ -82,11 +82,15 @@ ROUND_PAGE = "round"
 """The URL path of the Round page (``?round=ROUND_ID``)."""
 
 
-def open_round(round_id: str) -> None:
-    """Go to the Round page showing ``round_id`` (``/round?round=ROUND_ID``); stops this
+def open_round(round_id: str, casino: str | None = None, table_id: str | None = None) -> None:
+    """Go to the Round page showing ``round_id`` (``/round?round=ROUND_ID``, with the casino
+    and table when known: the same round id may be dealt at several tables); stops this
     run. The Round page records the ``round_view``."""
     page = st.Page(_nothing, title="Round", url_path=ROUND_PAGE)
-    st.switch_page(page, query_params={"round": round_id})
+    params = {"round": round_id}
+    if casino and table_id:
+        params |= {"casino": str(casino), "table": str(table_id)}
+    st.switch_page(page, query_params=params)
 
 
 def _nothing() -> None:

@@ -427,6 +427,10 @@ def test_a_click_on_a_flag_opens_its_round(monkeypatch, root, home):
     at = _ok(at.run())
     assert at.title[0].value == "Round"
     assert at.query_params.get("round") in ("T02-000001", ["T02-000001"])
+    # the same round id may be dealt at several tables: the click names the flag's table
+    row = next(r for r in FLAG_ROWS if r["round_id"] == "T02-000001")
+    assert at.query_params.get("casino") in (row["casino"], [row["casino"]])
+    assert at.query_params.get("table") in (row["table_id"], [row["table_id"]])
 
 
 def test_new_flags_appear_when_the_checks_write_again(monkeypatch, root, home):

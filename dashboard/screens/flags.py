@@ -206,9 +206,11 @@ def _list(ctx: PageContext, query: FlagQuery) -> None:
     )
     chosen = list(getattr(getattr(event, "selection", None), "rows", []) or [])
     if chosen and 0 <= chosen[0] < shown:
-        round_id = page.rows.column("round")[chosen[0]].as_py()
+        row = chosen[0]
+        round_id = page.rows.column("round")[row].as_py()
         if round_id:
-            ui.open_round(str(round_id))
+            ui.open_round(str(round_id), page.rows.column("casino")[row].as_py(),
+                          page.rows.column("table")[row].as_py())
     st.download_button(
         "Export CSV", data=lambda: export(ctx, query, cases),
         file_name=f"flags-{dt.datetime.now(dt.UTC):%Y%m%dT%H%M%SZ}.csv", mime="text/csv",
