@@ -167,8 +167,8 @@ def main(argv: list[str] | None = None) -> int:
                       help="leave out the rounds still in play (the latest round of each table, "
                       "not ended or voided yet) until they end; --follow uses it, so a round "
                       "being dealt raises no 'not ended' or 'never settled' alarm")
-    live.add_argument("--every", type=parse_every, default=2.0, metavar="SECONDS",
-                      help="with --follow: how often to look at the log (default 2)")
+    live.add_argument("--every", type=parse_every, default=1.0, metavar="SECONDS",
+                      help="with --follow: how often to look at the log (default 1)")
     args = p.parse_args(argv)
     if args.follow and (args.since or args.check or args.param or args.list):
         p.error("--follow runs the whole catalogue over the whole log: it takes no --since, "

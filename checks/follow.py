@@ -75,7 +75,7 @@ def stages(data: Path, workers: int) -> Iterator[tuple[str, list[str]]]:
     yield "checks", [python, "-m", "checks", "--data", str(data), "--live"]
 
 
-def follow(data: Path, *, every: float = 2.0, workers: int = 1,
+def follow(data: Path, *, every: float = 1.0, workers: int = 1,
            passes: int | None = None, say: Callable[[str], None] | None = None) -> int:
     """Run replay and the checks whenever the log changed, until stopped (or ``passes``
     passes that ran, for tests). Returns the exit status (0 when stopped)."""

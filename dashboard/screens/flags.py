@@ -35,7 +35,7 @@ URL_PATH = "flags"
 ICON = ":material/flag:"
 ROLES: frozenset[Role] | None = None
 
-REFRESH_S = 5
+REFRESH_S = 2
 """How often the list looks for new flags (seconds)."""
 KINDS = {"rule": "rule checks", "statistical": "statistical leads"}
 TABLE_KEY = "flags_table"

@@ -1,0 +1,124 @@
+"""How long a flag takes to reach ``checks/flags.parquet`` while a shift is dealt live
+(issue 9: "new flags appear within 10 seconds while ingest and replay run live").
+
+Usage (after ``make kafka-up``): .venv/bin/python bench/live_latency.py [--tables 4]
+       [--rounds 60] [--pace 40] [--fault-rate 0.1] [--every 2]
+
+Runs what ``make live`` runs, on the real local broker: ``python -m ingest`` (continuous)
+and ``python -m checks --follow --every SECONDS``, then the simulator dealing overpays and
+underpays at ``--pace`` events a second. The events are the simulator's own (the same
+seed and arguments give the same list), so the moment the last event of each faulty round
+was handed to Kafka is known: the simulator's start (taken before its process starts, so
+its start-up counts against us) plus the event's index over the pace. The bench polls the
+flags file every 0.1 s and notes when each labelled round first shows up. The dashboard's
+Flags page reads the file again every ``dashboard/screens/flags.py`` REFRESH_S seconds, so
+the delay a user sees is at most the figure here plus that interval.
+Prints Markdown: the delays' median, 90th percentile and maximum.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from ingest.simulate import simulate_shift  # noqa: E402
+
+
+def _flagged(path: Path) -> set[str]:
+    try:
+        return {r for r in pq.read_table(path, columns=["round_id"]).column(0).to_pylist() if r}
+    except (OSError, ValueError):
+        return set()
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--tables", type=int, default=4)
+    p.add_argument("--rounds", type=int, default=60)
+    p.add_argument("--pace", type=float, default=40.0)
+    p.add_argument("--fault-rate", type=float, default=0.1)
+    p.add_argument("--every", type=float, default=1.0)
+    p.add_argument("--seed", type=int, default=7)
+    args = p.parse_args()
+    status = subprocess.run(["bash", "deploy/kafka/kafka.sh", "status"], cwd=REPO,
+                            capture_output=True, text=True)
+    if status.returncode != 0:
+        print("no broker: run `make kafka-up` first", file=sys.stderr)
+        return 2
+    bootstrap = status.stdout.strip().splitlines()[-1]
+    shift = {"tables": args.tables, "rounds": args.rounds, "seed": args.seed,
+             "fault_rate": args.fault_rate, "games": ["pai_gow_poker", "face_up_pai_gow",
+                                                      "pai_gow_tiles", "caribbean_stud"],
+             "faults": ["overpay", "underpay"]}
+    events, labels = simulate_shift(**shift)
+    last_index = {e.round_id: i for i, e in enumerate(events, start=1)}
+    with tempfile.TemporaryDirectory(prefix="catwalk-live-") as tmp:
+        data = Path(tmp) / "data"
+        topic = f"latency-{uuid.uuid4().hex[:8]}"
+        py = sys.executable
+        ingest = subprocess.Popen([py, "-m", "ingest", "--data", str(data), "--topic", topic,
+                                   "--bootstrap", bootstrap, "--quiet"], cwd=REPO,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        follow_log = Path(tmp) / "follow.out"
+        with follow_log.open("wb") as out:
+            follow = subprocess.Popen([py, "-m", "checks", "--data", str(data), "--follow",
+                                       "--every", str(args.every)], cwd=REPO, stdout=out,
+                                      stderr=subprocess.STDOUT)
+        try:
+            time.sleep(2.0)  # both started and waiting
+            start = time.monotonic()
+            sim = subprocess.Popen(
+                [py, "-m", "ingest.simulate", "--tables", str(args.tables), "--rounds",
+                 str(args.rounds), "--seed", str(args.seed), "--fault-rate",
+                 str(args.fault_rate), "--faults", "overpay,underpay", "--games",
+                 ",".join(shift["games"]), "--topic", topic, "--bootstrap", bootstrap,
+                 "--pace", str(args.pace)], cwd=REPO, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL)
+            due = {lb.round_id: start + last_index[lb.round_id] / args.pace for lb in labels}
+            seen: dict[str, float] = {}
+            end = start + len(events) / args.pace + 120
+            while time.monotonic() < end and len(seen) < len(due):
+                now = time.monotonic()
+                for r in _flagged(data / "checks" / "flags.parquet") & due.keys() - seen.keys():
+                    seen[r] = now
+                time.sleep(0.1)
+            sim.wait(timeout=60)
+        finally:
+            for proc in (follow, ingest):
+                proc.send_signal(signal.SIGTERM)
+                proc.wait(timeout=60)
+        delays = sorted(seen[r] - due[r] for r in seen)
+        passes = [line for line in follow_log.read_text().splitlines() if "up to date" in line]
+    print(f"## Flags while a shift is dealt live ({time.strftime('%Y-%m-%d')})\n")
+    print(f"- command: `.venv/bin/python bench/live_latency.py --tables {args.tables} "
+          f"--rounds {args.rounds} --pace {args.pace:g} --fault-rate {args.fault_rate:g} "
+          f"--every {args.every:g}`; machine load {os.getloadavg()[0]:.2f} at the end")
+    print(f"- {len(events):,} events at {args.pace:g}/s; {len(due)} faulty rounds, "
+          f"{len(seen)} flagged; {len(passes)} passes of replay and checks")
+    if delays:
+        p90 = delays[min(len(delays) - 1, int(0.9 * len(delays)))]
+        print(f"- from the round's last event sent to its flag in checks/flags.parquet: "
+              f"median {statistics.median(delays):.1f} s, 90th percentile {p90:.1f} s, "
+              f"max {delays[-1]:.1f} s")
+    missing = sorted(due.keys() - seen.keys())
+    if missing:
+        print(f"- never flagged: {json.dumps(missing)}")
+    return 0 if not missing else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
