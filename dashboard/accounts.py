@@ -316,15 +316,20 @@ class Accounts:
         return Account(name=name, role=role, active=True, created_at=written["at"],
                        created_by=by, disabled_at=None)
 
+    def _existing(self, entries: list[dict[str, Any]], name: str) -> _Folded:
+        """The user ``name`` as ``entries`` fold it; AccountError when there is none."""
+        found = _fold(self.journal.path, entries).get(name)
+        if found is None:
+            raise AccountError(f"there is no user named {name!r} (python -m dashboard "
+                               "users list shows them)")
+        return found
+
     def disable(self, name: str, *, by: str) -> Account:
         """Disable a user: they can no longer sign in. Refuses an unknown or disabled name."""
         check_by(by)
 
         def guard(entries: list[dict[str, Any]]) -> None:
-            found = _fold(self.journal.path, entries).get(name)
-            if found is None:
-                raise AccountError(f"there is no user named {name!r} (python -m dashboard "
-                                   "users list shows them)")
+            found = self._existing(entries, name)
             if not found.account.active:
                 raise AccountError(f"{name!r} is disabled already (since "
                                    f"{found.account.disabled_at})")
@@ -340,11 +345,7 @@ class Accounts:
         check_by(by)
 
         def guard(entries: list[dict[str, Any]]) -> None:
-            found = _fold(self.journal.path, entries).get(name)
-            if found is None:
-                raise AccountError(f"there is no user named {name!r} (python -m dashboard "
-                                   "users list shows them)")
-            if not found.account.active:
+            if not self._existing(entries, name).account.active:
                 raise AccountError(f"{name!r} is disabled; a disabled user keeps no password")
 
         self.journal.append({"event": "password_set", "name": name,
