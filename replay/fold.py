@@ -537,6 +537,58 @@ def _incomplete(r: Any) -> None:
                   f"was read")
 
 
+class Folding:
+    """The fold in progress, to be given more events later (replay/live.py keeps one
+    between passes over a growing log): :meth:`add` folds events exactly as :func:`fold`
+    does, and :meth:`state` is a round as :func:`fold` would give it were the log to end
+    here, without changing what is kept. ``rounds`` (in order of first appearance) and
+    ``findings`` only grow."""
+
+    def __init__(self) -> None:
+        self.rounds: dict[RoundKey, Any] = {}
+        self.seen: dict[str, RoundEvent] = {}
+        self.last_seq: dict[tuple[str, str], int] = {}
+        self.findings: list[Finding] = []
+
+    def add(self, events: Iterable[tuple[str, RoundEvent]]) -> None:
+        """Fold ``(where, event)`` pairs after those already folded (see :func:`fold`)."""
+        rounds, seen, last_seq, findings = self.rounds, self.seen, self.last_seq, self.findings
+        for where, event in events:
+            event_id = event.event_id
+            first = seen.get(event_id)
+            if first is not None:
+                kind = "duplicate_event" if first == event else "conflicting_duplicate_event"
+                text = ("repeated; kept once" if first == event
+                        else "repeated with a different content; the first copy counts")
+                findings.append(Finding(kind=kind, table_id=event.table_id, where=where,
+                                        detail=f"event {event_id} {text}",
+                                        round_id=event.round_id, casino=event.casino))
+                continue
+            seen[event_id] = event
+            casino, table_id, seq = event.casino, event.table_id, event.table_seq
+            table = (casino, table_id)
+            prev = last_seq.get(table)
+            if prev is None or seq > prev:  # table_seq counts from 1
+                last_seq[table] = seq
+            if prev is not None and seq != prev + 1:
+                kind = "sequence_gap" if seq > prev + 1 else "sequence_out_of_order"
+                word = "gap" if seq > prev + 1 else "out of order"
+                findings.append(Finding(kind=kind, table_id=table_id, where=where,
+                                        detail=f"table {table_id} sequence {word}: "
+                                               f"{seq} after {prev}",
+                                        round_id=event.round_id, casino=casino))
+            key = (casino, table_id, event.round_id)
+            rounds[key] = _apply(rounds.get(key), event)
+
+    def state(self, key: RoundKey) -> RoundState:
+        """The round ``key`` as :func:`fold` would end it now (never started, not ended),
+        the round kept as it was."""
+        r = _Round(self.rounds[key].freeze())
+        _incomplete(r)
+        frozen: RoundState = r.freeze()
+        return frozen
+
+
 def fold(events: Iterable[tuple[str, RoundEvent]]) -> Replayed:
     """Fold ``(where, event)`` pairs (where = the record's place, for messages) into rounds,
     one per (casino, table, round id): the same round id at another table or casino is
@@ -547,37 +599,9 @@ def fold(events: Iterable[tuple[str, RoundEvent]]) -> Replayed:
     copy counting), and a gap or repeat in a (casino's) table's sequence numbers. At the end,
     a round without RoundStarted, or started without RoundEnded, gets a problem
     (:attr:`ProblemKind.NEVER_STARTED`, :attr:`ProblemKind.NOT_ENDED`)."""
-    rounds: dict[RoundKey, Any] = {}
-    seen: dict[str, RoundEvent] = {}
-    last_seq: dict[tuple[str, str], int] = {}
-    findings: list[Finding] = []
-    for where, event in events:
-        event_id = event.event_id
-        first = seen.get(event_id)
-        if first is not None:
-            kind = "duplicate_event" if first == event else "conflicting_duplicate_event"
-            text = ("repeated; kept once" if first == event
-                    else "repeated with a different content; the first copy counts")
-            findings.append(Finding(kind=kind, table_id=event.table_id, where=where,
-                                    detail=f"event {event_id} {text}",
-                                    round_id=event.round_id, casino=event.casino))
-            continue
-        seen[event_id] = event
-        casino, table_id, seq = event.casino, event.table_id, event.table_seq
-        table = (casino, table_id)
-        prev = last_seq.get(table)
-        if prev is None or seq > prev:  # table_seq counts from 1
-            last_seq[table] = seq
-        if prev is not None and seq != prev + 1:
-            kind = "sequence_gap" if seq > prev + 1 else "sequence_out_of_order"
-            word = "gap" if seq > prev + 1 else "out of order"
-            findings.append(Finding(kind=kind, table_id=table_id, where=where,
-                                    detail=f"table {table_id} sequence {word}: "
-                                           f"{seq} after {prev}",
-                                    round_id=event.round_id, casino=casino))
-        key = (casino, table_id, event.round_id)
-        rounds[key] = _apply(rounds.get(key), event)
-    for r in rounds.values():
+    folding = Folding()
+    folding.add(events)
+    for r in folding.rounds.values():
         _incomplete(r)
-    return Replayed(rounds=tuple(r.freeze() for r in rounds.values()),
-                    findings=tuple(findings))
+    return Replayed(rounds=tuple(r.freeze() for r in folding.rounds.values()),
+                    findings=tuple(folding.findings))

@@ -52,7 +52,7 @@ from replay.batch_decode import KeptRecords, events_of, log_entries, undecodable
 from replay.errors import ReplayError
 from replay.fold import DEALER, Finding, Replayed, RoundState
 from replay.games import find_game
-from replay.parallel import RowMaker, Workers, replay_entries, write_parquet
+from replay.parallel import RowMaker, Shard, Workers, replay_entries, write_parquet
 from replay.reconstruct import (
     Judgement,
     award_from_meter,
@@ -479,6 +479,14 @@ def replay(log_dir: Path, out_dir: Path,
     recorded = provenance_of(provenance)  # a bad provenance fails before any work
     done = replay_entries(log_entries(log_dir, records), ROWS, workers=workers,
                           progress=progress)
+    return write_replay(out_dir, done, recorded)
+
+
+def write_replay(out_dir: Path, done: Shard, recorded: Mapping[str, Any]) -> ReplaySummary:
+    """Write what replaying the log gave (``done``: its rows and log-level findings) under
+    ``out_dir`` as :func:`replay` writes it, the manifest and every file's metadata saying
+    ``recorded`` (:func:`provenance_of`); published atomically (:func:`publish`).
+    replay/live.py gives it the rows it keeps between passes over a growing log."""
     all_findings = tuple(f for _, f in (*done.undecodable, *done.fold_findings))
     tables = dict(done.tables)
     tables["findings"] = pa.Table.from_pylist(

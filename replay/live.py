@@ -1,0 +1,244 @@
+"""Replay kept resident for the live loop (``python -m checks --follow``, issue 9): each
+pass costs what the records appended since the last one cost, not the whole log.
+
+:class:`LiveReplay` keeps, between calls of :meth:`LiveReplay.step`, the log's records as
+verification last read them, the fold of their events (``replay.fold.Folding``), each
+round's rows (``replay.run.rows_of``) and, per (casino, table), its Arrow tables. A step:
+
+1. verifies the whole log first, exactly as ``python -m replay`` does (the same function,
+   ``replay.__main__._provenance``, so the same key handling and the same words); a log
+   that does not verify, or cannot be read, is refused: nothing is written, the step says
+   why, and the next step tries again from what is kept;
+2. compares the records verification read with those taken before: the log is append-only,
+   so the first N must be the same, byte for byte (where, key and value); when they are
+   not (the log was rewritten, replaced, or cut), everything kept is dropped and the log
+   is replayed whole: a cache is never trusted over a log that changed;
+3. decodes the records after those (``replay.batch_decode.decode_entries``: a record that
+   does not decode is the same finding), folds their events after the others, and judges
+   again only the rounds they touched (a round's judgement and rows depend on its own
+   events alone, the end of the log included: ``Folding.state``);
+4. rebuilds the Arrow tables of the (casino, table)s touched, from their first round
+   touched on (the rounds before it are sliced from the tables kept), and writes the
+   files with ``replay.run.write_replay``, as ``replay.run.replay`` writes them.
+
+The files are byte for byte those of ``python -m replay --data DATA`` over the same log
+(tests/test_replay_live.py): rows in (casino, table, round) order, findings in log order
+(the records that do not decode, then the fold's), the same manifest.
+
+What it does not take: a data directory whose log is several chains (ingest workers,
+``log/workers/NAME``), whose records are merged across chains and so not only appended.
+:meth:`LiveReplay.step` then returns ``status="fallback"`` and writes nothing; the caller
+runs ``python -m replay`` (checks/follow.py does, and says so once).
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import io
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from replay.batch_decode import Entry, KeptRecords, decode_entries, undecodable_finding
+from replay.fold import Finding, Folding, RoundKey
+from replay.heap import collector_paused
+from replay.parallel import Shard, arrow_table
+from replay.reconstruct import judge_state
+from replay.run import ROWS, provenance_of, rows_of, write_replay
+from schemas import DecodeError
+from schemas.logformat import LogError
+
+Rows = dict[str, list[dict[str, Any]]]
+TableKey = tuple[str, str]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StepResult:
+    """What one step did. ``status``: ``done`` (the files are up to date with the log),
+    ``refused`` (the log did not verify or could not be read: nothing written, ``message``
+    says why) or ``fallback`` (a log this class does not take: nothing written, run
+    ``python -m replay``; ``message`` says why)."""
+
+    status: str
+    message: str
+    records: int = 0
+    """Records of the log that verified."""
+    new: int = 0
+    """Records decoded this step (all of them after a rebuild)."""
+    rebuilt: bool = False
+    """Whether what was kept was dropped and the whole log replayed."""
+    rounds: int = 0
+    judged: int = 0
+    """Rounds judged again this step."""
+    verify_s: float = 0.0
+    replay_s: float = 0.0
+    write_s: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "done"
+
+    @property
+    def seconds(self) -> float:
+        return self.verify_s + self.replay_s + self.write_s
+
+
+@dataclass(slots=True)
+class _Table:
+    """One (casino, table)'s rounds in order and its Arrow tables (one per file)."""
+
+    round_ids: list[str]
+    tables: dict[str, pa.Table]
+
+
+class LiveReplay:
+    """Replay of ``data``'s log kept up to date, step by step, into ``data/replay``;
+    ``key``: the public key the checkpoints must verify with (``python -m replay --key``:
+    its text or a file; default ``keys/signing.pub`` under ``data``). Not thread-safe: one
+    caller steps it."""
+
+    def __init__(self, data: Path, key: str | None = None) -> None:
+        self.data = data
+        self.key = key
+        self._reset()
+
+    def _reset(self) -> None:
+        self._entries: list[Entry] = []
+        self._folding = Folding()
+        self._undecodable: list[tuple[int, Finding]] = []
+        self._rows: dict[RoundKey, Rows] = {}
+        self._tables: dict[TableKey, _Table] = {}
+
+    @property
+    def records(self) -> int:
+        """Records taken so far."""
+        return len(self._entries)
+
+    def step(self) -> StepResult:
+        """Bring ``data/replay`` up to date with the log (see the module docstring). Raises
+        only for what ``python -m replay`` would fail on other than the log (a full disk:
+        OSError; the previous files are then kept); what was kept is then dropped, and the
+        next step replays the log whole."""
+        start = time.monotonic()
+        log = self.data / "log"
+        if not log.is_dir():
+            return StepResult(status="refused", message=f"no log at {log}: run `python -m "
+                              "ingest` first")
+        from schemas.log_verify import data_chains
+
+        found = data_chains(self.data)
+        if len(found) != 1 or found[0].name:
+            return StepResult(status="fallback", message=(
+                f"the log under {log} is {len(found)} chains (ingest workers): their records "
+                "are merged, not only appended, so it is replayed whole by `python -m replay`"
+                if found else f"no log segment under {log} yet"))
+        kept = KeptRecords()
+        said = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(said):
+                from replay.__main__ import _provenance
+
+                provenance = _provenance(self.data, self.key, False, kept)
+        except LogError as exc:
+            return StepResult(status="refused", message=f"the log cannot be read: {exc}. Run "
+                              "`python -m ingest verify`", verify_s=time.monotonic() - start)
+        verified = time.monotonic()
+        if provenance is None:
+            words = " ".join(said.getvalue().split()).removeprefix("replay: ")
+            return StepResult(status="refused", message=words or "the log does not verify",
+                              verify_s=verified - start)
+        entries = kept.entries.get(found[0])
+        if entries is None:
+            return StepResult(status="fallback", message="verification kept no records of "
+                              f"{log} as entries", verify_s=verified - start)
+        try:
+            with collector_paused():
+                rebuilt, new, judged, shard = self._take(entries)
+            made = time.monotonic()
+            write_replay(self.data / "replay", shard, provenance_of(provenance))
+        except BaseException:
+            self._reset()  # never trust what a step that failed half-way left
+            raise
+        return StepResult(status="done", message=f"{len(entries):,} records, "
+                          f"{shard.rounds:,} rounds", records=len(entries),
+                          new=new,
+                          rebuilt=rebuilt, rounds=shard.rounds, judged=judged,
+                          verify_s=verified - start, replay_s=made - verified,
+                          write_s=time.monotonic() - made)
+
+    def _take(self, entries: list[Entry]) -> tuple[bool, int, int, Shard]:
+        """Replay the entries after those taken (all of them when the first ones are not
+        those taken): whether everything was dropped, the entries decoded, the rounds
+        judged, the rows."""
+        taken = len(self._entries)
+        rebuilt = taken > 0 and (len(entries) < taken or entries[:taken] != self._entries)
+        if rebuilt:
+            self._reset()
+            taken = 0
+        new = entries[taken:]
+        self._entries = entries
+        touched: dict[RoundKey, None] = {}
+        self._folding.add(self._events(new, touched))
+        first: dict[TableKey, int] = {}
+        for key in touched:
+            self._rows[key] = _rows(self._folding, key)
+            tk: TableKey = (key[0], key[1])
+            table = self._tables.get(tk)
+            if table is None:
+                table = self._tables[tk] = _Table(round_ids=[], tables={})
+            ids = table.round_ids
+            at = bisect.bisect_left(ids, key[2])
+            if at == len(ids) or ids[at] != key[2]:
+                ids.insert(at, key[2])
+            first[tk] = min(first.get(tk, at), at)
+        for tk, at in first.items():
+            self._rebuild(tk, at)
+        return rebuilt, len(new), len(touched), self._shard()
+
+    def _events(self, new: list[Entry], touched: dict[RoundKey, None]) -> Iterator[
+            tuple[str, Any]]:
+        """The events of ``new`` for the fold, noting their rounds; a record that does not
+        decode is a finding."""
+        for entry, got in decode_entries(new):
+            if isinstance(got, DecodeError):
+                self._undecodable.append((entry[0], undecodable_finding(entry[1], got)))
+                continue
+            touched[(got.casino, got.table_id, got.round_id)] = None
+            yield entry[1], got
+
+    def _rebuild(self, tk: TableKey, at: int) -> None:
+        """The table's Arrow tables again from its round ``at`` on (those before are kept)."""
+        table = self._tables[tk]
+        casino, table_id = tk
+        keys = [(casino, table_id, r) for r in table.round_ids]
+        for name, schema in ROWS.schemas.items():
+            head_rows = sum(len(self._rows[k][name]) for k in keys[:at])
+            rows = [row for k in keys[at:] for row in self._rows[k][name]]
+            tail = arrow_table(rows, schema)
+            held = table.tables.get(name)
+            table.tables[name] = tail if held is None or head_rows == 0 else \
+                pa.concat_tables([held.slice(0, head_rows), tail]).combine_chunks()
+
+    def _shard(self) -> Shard:
+        order = sorted(self._tables)
+        tables = {}
+        for name, schema in ROWS.schemas.items():
+            parts = [self._tables[tk].tables[name] for tk in order]
+            tables[name] = (pa.concat_tables(parts).combine_chunks() if parts
+                            else arrow_table([], schema))
+        # write_replay reads the findings in the order given (ordinals only order them
+        # for replay.parallel.merge): records that do not decode, then the fold's.
+        return Shard(tables=tables, rounds=len(self._rows),
+                     undecodable=tuple(self._undecodable),
+                     fold_findings=tuple((0, f) for f in self._folding.findings))
+
+
+def _rows(folding: Folding, key: RoundKey) -> Rows:
+    """One round's rows as replay writes them, judged as the log stands now."""
+    state = folding.state(key)
+    return rows_of(state, judge_state(state))
