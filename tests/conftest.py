@@ -20,6 +20,18 @@ REPO = Path(__file__).resolve().parent.parent
 KAFKA_SH = REPO / "deploy" / "kafka" / "kafka.sh"
 
 
+@pytest.fixture(autouse=True)
+def _main_module_kept() -> Iterator[None]:
+    """Streamlit's AppTest runs a script as ``__main__`` and leaves ``sys.modules["__main__"]``
+    naming its temporary file, which is gone afterwards; a later test that starts a process
+    with ``spawn`` (replay --workers 2) would then see its helper fail to start. Each test
+    gets back the ``__main__`` it started with."""
+    main = sys.modules.get("__main__")
+    yield
+    if main is not None:
+        sys.modules["__main__"] = main
+
+
 def _kafka(*args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["bash", str(KAFKA_SH), *args], capture_output=True, text=True,
                           timeout=timeout, cwd=REPO)
