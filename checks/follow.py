@@ -3,17 +3,30 @@ runs, so that the dashboard shows a new flag seconds after its round reached the
 
 Every ``--every`` seconds the loop looks at the log (the size and modification time of every
 file under ``DATA/log`` and ``DATA/checkpoints``). When it changed since the last pass that
-succeeded, it runs ``python -m replay --data DATA`` and then ``python -m checks --data DATA
---live`` as child processes, one after the other (``--live``: the round each table is
-dealing is left out until it ends, so it raises no "not ended" alarm that clears itself).
+succeeded, it brings ``DATA/replay`` up to date and then runs the checks with ``live=True``
+(the round each table is dealing is left out until it ends, so it raises no "not ended"
+alarm that clears itself).
+
+Replay stays in this process (``replay.live.LiveReplay``): every pass verifies the whole
+log as ``python -m replay`` does, then decodes, folds and judges only the records appended
+since the last pass, and writes the files ``python -m replay`` would write, byte for byte;
+so a pass costs what the new records cost plus verifying the log, not a replay of the whole
+shift. A log of ingest workers' chains (``log/workers/NAME``), or a resident replay that
+failed in a way it should not, is replayed instead by ``python -m replay`` as a child
+process, every pass from then on, which the loop says once. The checks run in this process
+too (``checks.runner.run_checks``; about a third of the time of ``python -m checks
+--live`` as a child, which pays for starting Python and DuckDB each pass: bench/README.md).
+
 Replay refuses a log that does not verify and writes nothing, the checks then keep the
 flags they had, and the loop says so and tries again at its next pass. A failure of either
 stage is a line on standard error, never the end of the loop; only Ctrl-C or SIGTERM stops
-it (exit 0).
+it (exit 0). ``resident=False`` runs both stages as child processes each pass, as before
+(``python -m replay`` then ``python -m checks --live``).
 
-Each pass that ran prints one line: the records the log holds, how long replay and the
-checks took, and how many flags there are, so the delay between ingest and the dashboard
-is measured, not guessed (the dashboard polls the files every few seconds).
+Each pass that ran prints one line: how long replay and the checks took, the records the
+log holds and how many were new, and how many flags there are, so the delay between ingest
+and the dashboard is measured, not guessed (the dashboard polls the files every few
+seconds).
 """
 
 from __future__ import annotations
@@ -23,10 +36,14 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from replay.live import LiveReplay
 
 Signature = tuple[tuple[str, int, int], ...]
 
@@ -69,16 +86,14 @@ def run_stage(name: str, argv: list[str]) -> Stage:
                  last_line=last[:300])
 
 
-def stages(data: Path, workers: int) -> Iterator[tuple[str, list[str]]]:
-    python = sys.executable
-    yield "replay", [python, "-m", "replay", "--data", str(data), "--workers", str(workers)]
-    yield "checks", [python, "-m", "checks", "--data", str(data), "--live"]
-
-
 def follow(data: Path, *, every: float = 1.0, workers: int = 1,
-           passes: int | None = None, say: Callable[[str], None] | None = None) -> int:
+           passes: int | None = None, say: Callable[[str], None] | None = None,
+           resident: bool = True, key: str | None = None) -> int:
     """Run replay and the checks whenever the log changed, until stopped (or ``passes``
-    passes that ran, for tests). Returns the exit status (0 when stopped)."""
+    passes that ran, for tests). ``resident``: replay and the checks in this process
+    (see the module docstring), else as child processes; ``key``: the public key the
+    log's checkpoints must verify with (as ``python -m replay --key``); ``workers``: of
+    the child ``python -m replay``. Returns the exit status (0 when stopped)."""
     say = say or (lambda line: print(line, file=sys.stderr, flush=True))
     stop = False
 
@@ -89,6 +104,7 @@ def follow(data: Path, *, every: float = 1.0, workers: int = 1,
     previous = signal.signal(signal.SIGTERM, on_term)
     seen: Signature | None = None
     ran = 0
+    passer = _Passes(data, workers=workers, key=key, say=say, resident=resident)
     say(f"follow: watching {data / 'log'} every {every:g} s (Ctrl-C to stop)")
     try:
         while not stop and (passes is None or ran < passes):
@@ -99,7 +115,7 @@ def follow(data: Path, *, every: float = 1.0, workers: int = 1,
                     seen = ()
             elif now != seen:
                 ran += 1
-                if _one_pass(data, workers, say):
+                if passer.one_pass():
                     seen = now
             if passes is not None and ran >= passes:
                 break
@@ -112,20 +128,84 @@ def follow(data: Path, *, every: float = 1.0, workers: int = 1,
     return 0
 
 
-def _one_pass(data: Path, workers: int, say: Callable[[str], None]) -> bool:
-    """Replay then the checks; True when both succeeded."""
-    took: list[str] = []
-    for name, argv in stages(data, workers):
-        stage = run_stage(name, argv)
+class _Passes:
+    """One pass after another: the resident replay while it can, else the child process
+    (said once); the checks in this process (``resident``) or as a child."""
+
+    def __init__(self, data: Path, *, workers: int, key: str | None,
+                 say: Callable[[str], None], resident: bool) -> None:
+        self.data, self.workers, self.key, self.say = data, workers, key, say
+        self.resident = resident
+        self.live: LiveReplay | None = None
+        if resident:
+            from replay.live import LiveReplay
+
+            self.live = LiveReplay(data, key)
+        self.told = False
+
+    def one_pass(self) -> bool:
+        """Replay then the checks; True when both succeeded."""
+        took: list[str] = []
+        for stage in (self._replay, self._checks):
+            done, words = stage()
+            if not done:
+                self.say(f"follow: {words}; the previous output is kept, and the next pass "
+                         "tries again")
+                return False
+            took.append(words)
+        self.say(f"follow: {time.strftime('%H:%M:%S')} up to date ({', '.join(took)}): "
+                 f"{_flag_line(self.data)}")
+        return True
+
+    def _replay(self) -> tuple[bool, str]:
+        if self.live is not None:
+            start = time.monotonic()
+            try:
+                step = self.live.step()
+            except Exception as exc:  # a long-running loop never dies of it
+                self.live = None
+                self._tell(f"the resident replay failed ({type(exc).__name__}: "
+                           f"{' '.join(str(exc).split())[:300]})")
+            else:
+                seconds = time.monotonic() - start
+                if step.status == "done":
+                    again = ", the whole log again" if step.rebuilt else ""
+                    return True, (f"replay {seconds:.2f} s: {step.records:,} records, "
+                                  f"{step.new:,} new{again}")
+                if step.status == "refused":
+                    return False, (f"replay failed (refused) after {seconds:.1f} s: "
+                                   f"{step.message}")
+                self._tell(step.message)
+        stage = run_stage("replay", [sys.executable, "-m", "replay", "--data", str(self.data),
+                                     "--workers", str(self.workers),
+                                     *(["--key", self.key] if self.key else [])])
         if stage.status != 0:
-            say(f"follow: {name} failed (exit {stage.status}) after {stage.seconds:.1f} s: "
-                f"{stage.last_line or 'no message'}; the previous output is kept, and the "
-                "next pass tries again")
-            return False
-        took.append(f"{name} {stage.seconds:.1f} s")
-    say(f"follow: {time.strftime('%H:%M:%S')} up to date ({', '.join(took)}): "
-        f"{_flag_line(data)}")
-    return True
+            return False, (f"replay failed (exit {stage.status}) after {stage.seconds:.1f} s: "
+                           f"{stage.last_line or 'no message'}")
+        return True, f"replay {stage.seconds:.1f} s (python -m replay)"
+
+    def _tell(self, why: str) -> None:
+        if not self.told:
+            self.told = True
+            self.say(f"follow: {why}: each pass runs `python -m replay` instead")
+
+    def _checks(self) -> tuple[bool, str]:
+        if not self.resident:
+            stage = run_stage("checks", [sys.executable, "-m", "checks", "--data",
+                                         str(self.data), "--live"])
+            if stage.status != 0:
+                return False, (f"checks failed (exit {stage.status}) after "
+                               f"{stage.seconds:.1f} s: {stage.last_line or 'no message'}")
+            return True, f"checks {stage.seconds:.1f} s"
+        from checks.runner import run_checks
+
+        start = time.monotonic()
+        try:
+            run_checks(self.data / "replay", self.data / "checks", live=True)
+        except Exception as exc:  # a long-running loop never dies of it
+            return False, (f"checks failed after {time.monotonic() - start:.1f} s "
+                           f"({type(exc).__name__}: {' '.join(str(exc).split())[:300]})")
+        return True, f"checks {time.monotonic() - start:.2f} s"
 
 
 def _flag_line(data: Path) -> str:

@@ -133,8 +133,9 @@ class LiveReplay:
 
         found = data_chains(self.data)
         if len(found) != 1 or found[0].name:
+            names = ", ".join(c.name or "the lone ingest" for c in found)
             return StepResult(status="fallback", message=(
-                f"the log under {log} is {len(found)} chains (ingest workers): their records "
+                f"the log under {log} is written by ingest workers ({names}): their records "
                 "are merged, not only appended, so it is replayed whole by `python -m replay`"
                 if found else f"no log segment under {log} yet"))
         kept = KeptRecords()

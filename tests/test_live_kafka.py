@@ -89,18 +89,79 @@ def test_flags_reach_the_flags_file_while_ingest_runs(kafka_bootstrap, tmp_path)
     assert "up to date" in text and "follow: stopped" in text
 
 
-def test_a_failed_pass_is_reported_and_the_loop_goes_on(tmp_path):
+@pytest.mark.parametrize("resident", [True, False])
+def test_a_failed_pass_is_reported_and_the_loop_goes_on(tmp_path, resident):
     """A log replay refuses (here: a segment of garbage, no key) is one line naming the
-    stage and its exit status; the loop does not end and does not mark the log as seen."""
+    stage and why (the resident replay's refusal, or the child's exit status); the loop
+    does not end and does not mark the log as seen."""
     data = tmp_path / "data"
     (data / "log").mkdir(parents=True)
     (data / "log" / "segment-000001.avro").write_bytes(b"not an avro file")
     lines: list[str] = []
-    assert follow(data, every=0.2, passes=2, say=lines.append) == 0
+    assert follow(data, every=0.2, passes=2, say=lines.append, resident=resident) == 0
     failed = [line for line in lines if "replay failed" in line]
     assert len(failed) == 2, lines  # tried again: the unchanged log was never taken as done
-    assert "exit " in failed[0] and "previous output is kept" in failed[0]
+    assert "previous output is kept" in failed[0]
+    if resident:
+        assert "(refused)" in failed[0] and "no public key" in failed[0], failed[0]
+        assert not any("instead" in line for line in lines), lines  # no fallback
+    else:
+        assert "exit " in failed[0]
     assert not (data / "checks" / "flags.parquet").exists()
+
+
+def test_follow_replays_in_its_process_what_python_m_replay_writes(tmp_path):
+    """The log grows between two passes of one loop: the second takes only the new
+    records, and leaves the files ``python -m replay`` writes and the flags ``python -m
+    checks --live`` writes."""
+    from tests.test_replay_live import _Log, _messages
+
+    data = tmp_path / "data"
+    messages, _ = _messages(3, tables=2, rounds=6)
+    log = _Log(data)
+    lines: list[str] = []
+
+    def said(line: str) -> None:
+        lines.append(line)
+        if "up to date" in line and log.offset < 180:  # the log grows after the first pass
+            log.append(messages[120:180])
+
+    try:
+        log.append(messages[:120])
+        assert follow(data, every=0.1, passes=2, say=said) == 0
+    finally:
+        log.close()
+    passes = [line for line in lines if "up to date" in line]
+    assert len(passes) == 2, lines
+    assert "120 records, 120 new" in passes[0] and "180 records, 60 new" in passes[1], passes
+    mine = {p.name: p.read_bytes() for p in (data / "replay").iterdir()}
+    flags = pq.read_table(data / "checks" / "flags.parquet").to_pylist()
+    assert flags, "the faulty shift raised no flag: nothing compared"
+    done = run_cli("replay", "--data", str(data))
+    assert done.returncode == 0, done.stderr
+    assert {p.name: p.read_bytes() for p in (data / "replay").iterdir()} == mine
+    checked = run_cli("checks", "--data", str(data), "--live")
+    assert checked.returncode == 0, checked.stderr
+    assert pq.read_table(data / "checks" / "flags.parquet").to_pylist() == flags
+
+
+def test_ingest_workers_chains_fall_back_to_python_m_replay_said_once(tmp_path):
+    from tests.test_replay_live import _Log, _messages
+
+    data = tmp_path / "data"
+    messages, _ = _messages(3, tables=2, rounds=3)
+    w1 = _Log(data, "w1")
+    try:
+        w1.append(messages[:50])
+    finally:
+        w1.close()
+    lines: list[str] = []
+    assert follow(data, every=0.1, passes=1, say=lines.append) == 0
+    told = [line for line in lines if "instead" in line]
+    assert len(told) == 1 and "ingest workers (w1)" in told[0], lines
+    assert any("up to date (replay" in line and "(python -m replay)" in line
+               for line in lines), lines
+    assert (data / "replay" / "manifest.json").exists()
 
 
 def test_the_signature_changes_when_the_log_grows(tmp_path):
