@@ -2,7 +2,7 @@
 (issue 9: "new flags appear within 10 seconds while ingest and replay run live").
 
 Usage (after ``make kafka-up``): .venv/bin/python bench/live_latency.py [--tables 4]
-       [--rounds 60] [--pace 40] [--fault-rate 0.1] [--every 2]
+       [--rounds 60] [--pace 40] [--fault-rate 0.1] [--every 1] [--child-processes]
 
 Runs what ``make live`` runs, on the real local broker: ``python -m ingest`` (continuous)
 and ``python -m checks --follow --every SECONDS``, then the simulator dealing overpays and
@@ -13,7 +13,10 @@ its start-up counts against us) plus the event's index over the pace. The bench 
 flags file every 0.1 s and notes when each labelled round first shows up. The dashboard's
 Flags page reads the file again every ``dashboard/screens/flags.py`` REFRESH_S seconds, so
 the delay a user sees is at most the figure here plus that interval.
-Prints Markdown: the delays' median, 90th percentile and maximum.
+Prints Markdown: the delays' median, 90th percentile and maximum, and the passes' times
+(replay, checks) from the follow loop's own lines. ``--child-processes``: the loop as it was
+before its replay stayed resident (``checks.follow.follow(resident=False)``: ``python -m
+replay`` and ``python -m checks --live`` as child processes every pass), to compare.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import signal
 import statistics
 import subprocess
@@ -53,6 +57,8 @@ def main() -> int:
     p.add_argument("--fault-rate", type=float, default=0.1)
     p.add_argument("--every", type=float, default=1.0)
     p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--child-processes", action="store_true",
+                   help="replay and checks as child processes every pass (the loop before)")
     args = p.parse_args()
     status = subprocess.run(["bash", "deploy/kafka/kafka.sh", "status"], cwd=REPO,
                             capture_output=True, text=True)
@@ -74,10 +80,13 @@ def main() -> int:
                                    "--bootstrap", bootstrap, "--quiet"], cwd=REPO,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         follow_log = Path(tmp) / "follow.out"
+        loop = [py, "-m", "checks", "--data", str(data), "--follow", "--every", str(args.every)]
+        if args.child_processes:
+            loop = [py, "-c", "import sys; from pathlib import Path; from checks.follow import "
+                    f"follow; sys.exit(follow(Path({str(data)!r}), every={args.every!r}, "
+                    "resident=False))"]
         with follow_log.open("wb") as out:
-            follow = subprocess.Popen([py, "-m", "checks", "--data", str(data), "--follow",
-                                       "--every", str(args.every)], cwd=REPO, stdout=out,
-                                      stderr=subprocess.STDOUT)
+            follow = subprocess.Popen(loop, cwd=REPO, stdout=out, stderr=subprocess.STDOUT)
         try:
             time.sleep(2.0)  # both started and waiting
             start = time.monotonic()
@@ -103,10 +112,12 @@ def main() -> int:
                 proc.wait(timeout=60)
         delays = sorted(seen[r] - due[r] for r in seen)
         passes = [line for line in follow_log.read_text().splitlines() if "up to date" in line]
+        segments = len(list((data / "log").glob("segment-*.avro")))
     print(f"## Flags while a shift is dealt live ({time.strftime('%Y-%m-%d')})\n")
     print(f"- command: `.venv/bin/python bench/live_latency.py --tables {args.tables} "
           f"--rounds {args.rounds} --pace {args.pace:g} --fault-rate {args.fault_rate:g} "
-          f"--every {args.every:g}`; machine load {os.getloadavg()[0]:.2f} at the end")
+          f"--every {args.every:g}{' --child-processes' if args.child_processes else ''}`; "
+          f"machine load {os.getloadavg()[0]:.2f} at the end")
     print(f"- {len(events):,} events at {args.pace:g}/s; {len(due)} faulty rounds, "
           f"{len(seen)} flagged; {len(passes)} passes of replay and checks")
     if delays:
@@ -114,10 +125,33 @@ def main() -> int:
         print(f"- from the round's last event sent to its flag in checks/flags.parquet: "
               f"median {statistics.median(delays):.1f} s, 90th percentile {p90:.1f} s, "
               f"max {delays[-1]:.1f} s")
+    for stage in ("replay", "checks"):
+        took = sorted(float(m.group(1)) for line in passes
+                      if (m := re.search(rf"{stage} ([0-9.]+) s", line)))
+        if took:
+            print(f"- {stage} per pass: median {statistics.median(took):.2f} s, max "
+                  f"{took[-1]:.2f} s; last pass {took_last(passes, stage)}")
+    for part in ("verify", "new records", "write"):  # the resident replay's own split
+        took = sorted(float(m.group(1)) for line in passes
+                      if (m := re.search(rf"{part} ([0-9.]+) s", line)))
+        if took:
+            print(f"  - of which {part}: median {statistics.median(took):.2f} s, max "
+                  f"{took[-1]:.2f} s")
+    print(f"- the log was {segments:,} segments at the end")
+    records = [int(m.group(1).replace(",", "")) for line in passes
+               if (m := re.search(r"([0-9,]+) records", line))]
+    if records:
+        print(f"- the log held {records[-1]:,} records at the last pass")
     missing = sorted(due.keys() - seen.keys())
     if missing:
         print(f"- never flagged: {json.dumps(missing)}")
     return 0 if not missing else 1
+
+
+def took_last(passes: list[str], stage: str) -> str:
+    """The last pass's time of ``stage``, as the loop printed it."""
+    m = re.search(rf"{stage} ([0-9.]+) s", passes[-1]) if passes else None
+    return f"{m.group(1)} s" if m else "unknown"
 
 
 if __name__ == "__main__":

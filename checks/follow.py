@@ -171,7 +171,9 @@ class _Passes:
                 if step.status == "done":
                     again = ", the whole log again" if step.rebuilt else ""
                     return True, (f"replay {seconds:.2f} s: {step.records:,} records, "
-                                  f"{step.new:,} new{again}")
+                                  f"{step.new:,} new{again}; verify {step.verify_s:.2f} s, "
+                                  f"new records {step.replay_s:.2f} s, write "
+                                  f"{step.write_s:.2f} s")
                 if step.status == "refused":
                     return False, (f"replay failed (refused) after {seconds:.1f} s: "
                                    f"{step.message}")
