@@ -23,6 +23,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature
@@ -50,6 +51,7 @@ def message_digest(key: bytes | None, value: bytes | None) -> str:
     return h.hexdigest()
 
 
+@lru_cache(maxsize=64)
 def key_hash(name: str, public: bytes) -> bytes:
     """The signed-note key hash: SHA-256(name, newline, type byte, public key)[:4]."""
     return hashlib.sha256(name.encode() + b"\n" + bytes([ED25519]) + public).digest()[:4]
@@ -135,11 +137,30 @@ class Verifier:
         return verifier
 
     def check(self, message: bytes, signature: bytes) -> bool:
+        """Whether ``signature`` is this key's Ed25519 signature of ``message``. A signature
+        that checked once is not checked again (the same note is read twice: in its
+        segment's header and in ``checkpoints/``): remembered by the SHA-256 of key,
+        signature and message, for this process only; a failure is never remembered."""
+        seen = hashlib.sha256(self.public + signature + message).digest()
+        if seen in _VERIFIED:
+            return True
         try:
-            Ed25519PublicKey.from_public_bytes(self.public).verify(signature, message)
+            _public_key(self.public).verify(signature, message)
         except InvalidSignature:
             return False
+        if len(_VERIFIED) >= _VERIFIED_MAX:
+            _VERIFIED.clear()
+        _VERIFIED.add(seen)
         return True
+
+
+_VERIFIED: set[bytes] = set()
+_VERIFIED_MAX = 1 << 17
+
+
+@lru_cache(maxsize=64)
+def _public_key(public: bytes) -> Ed25519PublicKey:
+    return Ed25519PublicKey.from_public_bytes(public)
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,11 +227,15 @@ def parse(text: str) -> Checkpoint:
                       last_messages=last)
 
 
+_CONTROL = re.compile("[\x00-\x09\x0b-\x1f]")
+"""A control character other than the newline: never in a signed note."""
+
+
 def _split(text: str) -> tuple[str, list[str]]:
     if len(text) > MAX_NOTE:
         raise CheckpointError(f"a checkpoint is at most {MAX_NOTE:,} characters")
     body, sep, signatures = text.partition("\n\n")
-    if not sep or not body or any(c < " " and c != "\n" for c in text):
+    if not sep or not body or _CONTROL.search(text):
         raise CheckpointError("not a signed note: a body, a blank line, then signature lines")
     lines = signatures.split("\n")
     if lines[-1] != "" or len(lines) < 2:

@@ -347,3 +347,31 @@ def test_a_damaged_compressed_block_is_a_named_error_for_every_command(data: Pat
         assert run.returncode != 0, name
         assert "Traceback" not in run.stderr, f"{name}:\n{run.stderr}"
         assert "segment-000002.avro" in run.stderr, f"{name}:\n{run.stderr}"
+
+
+def test_a_note_that_checked_once_does_not_let_an_altered_copy_through() -> None:
+    """Verifier.check remembers only signatures that checked, by key, signature and message:
+    the same note again checks without Ed25519; the same signature on an altered body, or
+    an altered signature on the same body, is checked for real and refused, even after the
+    genuine one was remembered."""
+    import base64
+
+    from schemas.checkpoint import Checkpoint, CheckpointError, open_signed
+
+    signer = Signer("catwalk-ingest", Ed25519PrivateKey.generate())
+    key = signer.verifier
+    note = signer.sign(Checkpoint(log_id="0" * 32, size=9, root=b"\x01" * 32,
+                                  signed_at="2026-12-01T00:00:00Z", segment="segment-000001.avro",
+                                  chain=b"\xab" * 32, next_offsets={"t[0]": 9}))
+    assert open_signed(note, key).size == 9
+    assert open_signed(note, key).size == 9  # remembered
+    altered_body = note.replace("\n9\n", "\n8\n", 1)
+    with pytest.raises(CheckpointError, match="bad signature"):
+        open_signed(altered_body, key)
+    body, _, line = note.partition("\n\n")
+    name, stamp = line.rsplit(" ", 1)
+    raw = bytearray(base64.b64decode(stamp))
+    raw[-1] ^= 1
+    forged_sig = f"{body}\n\n{name} {base64.b64encode(bytes(raw)).decode()}\n"
+    with pytest.raises(CheckpointError, match="bad signature"):
+        open_signed(forged_sig, key)
