@@ -43,16 +43,18 @@ MAX_DOLLARS = Decimal(10) ** 10
 
 
 def dollars_to_cents(value: Any) -> int | None:
-    """The amount typed in dollars as integer cents, exactly: the number's shortest decimal
-    text (what was typed, for any amount below $10,000,000,000) read as a Decimal, so $12.34
-    is 1234 and never 1233. None when nothing was typed; ValueError for a negative amount,
-    one that is not a whole number of cents, or one too large."""
-    if value is None:
+    """The amount typed in dollars (its text, as typed: never a float) as integer cents,
+    exactly, read as a Decimal, so "12.34" is 1234 and never 1233; a leading "$" and
+    thousands separators are allowed. None when nothing was typed; ValueError for a float,
+    a negative amount, one that is not a whole number of cents, or one too large."""
+    if value is None or (isinstance(value, str) and not value.strip()):
         return None
-    if isinstance(value, bool):
-        raise ValueError("the amount must be a number of dollars")
+    if isinstance(value, bool | float):
+        raise ValueError("the amount must be typed as text (a float is not exact money)")
     try:
-        amount = Decimal(repr(float(value))) if isinstance(value, float) else Decimal(value)
+        text = value.strip().removeprefix("$").replace(",", "") if isinstance(value, str) \
+            else value
+        amount = Decimal(text)
     except (InvalidOperation, TypeError, ValueError):
         raise ValueError(f"{value!r} is not an amount of dollars") from None
     if not amount.is_finite() or amount < 0:
@@ -266,9 +268,9 @@ def _actions(ctx: PageContext, cases: Cases, key: str, state: CaseState | None) 
                                    format_func=lambda d: DISPOSITION_WORDS.get(d, d))
         note = st.text_area("Note", max_chars=2000,
                             help="Your own words, kept exactly as typed.")
-        amount = st.number_input("Amount recovered ($)", min_value=0.0, value=None, step=0.01,
-                                 format="%.2f",
-                                 help="With the disposition \"amount recovered\" only.")
+        amount = st.text_input("Amount recovered ($)", placeholder="e.g. 12.50", key="case_amount",
+                               help="With the disposition \"amount recovered\" only; "
+                               "dollars and cents, read exactly as typed.")
         submitted = st.form_submit_button("Record disposition")
     if submitted:
         try:
