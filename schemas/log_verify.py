@@ -33,10 +33,10 @@ With the lone ingest's chain alone, its verdict and words are :func:`verify_log`
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from fastavro import reader
 from fastavro.schema import to_parsing_canonical_form
@@ -98,8 +98,8 @@ class LogVerdict:
                 f"{self.root.hex()}, {signed}, key {self.key.name} ({self.key.key_hash.hex()})")
 
 
-class _Failed(Exception):
-    pass
+class VerifyFailed(Exception):
+    """The first problem a walk found, in the words a verdict gives."""
 
 
 def _event_id(value: bytes) -> str:
@@ -116,12 +116,12 @@ def _records(segment: Path, meta: dict[str, str]) -> Iterator[dict[str, Any]]:
         records = reader(fo)
         if to_parsing_canonical_form(records.writer_schema) != to_parsing_canonical_form(
                 record_schema()):
-            raise _Failed(f"{segment.name}: not a log segment (its schema is not "
+            raise VerifyFailed(f"{segment.name}: not a log segment (its schema is not "
                           "catwalk.log.LogRecord)")
         meta.update({k: v for k, v in records.metadata.items() if not k.startswith("avro.")})
         for rec in records:
             if not isinstance(rec, dict):
-                raise _Failed(f"{segment.name}: a record that is not a log record")
+                raise VerifyFailed(f"{segment.name}: a record that is not a log record")
             yield rec
 
 
@@ -130,14 +130,22 @@ def checkpoints_beside(chain: Chain | Path) -> list[tuple[str, str]]:
     ``checkpoints/`` of the data directory for the lone ingest, ``checkpoints/workers/NAME/``
     for a worker; given a log directory, ``checkpoints/`` beside it), as (file, text); one
     that cannot be read is given as an empty text, which fails verification with its name."""
+    return [(str(path), read_checkpoint(path)) for path in checkpoint_files(chain)]
+
+
+def checkpoint_files(chain: Chain | Path) -> list[Path]:
+    """The files :func:`checkpoints_beside` reads, in its order."""
     where = chain.checkpoints if isinstance(chain, Chain) else chain.parent / "checkpoints"
-    found = []
-    for path in sorted(where.glob("*.checkpoint")):
-        try:
-            found.append((str(path), path.read_text(encoding="utf-8")))
-        except (OSError, UnicodeDecodeError):
-            found.append((str(path), ""))
-    return found
+    return sorted(where.glob("*.checkpoint"))
+
+
+def read_checkpoint(path: Path) -> str:
+    """A checkpoint file's text; an empty text when it cannot be read (verification then
+    fails, naming the file)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
 
 
 Keep = Callable[[dict[str, Any]], None]
@@ -150,11 +158,11 @@ its segment's signed checkpoint: only a verdict that is ok vouches for them all.
 def verify_log(log_dir: Path, key: Verifier, *,
                checkpoints: Sequence[tuple[str, str]] = (),
                progress: Callable[[int], None] | None = None,
-               keep: Keep | None = None) -> LogVerdict:
+               keep: Keep | None = None, trail: Trail | None = None) -> LogVerdict:
     """Verify the log in ``log_dir`` and the ``checkpoints`` given as (name, text) against
     ``key`` (see the module docstring). ``progress`` gets the records verified so far;
-    ``keep`` each record read (:data:`Keep`)."""
-    return _verify(log_dir, key, checkpoints, progress, None, keep)
+    ``keep`` each record read (:data:`Keep`); ``trail`` each segment (:class:`Trail`)."""
+    return _verify(log_dir, key, checkpoints, progress, None, keep, trail)
 
 
 Runs = dict[tuple[str, int], list[list[int]]]
@@ -164,100 +172,183 @@ Runs = dict[tuple[str, int], list[list[int]]]
 
 def _verify(log_dir: Path, key: Verifier, checkpoints: Sequence[tuple[str, str]],
             progress: Callable[[int], None] | None, runs: Runs | None,
-            keep: Keep | None = None) -> LogVerdict:
-    state: dict[str, Any] = {"records": 0, "segments": 0, "tree": Tree(),
-                             "checkpoint": None, "text": None, "runs": runs, "keep": keep}
+            keep: Keep | None = None, trail: Trail | None = None) -> LogVerdict:
+    at = Walked()
     try:
-        _walk(log_dir, key, checkpoints, progress, state)
+        walk(log_dir, key, checkpoints, at, Hooks(progress=progress, runs=runs, keep=keep,
+                                                  trail=trail))
         problem = None
-    except _Failed as failed:
+    except VerifyFailed as failed:
         problem = str(failed)
-    tree: Tree = state["tree"]
-    return LogVerdict(records=state["records"], segments=state["segments"], root=tree.root(),
-                      checkpoint=state["checkpoint"], checkpoint_text=state["text"], key=key,
-                      problem=problem)
+    return at.verdict(key, problem)
+
+
+@dataclass(slots=True, kw_only=True)
+class Walked:
+    """Where a walk of one chain stands after its last whole segment: all that walking the
+    next segments needs (``schemas.log_resume`` keeps it between passes)."""
+
+    records: int = 0
+    """Records that verified (after a failure: those before the one that did not)."""
+    segments: int = 0
+    tree: Tree = field(default_factory=Tree)
+    prev: bytes = GENESIS
+    """The hash of the last record (the next one's ``prev_hash``)."""
+    log_id: str | None = None
+    checkpoint: Checkpoint | None = None
+    """The last segment header's signed checkpoint (and its text)."""
+    text: str | None = None
+
+    def copy(self) -> Walked:
+        """A copy to walk on (the tree's subtrees copied, not shared)."""
+        return Walked(records=self.records, segments=self.segments,
+                      tree=Tree(self.tree.size, self.tree.subtrees), prev=self.prev,
+                      log_id=self.log_id, checkpoint=self.checkpoint, text=self.text)
+
+    def verdict(self, key: Verifier, problem: str | None) -> LogVerdict:
+        return LogVerdict(records=self.records, segments=self.segments, root=self.tree.root(),
+                          checkpoint=self.checkpoint, checkpoint_text=self.text, key=key,
+                          problem=problem)
+
+
+class Trail(Protocol):
+    """Told of each segment a walk reads (``schemas.log_resume`` fingerprints it before
+    reading and keeps the tree's root after it)."""
+
+    def entered(self, seg: Path) -> None:
+        """Before the segment is opened."""
+
+    def verified(self, seg: Path, at: Walked) -> None:
+        """After the segment's records and its header verified."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hooks:
+    """What a walk hands on as it goes: ``progress`` (records verified so far, every
+    10,000), ``runs`` (the chain's Kafka offsets, :data:`Runs`), ``keep`` (each record,
+    :data:`Keep`), ``trail`` (each segment, :class:`Trail`)."""
+
+    progress: Callable[[int], None] | None = None
+    runs: Runs | None = None
+    keep: Keep | None = None
+    trail: Trail | None = None
+
+
+def open_checkpoints(extra: Sequence[tuple[str, str]], key: Verifier) -> dict[str, Checkpoint]:
+    """The checkpoints given as (name, text), each opened with ``key``; the first that does
+    not verify fails the walk (VerifyFailed), named."""
+    return {name: _opened(name, text, key) for name, text in extra}
 
 
 def _opened(name: str, text: str, key: Verifier) -> Checkpoint:
     try:
         return open_signed(text, key)
     except CheckpointError as exc:
-        raise _Failed(f"{name}: {exc}") from None
+        raise VerifyFailed(f"{name}: {exc}") from None
 
 
-def _walk(log_dir: Path, key: Verifier, extra: Sequence[tuple[str, str]],
-          progress: Callable[[int], None] | None, state: dict[str, Any]) -> None:
+def walk(log_dir: Path, key: Verifier, extra: Sequence[tuple[str, str]], at: Walked,
+         hooks: Hooks) -> None:
+    """Walk the whole log in ``log_dir`` from ``at`` (a fresh :class:`Walked`), then check
+    the checkpoints ``extra`` against it; VerifyFailed names the first problem, ``at`` then
+    holds what verified before it."""
     if not log_dir.is_dir():
-        raise _Failed(f"there is no log at {log_dir} (no such directory): nothing to verify; "
-                      "check --data")
+        raise VerifyFailed(f"there is no log at {log_dir} (no such directory): nothing to "
+                           "verify; check --data")
     segs = segments(log_dir)
     if not segs:
-        raise _Failed(f"the log at {log_dir} is empty (no segment): nothing to verify")
-    wanted = {name: _opened(name, text, key) for name, text in extra}
-    roots: dict[int, bytes] = {}
+        raise VerifyFailed(f"the log at {log_dir} is empty (no segment): nothing to verify")
+    wanted = open_checkpoints(extra, key)
     sizes = {cp.size for cp in wanted.values()}
-    tree: Tree = state["tree"]
-    prev, count, log_id = GENESIS, 0, None
-    runs: Runs | None = state["runs"]
-    keep: Keep | None = state["keep"]
+    roots: dict[int, bytes] = {}
     if 0 in sizes:
-        roots[0] = tree.root()
+        roots[0] = at.tree.root()
     for seg in segs:
-        meta: dict[str, str] = {}
-        number = 0
-        first = count
-        try:
-            for number, rec in enumerate(_records(seg, meta), start=1):
-                if rec["position"] != count:
-                    raise _Failed(f"{_where(seg, number, count, rec)}, "
-                                  f"{_event_id(rec['value'])}): position "
-                                  f"{rec['position']} where {count} was expected (a record "
-                                  "was removed, inserted or reordered before it)")
-                if rec["prev_hash"] != prev:
-                    raise _Failed(f"{_where(seg, number, count, rec)}, "
-                                  f"{_event_id(rec['value'])}): prev_hash does not "
-                                  "match the record before it")
-                leaf = leaf_input(position=count, topic=rec["topic"],
-                                  partition=rec["partition"], offset=rec["offset"],
-                                  timestamp_ms=rec["timestamp_ms"], key=rec["key"],
-                                  value=rec["value"])
-                if rec["hash"] != chain_next(prev, leaf):
-                    raise _Failed(f"{_where(seg, number, count, rec)}, "
-                                  f"{_event_id(rec['value'])}): its contents do not "
-                                  "match its hash (the record was altered)")
-                tree.append(leaf_hash(leaf))
-                if keep is not None:
-                    keep(rec)
-                if runs is not None:
-                    _note(runs, rec["topic"], rec["partition"], rec["offset"])
-                prev, count = rec["hash"], count + 1
-                if count in sizes:
-                    roots[count] = tree.root()
-                if progress is not None and count % 10_000 == 0:
-                    progress(count)
-        except _Failed:
-            raise
-        except READ_ERRORS as exc:
-            raise _Failed(f"{seg.name}: cannot be read after record {number} (position "
-                          f"{count}): the file is damaged ({type(exc).__name__}: {exc})") from None
-        finally:
-            state["records"] = count  # those that verified, also when one did not
-        state["segments"] += 1
-        log_id = _check_header(seg, meta, key, tree, prev, count, first, log_id, state)
-    if progress is not None:
-        progress(count)
+        walk_segment(seg, key, at, hooks, sizes, roots)
+    if hooks.progress is not None:
+        hooks.progress(at.records)
+    check_checkpoints(wanted, at, roots)
+
+
+def walk_segment(seg: Path, key: Verifier, at: Walked, hooks: Hooks,
+                 sizes: Collection[int] = (), roots: dict[int, bytes] | None = None) -> None:
+    """Verify one segment after those ``at`` stands for, and move ``at`` past it: each
+    record (position, ``prev_hash``, hash; given to ``hooks``), then the segment's header
+    (its signed checkpoint against the records, :func:`_check_header`). The tree's root
+    after a record is put in ``roots`` when the records so far are one of ``sizes``.
+    VerifyFailed names the first problem; ``at.records`` then counts the records that
+    verified before it."""
+    meta: dict[str, str] = {}
+    number = 0
+    first = count = at.records
+    prev = at.prev
+    tree = at.tree
+    runs, keep, progress = hooks.runs, hooks.keep, hooks.progress
+    if hooks.trail is not None:
+        hooks.trail.entered(seg)
+    try:
+        for number, rec in enumerate(_records(seg, meta), start=1):
+            if rec["position"] != count:
+                raise VerifyFailed(f"{_where(seg, number, count, rec)}, "
+                                   f"{_event_id(rec['value'])}): position "
+                                   f"{rec['position']} where {count} was expected (a record "
+                                   "was removed, inserted or reordered before it)")
+            if rec["prev_hash"] != prev:
+                raise VerifyFailed(f"{_where(seg, number, count, rec)}, "
+                                   f"{_event_id(rec['value'])}): prev_hash does not "
+                                   "match the record before it")
+            leaf = leaf_input(position=count, topic=rec["topic"],
+                              partition=rec["partition"], offset=rec["offset"],
+                              timestamp_ms=rec["timestamp_ms"], key=rec["key"],
+                              value=rec["value"])
+            if rec["hash"] != chain_next(prev, leaf):
+                raise VerifyFailed(f"{_where(seg, number, count, rec)}, "
+                                   f"{_event_id(rec['value'])}): its contents do not "
+                                   "match its hash (the record was altered)")
+            tree.append(leaf_hash(leaf))
+            if keep is not None:
+                keep(rec)
+            if runs is not None:
+                _note(runs, rec["topic"], rec["partition"], rec["offset"])
+            prev, count = rec["hash"], count + 1
+            if roots is not None and count in sizes:
+                roots[count] = tree.root()
+            if progress is not None and count % 10_000 == 0:
+                progress(count)
+    except VerifyFailed:
+        raise
+    except READ_ERRORS as exc:
+        raise VerifyFailed(f"{seg.name}: cannot be read after record {number} (position "
+                           f"{count}): the file is damaged ({type(exc).__name__}: "
+                           f"{exc})") from None
+    finally:
+        at.records = count  # those that verified, also when one did not
+    at.segments += 1
+    at.prev = prev
+    _check_header(seg, meta, key, tree, prev, count, first, at)
+    if hooks.trail is not None:
+        hooks.trail.verified(seg, at)
+
+
+def check_checkpoints(wanted: dict[str, Checkpoint], at: Walked,
+                      roots: Mapping[int, bytes]) -> None:
+    """Each checkpoint given (opened: :func:`open_checkpoints`) against the log walked
+    (``at``): of this log, not covering more records than it holds, and the root of its
+    first ``size`` records (``roots[size]``, which the caller has for every size that is at
+    most ``at.records``)."""
     for name, cp in wanted.items():
-        if cp.log_id != log_id:
-            raise _Failed(f"{name}: a checkpoint of another log ({cp.log_id}, this log is "
-                          f"{log_id})")
-        if cp.size > count:
-            raise _Failed(
+        if cp.log_id != at.log_id:
+            raise VerifyFailed(f"{name}: a checkpoint of another log ({cp.log_id}, this log "
+                               f"is {at.log_id})")
+        if cp.size > at.records:
+            raise VerifyFailed(
                 f"{name}: signed at {cp.signed_at}, it covers {cp.size:,} records but the log "
-                f"holds {count:,}: records {count:,} to {cp.size - 1:,} were removed (the "
-                f"log's tail, up to {cp.segment}, is missing or was cut)")
+                f"holds {at.records:,}: records {at.records:,} to {cp.size - 1:,} were removed "
+                f"(the log's tail, up to {cp.segment}, is missing or was cut)")
         if roots[cp.size] != cp.root:
-            raise _Failed(f"{name}: the log's first {cp.size:,} records do not give the root "
-                          f"this checkpoint signed at {cp.signed_at}: they were rewritten")
+            raise VerifyFailed(f"{name}: the log's first {cp.size:,} records do not give the "
+                               f"root this checkpoint signed at {cp.signed_at}: they were "
+                               "rewritten")
 
 
 def _where(seg: Path, number: int, count: int, rec: dict[str, Any]) -> str:
@@ -267,47 +358,46 @@ def _where(seg: Path, number: int, count: int, rec: dict[str, Any]) -> str:
 
 
 def _check_header(seg: Path, meta: dict[str, str], key: Verifier, tree: Tree, chain: bytes,
-                  count: int, first: int, log_id: str | None, state: dict[str, Any]) -> str:
+                  count: int, first: int, at: Walked) -> None:
     text = meta.get(META_CHECKPOINT)
     if text is None:
-        raise _Failed(f"{seg.name}: has no signed checkpoint (written by a version of ingest "
-                      "before checkpoints, or its header was replaced)")
+        raise VerifyFailed(f"{seg.name}: has no signed checkpoint (written by a version of "
+                           "ingest before checkpoints, or its header was replaced)")
     cp = _opened(f"{seg.name} header", text, key)
     span = f"records {first:,} to {count - 1:,}" if count > first else "no record"
     if cp.size > count:
-        raise _Failed(f"{seg.name}: its signed checkpoint covers {cp.size:,} records but the "
-                      f"log holds {count:,} up to the segment's end: the segment was cut "
-                      f"(records {count:,} to {cp.size - 1:,} are missing)")
+        raise VerifyFailed(f"{seg.name}: its signed checkpoint covers {cp.size:,} records but "
+                           f"the log holds {count:,} up to the segment's end: the segment was "
+                           f"cut (records {count:,} to {cp.size - 1:,} are missing)")
     if cp.size < count:
-        raise _Failed(f"{seg.name}: holds {count - cp.size:,} more records than its signed "
-                      f"checkpoint covers ({cp.size:,}): records were inserted")
+        raise VerifyFailed(f"{seg.name}: holds {count - cp.size:,} more records than its "
+                           f"signed checkpoint covers ({cp.size:,}): records were inserted")
     if cp.root != tree.root() or cp.chain != chain:
-        raise _Failed(f"{seg.name} ({span}): the records do not give the Merkle root its "
-                      f"signed checkpoint holds: a record in it was altered and the hash chain "
-                      "recomputed (the signature cannot be)")
+        raise VerifyFailed(f"{seg.name} ({span}): the records do not give the Merkle root its "
+                           f"signed checkpoint holds: a record in it was altered and the hash "
+                           "chain recomputed (the signature cannot be)")
     if cp.segment != seg.name:
-        raise _Failed(f"{seg.name}: its signed checkpoint was written for {cp.segment}: "
-                      "segments were renamed or swapped")
-    if log_id is not None and cp.log_id != log_id:
-        raise _Failed(f"{seg.name}: a segment of another log ({cp.log_id}, the log before it "
-                      f"is {log_id})")
+        raise VerifyFailed(f"{seg.name}: its signed checkpoint was written for {cp.segment}: "
+                           "segments were renamed or swapped")
+    if at.log_id is not None and cp.log_id != at.log_id:
+        raise VerifyFailed(f"{seg.name}: a segment of another log ({cp.log_id}, the log before "
+                           f"it is {at.log_id})")
     try:
         header_offsets = json.loads(meta.get(META_NEXT_OFFSETS, "null"))
         tree_meta = json.loads(meta.get(META_TREE, "null"))
     except ValueError:
         header_offsets = tree_meta = None
     if header_offsets != dict(cp.next_offsets):
-        raise _Failed(f"{seg.name}: the header's {META_NEXT_OFFSETS} {header_offsets} differ "
-                      f"from the signed checkpoint's {dict(cp.next_offsets)}: the header was "
-                      "edited (ingest would skip or repeat messages)")
+        raise VerifyFailed(f"{seg.name}: the header's {META_NEXT_OFFSETS} {header_offsets} "
+                           f"differ from the signed checkpoint's {dict(cp.next_offsets)}: the "
+                           "header was edited (ingest would skip or repeat messages)")
     if tree_meta != {"size": tree.size, "subtrees": [h.hex() for h in tree.subtrees]}:
-        raise _Failed(f"{seg.name}: the header's {META_TREE} is not the log's tree: the "
-                      "header was edited")
+        raise VerifyFailed(f"{seg.name}: the header's {META_TREE} is not the log's tree: the "
+                           "header was edited")
     if meta.get(META_LOG_ID) != cp.log_id:
-        raise _Failed(f"{seg.name}: the header's {META_LOG_ID} is not the signed log id: the "
-                      "header was edited")
-    state["checkpoint"], state["text"] = cp, text
-    return cp.log_id
+        raise VerifyFailed(f"{seg.name}: the header's {META_LOG_ID} is not the signed log id: "
+                           "the header was edited")
+    at.checkpoint, at.text, at.log_id = cp, text, cp.log_id
 
 
 def _note(runs: Runs, topic: str, partition: int, offset: int) -> None:
