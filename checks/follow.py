@@ -7,15 +7,21 @@ succeeded, it brings ``DATA/replay`` up to date and then runs the checks with ``
 (the round each table is dealing is left out until it ends, so it raises no "not ended"
 alarm that clears itself).
 
-Replay stays in this process (``replay.live.LiveReplay``): every pass verifies the whole
-log as ``python -m replay`` does, then decodes, folds and judges only the records appended
-since the last pass, and writes the files ``python -m replay`` would write, byte for byte;
-so a pass costs what the new records cost plus verifying the log, not a replay of the whole
-shift. A log of ingest workers' chains (``log/workers/NAME``), or a resident replay that
-failed in a way it should not, is replayed instead by ``python -m replay`` as a child
-process, every pass from then on, which the loop says once. The checks run in this process
-too (``checks.runner.run_checks``; about a third of the time of ``python -m checks
---live`` as a child, which pays for starting Python and DuckDB each pass: bench/README.md).
+Replay stays in this process (``replay.live.LiveReplay``): every pass verifies the log as
+``python -m replay`` does but goes on from the last pass (schemas/log_resume.py: only the
+segments appended since are read, once those verified before are proved unchanged by their
+fingerprints; anything else, the whole log again), then decodes, folds and judges only the
+records appended since the last pass, and writes the files ``python -m replay`` would
+write, byte for byte; so a pass costs what the new records cost, not a replay or a
+verification of the whole shift. Every ``full_every`` seconds (``--full-every``, default
+600) the whole log is verified again in a child process, beside the passes; when that
+fails, the next pass verifies the whole log itself and refuses it as a pass always has,
+whether or not the log looks changed. A log of ingest workers' chains
+(``log/workers/NAME``), or a resident replay that failed in a way it should not, is
+replayed instead by ``python -m replay`` as a child process, every pass from then on,
+which the loop says once. The checks run in this process too (``checks.runner.run_checks``;
+about a third of the time of ``python -m checks --live`` as a child, which pays for
+starting Python and DuckDB each pass: bench/README.md).
 
 Replay refuses a log that does not verify and writes nothing, the checks then keep the
 flags they had, and the loop says so and tries again at its next pass. A failure of either
@@ -41,6 +47,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
+
+from schemas.log_resume import FULL_EVERY
 
 if TYPE_CHECKING:
     from replay.live import LiveReplay
@@ -88,12 +96,15 @@ def run_stage(name: str, argv: list[str]) -> Stage:
 
 def follow(data: Path, *, every: float = 1.0, workers: int = 1,
            passes: int | None = None, say: Callable[[str], None] | None = None,
-           resident: bool = True, key: str | None = None) -> int:
+           resident: bool = True, key: str | None = None,
+           full_every: float | None = FULL_EVERY) -> int:
     """Run replay and the checks whenever the log changed, until stopped (or ``passes``
     passes that ran, for tests). ``resident``: replay and the checks in this process
     (see the module docstring), else as child processes; ``key``: the public key the
     log's checkpoints must verify with (as ``python -m replay --key``); ``workers``: of
-    the child ``python -m replay``. Returns the exit status (0 when stopped)."""
+    the child ``python -m replay``; ``full_every``: seconds between whole verifications
+    of the log in the background (resident only; None: none). Returns the exit status (0
+    when stopped)."""
     say = say or (lambda line: print(line, file=sys.stderr, flush=True))
     stop = False
 
@@ -104,7 +115,8 @@ def follow(data: Path, *, every: float = 1.0, workers: int = 1,
     previous = signal.signal(signal.SIGTERM, on_term)
     seen: Signature | None = None
     ran = 0
-    passer = _Passes(data, workers=workers, key=key, say=say, resident=resident)
+    passer = _Passes(data, workers=workers, key=key, say=say, resident=resident,
+                     full_every=full_every)
     say(f"follow: watching {data / 'log'} every {every:g} s (Ctrl-C to stop)")
     try:
         while not stop and (passes is None or ran < passes):
@@ -113,7 +125,7 @@ def follow(data: Path, *, every: float = 1.0, workers: int = 1,
                 if seen is None:
                     say(f"follow: no log yet under {data / 'log'}: waiting for ingest")
                     seen = ()
-            elif now != seen:
+            elif now != seen or passer.poll():
                 ran += 1
                 if passer.one_pass():
                     seen = now
@@ -124,6 +136,7 @@ def follow(data: Path, *, every: float = 1.0, workers: int = 1,
         pass
     finally:
         signal.signal(signal.SIGTERM, previous)
+        passer.close()
     say("follow: stopped")
     return 0
 
@@ -133,15 +146,44 @@ class _Passes:
     (said once); the checks in this process (``resident``) or as a child."""
 
     def __init__(self, data: Path, *, workers: int, key: str | None,
-                 say: Callable[[str], None], resident: bool) -> None:
+                 say: Callable[[str], None], resident: bool,
+                 full_every: float | None) -> None:
         self.data, self.workers, self.key, self.say = data, workers, key, say
         self.resident = resident
         self.live: LiveReplay | None = None
         if resident:
             from replay.live import LiveReplay
 
-            self.live = LiveReplay(data, key)
+            self.live = LiveReplay(data, key, full_every=full_every)
         self.told = False
+
+    def poll(self) -> bool:
+        """Whether a pass is due although the log looks the same: the whole verification
+        in the background found it not as verified (said here)."""
+        live = self.live
+        if live is None:
+            return False
+        try:
+            due = live.poll()
+        except Exception as exc:  # a long-running loop never dies of it
+            self._drop(live, exc)
+            return True
+        if due:
+            got = live.verifier.rechecked
+            found = " ".join(str(got.problem if got else "").split())[:600]
+            self.say(f"follow: the whole verification in the background: {found}; the next "
+                     "pass verifies the whole log")
+        return due
+
+    def close(self) -> None:
+        if self.live is not None:
+            self.live.close()
+
+    def _drop(self, live: LiveReplay, exc: Exception) -> None:
+        live.close()
+        self.live = None
+        self._tell(f"the resident replay failed ({type(exc).__name__}: "
+                   f"{' '.join(str(exc).split())[:300]})")
 
     def one_pass(self) -> bool:
         """Replay then the checks; True when both succeeded."""
@@ -163,17 +205,15 @@ class _Passes:
             try:
                 step = self.live.step()
             except Exception as exc:  # a long-running loop never dies of it
-                self.live = None
-                self._tell(f"the resident replay failed ({type(exc).__name__}: "
-                           f"{' '.join(str(exc).split())[:300]})")
+                self._drop(self.live, exc)
             else:
                 seconds = time.monotonic() - start
                 if step.status == "done":
                     again = ", the whole log again" if step.rebuilt else ""
                     return True, (f"replay {seconds:.2f} s: {step.records:,} records, "
-                                  f"{step.new:,} new{again}; verify {step.verify_s:.2f} s, "
-                                  f"new records {step.replay_s:.2f} s, write "
-                                  f"{step.write_s:.2f} s")
+                                  f"{step.new:,} new{again}; verify {step.verify_s:.2f} s "
+                                  f"({step.verified}), new records {step.replay_s:.2f} s, "
+                                  f"write {step.write_s:.2f} s")
                 if step.status == "refused":
                     return False, (f"replay failed (refused) after {seconds:.1f} s: "
                                    f"{step.message}")

@@ -17,7 +17,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from replay.batch_decode import KeptRecords
+    from schemas.log_verify import DataVerdict
 
 REPO = Path(__file__).resolve().parent.parent
 COMMANDS = ("run", "adjudicate", "census", "round", "table")
@@ -176,11 +179,14 @@ def _workers(text: str) -> int:
 
 
 def _provenance(data: Path, key: str | None, unverified: bool,
-                keep: KeptRecords | None = None) -> dict[str, Any] | None:
+                keep: KeptRecords | None = None,
+                verify: Callable[..., DataVerdict] | None = None) -> dict[str, Any] | None:
     """Verify the log first, every chain of it (docs/log-integrity.md): what the outputs will
     say of it, or None when replay must refuse (said on standard error). With several
     chains, ``root`` and ``checkpoint`` name each chain (schemas.log_verify.DataVerdict).
-    ``keep`` is given the records verification reads."""
+    ``keep`` is given the records verification reads; ``verify`` verifies as
+    ``schemas.log_verify.verify_data`` does (the default; the live loop's goes on from its
+    last pass: schemas.log_resume.ResumableVerifier)."""
     from schemas.checkpoint import CheckpointError, read_verifier
     from schemas.log_verify import verify_data
 
@@ -195,7 +201,7 @@ def _provenance(data: Path, key: str | None, unverified: bool,
         print(f"replay: WARNING: {line}; replaying anyway (--unverified)", file=sys.stderr)
         return {"verified": False, "verification": line, "records": None, "root": None,
                 "checkpoint": None, "key_fingerprint": None}
-    verdict = verify_data(data, verifier, keep=keep)
+    verdict = (verify or verify_data)(data, verifier, keep=keep)
     if not verdict.ok and not unverified:
         print(f"replay: REFUSED: the log does not verify: {verdict.line()}. Nothing was "
               "written. Find out why with `python -m ingest verify`; to replay it anyway, "

@@ -1,22 +1,28 @@
 """Replay kept resident for the live loop (``python -m checks --follow``, issue 9): each
 pass costs what the records appended since the last one cost, not the whole log.
 
-:class:`LiveReplay` keeps, between calls of :meth:`LiveReplay.step`, the log's records as
-verification last read them, the fold of their events (``replay.fold.Folding``), each
+:class:`LiveReplay` keeps, between calls of :meth:`LiveReplay.step`, how many records of the
+log it took and their Merkle root, the fold of their events (``replay.fold.Folding``), each
 round's rows (``replay.run.rows_of``) and, per (casino, table), its Arrow tables. A step:
 
-1. verifies the whole log first, exactly as ``python -m replay`` does (the same function,
-   ``replay.__main__._provenance``, so the same key handling and the same words); a log
-   that does not verify, or cannot be read, is refused: nothing is written, the step says
-   why, and the next step tries again from what is kept;
-2. compares the records verification read with those taken before: the log is append-only,
-   so the first N must be the same, byte for byte (where, key and value); when they are
-   not (the log was rewritten, replaced, or cut), everything kept is dropped and the log
-   is replayed whole: a cache is never trusted over a log that changed;
-3. decodes the records after those (``replay.batch_decode.decode_entries``: a record that
-   does not decode is the same finding), folds their events after the others, and judges
-   again only the rounds they touched (a round's judgement and rows depend on its own
-   events alone, the end of the log included: ``Folding.state``);
+1. verifies the log first as ``python -m replay`` does (the same function,
+   ``replay.__main__._provenance``, so the same key handling and the same words), through
+   a ``schemas.log_resume.ResumableVerifier``: after a whole verification it verifies only
+   the segments appended since the last step, once it has proved those verified before
+   unchanged (their fingerprints), and verifies the whole log again whenever it cannot, or
+   when a whole verification run every ``full_every`` seconds in the background failed.
+   Its verdict, root and checkpoint are those a whole verification gives. A log that does
+   not verify, or cannot be read, is refused: nothing is written, the step says why, and
+   the next step tries again from what is kept;
+2. takes the records verification gave: those appended since the last step when it went on
+   from there; the whole log when it verified all, of which the first N are those taken
+   when their Merkle root is the one taken (the log is append-only; the root covers every
+   byte of every record), else everything kept is dropped and the log is replayed whole:
+   a cache is never trusted over a log that changed;
+3. decodes the new records (``replay.batch_decode.decode_entries``: a record that does not
+   decode is the same finding), folds their events after the others, and judges again only
+   the rounds they touched (a round's judgement and rows depend on its own events alone,
+   the end of the log included: ``Folding.state``);
 4. rebuilds the Arrow tables of the (casino, table)s touched, from their first round
    touched on (the rounds before it are sliced from the tables kept), and writes the
    files with ``replay.run.write_replay``, as ``replay.run.replay`` writes them.
@@ -51,6 +57,7 @@ from replay.parallel import Shard, arrow_table
 from replay.reconstruct import judge_state
 from replay.run import ROWS, provenance_of, rows_of, write_replay
 from schemas import DecodeError
+from schemas.log_resume import FULL_EVERY, ResumableVerifier
 from schemas.logformat import LogError
 
 Rows = dict[str, list[dict[str, Any]]]
@@ -70,6 +77,8 @@ class StepResult:
     """Records of the log that verified."""
     new: int = 0
     """Records decoded this step (all of them after a rebuild)."""
+    verified: str = ""
+    """What verification did (``3 new segments after 10,422``, or ``the whole log (why)``)."""
     rebuilt: bool = False
     """Whether what was kept was dropped and the whole log replayed."""
     rounds: int = 0
@@ -99,16 +108,20 @@ class _Table:
 class LiveReplay:
     """Replay of ``data``'s log kept up to date, step by step, into ``data/replay``;
     ``key``: the public key the checkpoints must verify with (``python -m replay --key``:
-    its text or a file; default ``keys/signing.pub`` under ``data``). Not thread-safe: one
-    caller steps it."""
+    its text or a file; default ``keys/signing.pub`` under ``data``); ``full_every``:
+    seconds between whole verifications in the background (None: none). Not thread-safe:
+    one caller steps it; :meth:`close` stops the background verification."""
 
-    def __init__(self, data: Path, key: str | None = None) -> None:
+    def __init__(self, data: Path, key: str | None = None, *,
+                 full_every: float | None = FULL_EVERY) -> None:
         self.data = data
         self.key = key
+        self.verifier = ResumableVerifier(full_every=full_every)
         self._reset()
 
     def _reset(self) -> None:
-        self._entries: list[Entry] = []
+        self._count = 0
+        self._root = ""
         self._folding = Folding()
         self._undecodable: list[tuple[int, Finding]] = []
         self._rows: dict[RoundKey, Rows] = {}
@@ -117,7 +130,17 @@ class LiveReplay:
     @property
     def records(self) -> int:
         """Records taken so far."""
-        return len(self._entries)
+        return self._count
+
+    def poll(self) -> bool:
+        """Whether a step is needed although the log may look unchanged: the whole
+        verification in the background found the log not as verified (the next step
+        verifies it whole, and refuses it if it does not verify)."""
+        return self.verifier.poll()
+
+    def close(self) -> None:
+        """Stop the whole verification running in the background, if any."""
+        self.verifier.close()
 
     def step(self) -> StepResult:
         """Bring ``data/replay`` up to date with the log (see the module docstring). Raises
@@ -144,45 +167,65 @@ class LiveReplay:
             with contextlib.redirect_stderr(said):
                 from replay.__main__ import _provenance
 
-                provenance = _provenance(self.data, self.key, False, kept)
+                provenance = _provenance(self.data, self.key, False, kept, self.verifier)
         except LogError as exc:
+            self.verifier.forget("the log could not be read")
             return StepResult(status="refused", message=f"the log cannot be read: {exc}. Run "
                               "`python -m ingest verify`", verify_s=time.monotonic() - start)
         verified = time.monotonic()
+        how = self.verifier.said
         if provenance is None:
             words = " ".join(said.getvalue().split()).removeprefix("replay: ")
             return StepResult(status="refused", message=words or "the log does not verify",
-                              verify_s=verified - start)
-        entries = kept.entries.get(found[0])
-        if entries is None:
+                              verify_s=verified - start, verified=how)
+        entries = kept.entries.get(found[0], [] if self.verifier.resumed else None)
+        base = self.verifier.base
+        if entries is None or base + len(entries) != provenance["records"]:
+            self.verifier.forget("verification kept not every record as entries")
             return StepResult(status="fallback", message="verification kept no records of "
-                              f"{log} as entries", verify_s=verified - start)
+                              f"{log} as entries", verify_s=verified - start, verified=how)
+        if base not in (0, self._count):  # never so while both are stepped together
+            self.verifier.forget(f"verification went on after record {base:,} but replay "
+                                 f"took {self._count:,}")
+            self._reset()
+            return self.step()
+        if base:  # the ordinals count in the whole log, as python -m replay counts them
+            entries = [(base + e[0], e[1], e[2], e[3]) for e in entries]
         try:
             with collector_paused():
-                rebuilt, new, judged, shard = self._take(entries)
+                rebuilt, new, judged, shard = self._take(entries, base, provenance["root"])
             made = time.monotonic()
             write_replay(self.data / "replay", shard, provenance_of(provenance))
         except BaseException:
             self._reset()  # never trust what a step that failed half-way left
+            self.verifier.forget()
             raise
-        return StepResult(status="done", message=f"{len(entries):,} records, "
-                          f"{shard.rounds:,} rounds", records=len(entries),
-                          new=new,
+        return StepResult(status="done", message=f"{self._count:,} records, "
+                          f"{shard.rounds:,} rounds", records=self._count,
+                          new=new, verified=how,
                           rebuilt=rebuilt, rounds=shard.rounds, judged=judged,
                           verify_s=verified - start, replay_s=made - verified,
                           write_s=time.monotonic() - made)
 
-    def _take(self, entries: list[Entry]) -> tuple[bool, int, int, Shard]:
-        """Replay the entries after those taken (all of them when the first ones are not
-        those taken): whether everything was dropped, the entries decoded, the rounds
-        judged, the rows."""
-        taken = len(self._entries)
-        rebuilt = taken > 0 and (len(entries) < taken or entries[:taken] != self._entries)
-        if rebuilt:
+    def _take(self, entries: list[Entry], base: int, root: str,
+              ) -> tuple[bool, int, int, Shard]:
+        """Replay the entries that follow those taken (``base``: the records before
+        ``entries``; all of them when the log's first records are not those taken):
+        whether everything was dropped, the entries decoded, the rounds judged, the rows.
+        ``root``: the Merkle root of the log verified (hex), kept to recognise it."""
+        taken = self._count
+        rebuilt = False
+        if base == taken:
+            new = entries
+        elif base == 0 and (root_then := self.verifier.root_at(taken)) is not None \
+                and root_then.hex() == self._root:
+            new = entries[taken:]  # verified whole: its first records are those taken
+        else:
+            rebuilt = taken > 0
             self._reset()
-            taken = 0
-        new = entries[taken:]
-        self._entries = entries
+            new = entries
+        self._count = base + len(entries)
+        self._root = root
         touched: dict[RoundKey, None] = {}
         self._folding.add(self._events(new, touched))
         first: dict[TableKey, int] = {}
