@@ -51,6 +51,9 @@ class Recheck:
     """One child process at a time verifying ``data_dir`` whole (see the module docstring).
     Not thread-safe: one caller starts and polls it."""
 
+    command: tuple[str, ...] = (sys.executable, "-m", "schemas.log_recheck")
+    """What runs the child (``--data`` and ``--vkey`` follow)."""
+
     def __init__(self, data_dir: Path) -> None:
         self.data_dir = data_dir
         self._child: subprocess.Popen[bytes] | None = None
@@ -73,9 +76,8 @@ class Recheck:
         self._started = time.monotonic()
         try:
             self._child = subprocess.Popen(
-                [sys.executable, "-m", "schemas.log_recheck", "--data", str(self.data_dir),
-                 "--vkey", key.vkey], stdin=subprocess.DEVNULL, stdout=self._out,
-                stderr=self._err)
+                [*self.command, "--data", str(self.data_dir), "--vkey", key.vkey],
+                stdin=subprocess.DEVNULL, stdout=self._out, stderr=self._err)
         except OSError:
             self._close_files()
             raise

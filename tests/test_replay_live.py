@@ -91,22 +91,33 @@ def test_every_step_writes_what_a_batch_replay_writes(tmp_path, seed):
     assert {"duplicated_events", "missing_events", "dealt_twice"} <= kinds, kinds
     rng = random.Random(seed)
     log = _Log(data)
-    live = LiveReplay(data)
-    at = steps = 0
+    live = LiveReplay(data, full_every=None)
+    at = steps = whole = 0
     try:
         while at < len(messages):
             size = rng.choice([1, 2, 7, 40, 150, 400])
             log.append(messages[at:at + size])
+            if rng.random() < 0.5:
+                log.append(messages[at + size:at + size + 3])  # two segments in one step
+                size += 3
             at += size
+            forgot = steps > 0 and rng.random() < 0.25
+            if forgot:  # the next step verifies the whole log, and takes only what is new
+                live.verifier.forget()
             got = live.step()
-            steps += 1
             assert got.ok, got.message
             assert got.records == min(at, len(messages)) and not got.rebuilt
             assert got.new == min(size, len(messages) - at + size)
+            if steps == 0 or forgot:
+                whole += 1
+                assert got.verified.startswith("the whole log ("), got.verified
+            else:
+                assert " new segment" in got.verified, got.verified
+            steps += 1
             _same_as_batch(data, tmp_path)
     finally:
         log.close()
-    assert steps > 5
+    assert steps > 5 and steps - whole > 3 and whole > 1
     again = live.step()  # nothing new: nothing decoded, the same files
     assert again.ok and again.new == 0 and again.judged == 0
     _same_as_batch(data, tmp_path)
