@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 import os
+import threading
 from dataclasses import replace
 
 import pytest
@@ -106,13 +107,35 @@ def _faulty(by_table):
     return messages
 
 
-def test_two_and_three_workers_write_the_same_bytes_as_one(tmp_path):
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_two_and_three_workers_write_the_same_bytes_as_one(tmp_path, monkeypatch, method):
+    started = []
+
+    def context():
+        started.append(method)
+        return multiprocessing.get_context(method)
+
+    monkeypatch.setattr(parallel, "start_context", context)
     log = _write(tmp_path, _faulty(_shift()))
     summary = _same_for_any_workers(tmp_path, log)
     kinds = sorted(f.kind for f in summary.findings)
     assert kinds == ["conflicting_duplicate_event", "duplicate_event", "sequence_gap",
                      "sequence_gap", "undecodable_record", "undecodable_record"]
     assert summary.rounds == 6 * 4 + 1
+    assert started == [method, method]  # the helpers of 2 and of 3 workers
+
+
+def test_helpers_are_forked_only_from_a_process_without_other_threads():
+    assert threading.active_count() == 1, "the test needs a process without threads"
+    assert parallel.start_context().get_start_method() == "fork"
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert parallel.start_context().get_start_method() == "spawn"
+    finally:
+        stop.set()
+        other.join()
 
 
 def test_ids_that_cross_keys_are_replayed_together(tmp_path, monkeypatch):
