@@ -1,11 +1,14 @@
 """``python -m checks --follow``: keep replay's output and the flags up to date while ingest
 runs, so that the dashboard shows a new flag seconds after its round reached the log.
 
-Every ``--every`` seconds the loop looks at the log (the size and modification time of every
-file under ``DATA/log`` and ``DATA/checkpoints``). When it changed since the last pass that
-succeeded, it brings ``DATA/replay`` up to date and then runs the checks with ``live=True``
-(the round each table is dealing is left out until it ends, so it raises no "not ended"
-alarm that clears itself).
+Every ``--every`` seconds the loop looks at the log. When it changed since the last pass
+that succeeded, it brings ``DATA/replay`` up to date and then runs the checks with
+``live=True`` (the round each table is dealing is left out until it ends, so it raises no
+"not ended" alarm that clears itself). With replay resident, the look costs the same
+whatever the log's length (:func:`log_mark`: the directories and each chain's
+``latest.checkpoint``), since every pass proves the files verified before unchanged
+itself; otherwise it is the size and modification time of every file under ``DATA/log``
+and ``DATA/checkpoints`` (:func:`log_signature`).
 
 Replay stays in this process (``replay.live.LiveReplay``): every pass verifies the log as
 ``python -m replay`` does but goes on from the last pass (schemas/log_resume.py: only the
@@ -37,6 +40,7 @@ seconds).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -71,6 +75,36 @@ def log_signature(data: Path) -> Signature:
                 continue
             if path.is_file():
                 found.append((str(path.relative_to(data)), info.st_size, info.st_mtime_ns))
+    return tuple(found)
+
+
+def log_mark(data: Path) -> tuple[tuple[str, int, int, str], ...]:
+    """What changes whenever ingest appends a segment or signs a checkpoint, looked at
+    without listing the log (a live log has about 5 segments a second, 144,000 in a shift):
+    each directory of ``log/`` and ``checkpoints/`` (the lone ingest's and each worker's:
+    inode and modification time, which a file renamed into place changes) and each
+    chain's ``latest.checkpoint`` (its text, which ingest rewrites after every segment and
+    at shutdown, so that two segments within the file system's timestamp granularity are
+    told apart). A file changed in place is not seen here: the resident replay's next pass
+    sees it by its fingerprint, the whole verification in the background within
+    ``--full-every`` (schemas/log_resume.py)."""
+    found: list[tuple[str, int, int, str]] = []
+    for sub in ("log", "checkpoints"):
+        base = data / sub
+        dirs = [base]
+        with contextlib.suppress(OSError), os.scandir(base / "workers") as workers:
+            dirs += [base / "workers", *sorted(Path(e.path) for e in workers
+                                               if e.is_dir(follow_symlinks=False))]
+        for where in dirs:
+            try:
+                info = where.stat()
+            except OSError:
+                continue
+            text = ""
+            if sub == "checkpoints":
+                with contextlib.suppress(OSError, UnicodeDecodeError):
+                    text = (where / "latest.checkpoint").read_text(encoding="utf-8")
+            found.append((str(where.relative_to(data)), info.st_ino, info.st_mtime_ns, text))
     return tuple(found)
 
 
@@ -113,14 +147,14 @@ def follow(data: Path, *, every: float = 1.0, workers: int = 1,
         stop = True
 
     previous = signal.signal(signal.SIGTERM, on_term)
-    seen: Signature | None = None
+    seen: tuple[object, ...] | None = None
     ran = 0
     passer = _Passes(data, workers=workers, key=key, say=say, resident=resident,
                      full_every=full_every)
     say(f"follow: watching {data / 'log'} every {every:g} s (Ctrl-C to stop)")
     try:
         while not stop and (passes is None or ran < passes):
-            now = log_signature(data)
+            now = passer.look()
             if not now:
                 if seen is None:
                     say(f"follow: no log yet under {data / 'log'}: waiting for ingest")
@@ -156,6 +190,13 @@ class _Passes:
 
             self.live = LiveReplay(data, key, full_every=full_every)
         self.told = False
+
+    def look(self) -> tuple[object, ...]:
+        """What says the log changed (see the module docstring); empty when there is no
+        log yet."""
+        if self.live is not None:
+            return log_mark(self.data) if (self.data / "log").is_dir() else ()
+        return log_signature(self.data)
 
     def poll(self) -> bool:
         """Whether a pass is due although the log looks the same: the whole verification

@@ -74,7 +74,7 @@ from schemas.log_verify import (
     verify_log,
     walk_segment,
 )
-from schemas.logformat import SEGMENT, Chain, segment_name, segments
+from schemas.logformat import SEGMENT, Chain, segment_name
 from schemas.merkle import Tree
 
 FULL_EVERY = 600.0
@@ -113,7 +113,7 @@ class _Held:
     roots: bytearray = field(default_factory=bytearray)
     """The tree's root at each of ``ends`` (32 bytes each)."""
     beside: dict[str, bytes] = field(default_factory=dict)
-    """Each checkpoint file verified (its name as verdicts give it): :data:`_FILE`."""
+    """Each checkpoint file verified, by file name: :data:`_FILE`."""
 
     def root_at(self, size: int) -> bytes | None:
         if size == 0:
@@ -291,10 +291,9 @@ class ResumableVerifier:
         beside: dict[str, bytes] = {}
         texts = []
         for path in checkpoint_files(chain):
-            name = str(path)
             with contextlib.suppress(OSError):  # unreadable, it fails below, named
-                beside[name] = _FILE.pack(*fingerprint(os.stat(path)))
-            texts.append((name, read_checkpoint(path)))
+                beside[path.name] = _FILE.pack(*fingerprint(os.stat(path)))
+            texts.append((str(path), read_checkpoint(path)))
         trail = _Trail()
         verdict = verify_log(chain.log, key, checkpoints=texts, progress=progress,
                              keep=None if keep is None else keep(chain), trail=trail)
@@ -313,23 +312,24 @@ class ResumableVerifier:
     def _resume(self, held: _Held, key: Verifier,
                 keep: Callable[[Chain], Keep] | None) -> DataVerdict:
         chain = held.chain
-        changed, beside = self._beside(held)
-        segs = segments(chain.log)
+        changed, beside = _beside(held)
+        names = _segment_names(chain.log)
         before = held.at.segments
-        if len(segs) < before:
-            raise _Restart(f"the log holds {len(segs):,} segments, {before:,} were verified: "
+        if len(names) < before:
+            raise _Restart(f"the log holds {len(names):,} segments, {before:,} were verified: "
                            "segments were removed")
-        packed = [_packed(seg, _stat(seg)) for seg in segs]
-        if b"".join(packed[:before]) != held.segments:
-            raise _Restart(_first_change(segs, packed, held.segments))
+        packed = _fingerprints(chain.log, names)
+        size = _SEGMENT.size
+        if packed[:size * before] != held.segments:
+            raise _Restart(_first_change(names, packed, held.segments))
         at = held.at.copy()
         got: list[dict[str, Any]] = []
         ends: array[int] = array("q")
         roots = bytearray()
         hooks = Hooks(keep=got.append)
         try:
-            for seg in segs[before:]:
-                walk_segment(seg, key, at, hooks)
+            for _, name in names[before:]:
+                walk_segment(chain.log / name, key, at, hooks)
                 ends.append(at.records)
                 roots += at.tree.root()
             wanted = open_checkpoints(changed, key)
@@ -347,12 +347,12 @@ class ResumableVerifier:
             check_checkpoints(wanted, at, known)
         except VerifyFailed as exc:
             raise _Restart(f"what was appended did not verify ({exc})") from None
-        new = len(segs) - before
+        new = len(names) - before
         self.base, self.resumed = held.at.records, True
         self.said = (f"{new:,} new segment{'s' if new != 1 else ''} after {before:,}"
                      if new else f"no new segment after {before:,}")
         held.at = at
-        held.segments += b"".join(packed[before:])
+        held.segments += packed[size * before:]
         held.ends.extend(ends)
         held.roots += roots
         held.beside = beside
@@ -363,37 +363,77 @@ class ResumableVerifier:
         self._start_if_due()
         return DataVerdict(chains=((chain, at.verdict(key, None)),), key=key, problem=None)
 
-    def _beside(self, held: _Held) -> tuple[list[tuple[str, str]], dict[str, bytes]]:
-        """The checkpoint files beside the log new or changed since verified (name, text),
-        and every one's fingerprint."""
-        changed = []
-        now: dict[str, bytes] = {}
-        for path in checkpoint_files(held.chain):
-            name = str(path)
-            fp = _FILE.pack(*fingerprint(_stat(path)))
+
+def _segment_names(log_dir: Path) -> list[tuple[int, str]]:
+    """``schemas.logformat.segments``: the same files in the same order, as (number, name),
+    without a Path each (the live loop lists every segment at every pass)."""
+    try:
+        names = os.listdir(log_dir)
+    except OSError as exc:
+        raise _Restart(f"{log_dir} cannot be listed ({exc.strerror or exc})") from None
+    return sorted((int(m.group(1)), name) for name in names if (m := SEGMENT.match(name)))
+
+
+def _fingerprints(log_dir: Path, names: list[tuple[int, str]]) -> bytearray:
+    """Every segment's number and fingerprint (:data:`_SEGMENT`), in order."""
+    out = bytearray()
+    pack = _SEGMENT.pack
+    try:
+        fd = os.open(log_dir, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as exc:
+        raise _Restart(f"{log_dir} cannot be opened ({exc.strerror or exc})") from None
+    try:
+        for number, name in names:
+            if name != segment_name(number):
+                raise _Restart(f"{name} is not named as ingest names a segment "
+                               f"({segment_name(number)})")
+            out += pack(number, *fingerprint(os.stat(name, dir_fd=fd)))
+    except FileNotFoundError as exc:
+        raise _Restart(f"{exc.filename} was removed while the log was looked at") from None
+    except OSError as exc:
+        raise _Restart(f"a segment cannot be looked at ({exc})") from None
+    finally:
+        os.close(fd)
+    return out
+
+
+def _beside(held: _Held) -> tuple[list[tuple[str, str]], dict[str, bytes]]:
+    """The checkpoint files beside the log (``schemas.log_verify.checkpoint_files``) new or
+    changed since verified, as (name, text), and every one's fingerprint by name."""
+    where = held.chain.checkpoints
+    try:
+        names = sorted(n for n in os.listdir(where) if n.endswith(".checkpoint"))
+        fd = os.open(where, os.O_RDONLY | os.O_DIRECTORY)
+    except FileNotFoundError:
+        return [], {}
+    except OSError as exc:
+        raise _Restart(f"{where} cannot be listed ({exc.strerror or exc})") from None
+    changed = []
+    now: dict[str, bytes] = {}
+    pack = _FILE.pack
+    try:
+        for name in names:
+            fp = pack(*fingerprint(os.stat(name, dir_fd=fd)))
             now[name] = fp
             if held.beside.get(name) != fp:
-                changed.append((name, read_checkpoint(path)))
-        return changed, now
-
-
-def _stat(path: Path) -> os.stat_result:
-    try:
-        return os.stat(path)
+                path = where / name
+                changed.append((str(path), read_checkpoint(path)))
     except OSError as exc:
-        raise _Restart(f"{path.name} cannot be looked at ({exc.strerror or exc})") from None
+        raise _Restart(f"a checkpoint file in {where} cannot be looked at ({exc})") from None
+    finally:
+        os.close(fd)
+    return changed, now
 
 
-def _first_change(segs: list[Path], packed: list[bytes], held: bytearray) -> str:
+def _first_change(names: list[tuple[int, str]], packed: bytearray, held: bytearray) -> str:
     """Which segment verified before is not as it was."""
     size = _SEGMENT.size
-    for i, now in enumerate(packed):
-        was = held[size * i:size * (i + 1)]
+    for i, (_, name) in enumerate(names):
+        now, was = packed[size * i:size * (i + 1)], held[size * i:size * (i + 1)]
         if now != was:
             number = _SEGMENT.unpack(was)[0]
             if _SEGMENT.unpack(now)[0] != number:
-                return (f"{segs[i].name} is where {segment_name(number)} was verified: "
-                        "segments were removed, renamed or inserted")
-            return (f"{segs[i].name} changed since it was verified (its inode, size or "
-                    "times differ)")
+                return (f"{name} is where {segment_name(number)} was verified: segments "
+                        "were removed, renamed or inserted")
+            return f"{name} changed since it was verified (its inode, size or times differ)"
     return "the segments are not those verified"

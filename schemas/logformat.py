@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import struct
 import zlib
@@ -222,8 +223,18 @@ def chains(data_dir: Path) -> list[Chain]:
     named = sorted(p.name for p in workers_dir.iterdir()
                    if p.is_dir() and WORKER_NAME.fullmatch(p.name)) if workers_dir.is_dir() else []
     main = chain_of(data_dir)
-    out = [main] if segments(main.log) or not named else []
+    out = [main] if not named or has_segment(main.log) else []
     return out + [chain_of(data_dir, name) for name in named]
+
+
+def has_segment(log_dir: Path) -> bool:
+    """Whether ``log_dir`` holds a segment (:func:`segments` not empty), found without
+    listing them all: the live loop asks at every pass, of a log of many segments."""
+    try:
+        with os.scandir(log_dir) as found:
+            return any(SEGMENT.match(entry.name) for entry in found)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
 
 
 def segments(log_dir: Path) -> list[Path]:

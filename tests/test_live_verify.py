@@ -14,7 +14,7 @@ import sys
 import threading
 from pathlib import Path
 
-from checks.follow import follow
+from checks.follow import follow, log_mark
 from ingest.keys import load_signer
 from ingest.log import LogWriter, Received
 from replay.batch_decode import KeptRecords
@@ -352,3 +352,27 @@ def test_follow_runs_a_pass_when_the_background_verification_fails(tmp_path, mon
     text = "\n".join(lines)
     assert forged and "the whole verification in the background" in text, text
     assert "replay failed (refused)" in text and "segment-000002.avro" in text, text
+
+
+def test_the_follow_loop_s_look_changes_with_every_segment_and_checkpoint(tmp_path):
+    data, log = _log(tmp_path, [2])
+    try:
+        marks = [log_mark(data)]
+        assert marks[0] == log_mark(data)  # nothing written: the same
+        for _ in range(5):  # back to back, within a timestamp's granularity or not
+            log.append(1)
+            marks.append(log_mark(data))
+    finally:
+        log.close()
+    marks.append(log_mark(data))  # the shutdown checkpoint
+    assert len(set(marks)) == len(marks)
+    worker = LogWriter(data / "log" / "workers" / "w1", data / "quarantine" / "workers" / "w1",
+                       signer=load_signer(data),
+                       checkpoint_dir=data / "checkpoints" / "workers" / "w1")
+    try:
+        before = log_mark(data)
+        worker.append([Received(topic="round-events", partition=1, offset=0, timestamp_ms=1,
+                                key=b"T02", value=b"x")], [])
+        assert log_mark(data) != before
+    finally:
+        worker.close()
