@@ -328,7 +328,7 @@ class ResumableVerifier:
         roots = bytearray()
         hooks = Hooks(keep=got.append)
         try:
-            for _, name in names[before:]:
+            for name in names[before:]:
                 walk_segment(chain.log / name, key, at, hooks)
                 ends.append(at.records)
                 roots += at.tree.root()
@@ -364,30 +364,34 @@ class ResumableVerifier:
         return DataVerdict(chains=((chain, at.verdict(key, None)),), key=key, problem=None)
 
 
-def _segment_names(log_dir: Path) -> list[tuple[int, str]]:
-    """``schemas.logformat.segments``: the same files in the same order, as (number, name),
-    without a Path each (the live loop lists every segment at every pass)."""
+def _segment_names(log_dir: Path) -> list[str]:
+    """``schemas.logformat.segments``: the same files in the same order, as names, without
+    a Path each (the live loop lists every segment at every pass)."""
     try:
-        names = os.listdir(log_dir)
+        names = [name for name in os.listdir(log_dir) if SEGMENT.match(name)]
     except OSError as exc:
         raise _Restart(f"{log_dir} cannot be listed ({exc.strerror or exc})") from None
-    return sorted((int(m.group(1)), name) for name in names if (m := SEGMENT.match(name)))
+    if len({len(name) for name in names}) <= 1:
+        names.sort()  # numbers of as many digits: their text's order is their order
+        return names
+    return [name for _, name in sorted((int(name[8:-5]), name) for name in names)]
 
 
-def _fingerprints(log_dir: Path, names: list[tuple[int, str]]) -> bytearray:
-    """Every segment's number and fingerprint (:data:`_SEGMENT`), in order."""
+def _fingerprints(log_dir: Path, names: list[str]) -> bytearray:
+    """Every segment's number and fingerprint (:data:`_SEGMENT`), in order. (A name that
+    is not ingest's for its number never passes a whole verification, whose segment's
+    signed checkpoint names it; a second name for a number gives another sequence of
+    numbers than the one verified.)"""
     out = bytearray()
     pack = _SEGMENT.pack
+    stat = os.stat
     try:
         fd = os.open(log_dir, os.O_RDONLY | os.O_DIRECTORY)
     except OSError as exc:
         raise _Restart(f"{log_dir} cannot be opened ({exc.strerror or exc})") from None
     try:
-        for number, name in names:
-            if name != segment_name(number):
-                raise _Restart(f"{name} is not named as ingest names a segment "
-                               f"({segment_name(number)})")
-            out += pack(number, *fingerprint(os.stat(name, dir_fd=fd)))
+        for name in names:
+            out += pack(int(name[8:-5]), *fingerprint(stat(name, dir_fd=fd)))
     except FileNotFoundError as exc:
         raise _Restart(f"{exc.filename} was removed while the log was looked at") from None
     except OSError as exc:
@@ -399,10 +403,12 @@ def _fingerprints(log_dir: Path, names: list[tuple[int, str]]) -> bytearray:
 
 def _beside(held: _Held) -> tuple[list[tuple[str, str]], dict[str, bytes]]:
     """The checkpoint files beside the log (``schemas.log_verify.checkpoint_files``) new or
-    changed since verified, as (name, text), and every one's fingerprint by name."""
+    changed since verified, as (name, text), and every one's fingerprint by name. (Their
+    order does not matter here: any that does not verify makes the call verify the whole
+    log, which checks them in order.)"""
     where = held.chain.checkpoints
     try:
-        names = sorted(n for n in os.listdir(where) if n.endswith(".checkpoint"))
+        names = [name for name in os.listdir(where) if name.endswith(".checkpoint")]
         fd = os.open(where, os.O_RDONLY | os.O_DIRECTORY)
     except FileNotFoundError:
         return [], {}
@@ -411,24 +417,24 @@ def _beside(held: _Held) -> tuple[list[tuple[str, str]], dict[str, bytes]]:
     changed = []
     now: dict[str, bytes] = {}
     pack = _FILE.pack
+    stat = os.stat
+    was = held.beside.get
     try:
         for name in names:
-            fp = pack(*fingerprint(os.stat(name, dir_fd=fd)))
-            now[name] = fp
-            if held.beside.get(name) != fp:
-                path = where / name
-                changed.append((str(path), read_checkpoint(path)))
+            fp = now[name] = pack(*fingerprint(stat(name, dir_fd=fd)))
+            if was(name) != fp:
+                changed.append(name)
     except OSError as exc:
         raise _Restart(f"a checkpoint file in {where} cannot be looked at ({exc})") from None
     finally:
         os.close(fd)
-    return changed, now
+    return [(str(where / name), read_checkpoint(where / name)) for name in changed], now
 
 
-def _first_change(names: list[tuple[int, str]], packed: bytearray, held: bytearray) -> str:
+def _first_change(names: list[str], packed: bytearray, held: bytearray) -> str:
     """Which segment verified before is not as it was."""
     size = _SEGMENT.size
-    for i, (_, name) in enumerate(names):
+    for i, name in enumerate(names):
         now, was = packed[size * i:size * (i + 1)], held[size * i:size * (i + 1)]
         if now != was:
             number = _SEGMENT.unpack(was)[0]
