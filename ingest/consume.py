@@ -15,7 +15,9 @@ Ingest never stops on input and never guesses:
   skipping or repeating messages;
 - a lost broker is retried with a growing wait, one line per retry, and ingest resumes from
   the log's offsets when it is back. A consumer that stops fetching after the broker came
-  back (kafka-python 3.0.12 does: it reconnects but never fetches again) is replaced.
+  back (kafka-python 3.0.12 does: it reconnects but never fetches again) is replaced;
+- ``--until-idle`` stops only when the log holds every partition of the topic to its end,
+  not merely the partitions the group assigned to this worker (see :func:`run`).
 """
 
 from __future__ import annotations
@@ -195,13 +197,18 @@ class _ResumeFromLog(ConsumerRebalanceListener):  # type: ignore[misc]
         self.before_revoke: Callable[[KafkaConsumer], None] | None = None
         """Writes the batch in flight: a partition is given up only once the log holds
         everything polled from it."""
+        self.changes = 0
+        """How many times the assignment changed: what was found caught up before a change
+        says nothing about the partitions after it."""
 
     def on_partitions_revoked(self, revoked: Any) -> None:
+        self.changes += 1
         if self.before_revoke is not None:
             self.before_revoke(self.consumer)
         self.unchecked -= set(revoked)
 
     def on_partitions_assigned(self, assigned: Any) -> None:
+        self.changes += 1
         self.log.refresh_peers()  # where the worker that held them stopped
         for tp in assigned:
             nxt = self.log.next_offset(tp.topic, tp.partition)
@@ -256,6 +263,11 @@ def run(
 ) -> IngestStats:
     """Poll, judge, append, fsync, commit, until stopped (SIGTERM/SIGINT) or idle and caught up.
 
+    With ``until_idle``, ingest stops once no message came for that many seconds and every
+    partition of the topic is read to its end, by this consumer or by another worker's chain
+    (:func:`_caught_up`), probed after the last poll: partitions that a stopped worker still
+    holds are waited for (one line says so), never left behind.
+
     ``connect`` makes a consumer (again after a lost broker). Refused when the topic went
     backwards against the log; LogError/OSError when the log cannot be written; a broker
     that cannot be reached is retried, never raised."""
@@ -283,7 +295,10 @@ def run(
     last_report = 0.0
     reported_batches = 0
     last_probe = time.monotonic()
-    caught_up = False
+    caught_up: tuple[_ResumeFromLog, int] | None = None
+    """The last probe found everything read: with this listener, after this many changes of
+    the assignment (a later change, or a new consumer, makes it say nothing)."""
+    waiting_for: tuple[TopicPartition, ...] = ()
 
     def drain(kc: KafkaConsumer | None) -> None:
         """Write the batch in flight (before a rebalance, a lost broker, the end, or when
@@ -339,6 +354,7 @@ def run(
                         "offsets")
                 lost_since, retries = None, 0
                 last_data = last_probe = time.monotonic()
+                caught_up = None
             kc = session.consumer
             listener = session.listener
             try:
@@ -373,22 +389,43 @@ def run(
                 drain(kc)
                 pending = batch
                 last_data = last_probe = time.monotonic()
-                caught_up = False
+                caught_up = None
             else:
                 drain(kc)
             now = time.monotonic()
             if now - last_report >= 2.0 and stats.batches != reported_batches:
                 progress(stats, False)
                 last_report, reported_batches = now, stats.batches
+            idle = until_idle is not None and now - last_data >= until_idle
+            probed = False
             if not messages and now - last_probe >= PROBE_EVERY_S:
-                last_probe = now
+                last_probe, probed = now, True
+                changes = listener.changes
                 try:
-                    caught_up = _caught_up(kc, stalled=now - last_data >= STALL_S)
+                    unread = _caught_up(kc, topic=topic, log=log,
+                                        stalled=now - last_data >= STALL_S)
                 except KafkaError as exc:
                     lost(exc, "lost the Kafka broker")
                     continue
-            if until_idle is not None and now - last_data >= until_idle and caught_up:
-                break
+                caught_up = (listener, changes) if unread.caught_up else None
+                if idle and not unread.here and unread.elsewhere \
+                        and unread.elsewhere != waiting_for:
+                    waiting_for = unread.elsewhere
+                    say(_waiting_line(unread, idle_s=now - last_data, consumer=kc))
+            if idle and caught_up == (listener, listener.changes) and not listener.unchecked:
+                # Stop only on what holds now: probed since the last poll (a poll is where
+                # the assignment changes), else probed once more.
+                if probed:
+                    break
+                changes = listener.changes
+                try:
+                    final = _caught_up(kc, topic=topic, log=log, stalled=False)
+                except KafkaError as exc:
+                    lost(exc, "lost the Kafka broker")
+                    continue
+                if final.caught_up and listener.changes == changes:
+                    break
+                caught_up = None
         drain(session.consumer if session is not None else None)
     finally:
         judges.close()
@@ -506,20 +543,83 @@ class _Stalled(KafkaError):  # type: ignore[misc]
     """Messages are waiting but the consumer delivers none (see the module docstring)."""
 
 
-def _caught_up(consumer: KafkaConsumer, *, stalled: bool) -> bool:
-    """Has the consumer read every assigned partition to its end? KafkaError when the broker
-    does not answer, or (``stalled``) when messages wait but none came for :data:`STALL_S`."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Unread:
+    """The partitions of the topic that are not read to their ends (none: caught up)."""
+
+    here: tuple[TopicPartition, ...] = ()
+    """Assigned to this consumer, its position before the partition's end."""
+    elsewhere: tuple[TopicPartition, ...] = ()
+    """Not assigned to this consumer, and no chain of the log holds them to their ends:
+    another member of the group holds them, or will once the group rebalances."""
+    topic_unknown: bool = False
+    """The broker's metadata does not name the topic's partitions (yet)."""
+
+    @property
+    def caught_up(self) -> bool:
+        return not (self.here or self.elsewhere or self.topic_unknown)
+
+
+def _caught_up(consumer: KafkaConsumer, *, topic: str, log: LogWriter,
+               stalled: bool) -> _Unread:
+    """What of ``topic`` is not read to its end, as the broker has it now: every partition of
+    the topic, not only those assigned to this consumer, is read to the end it has at this
+    call when this consumer's position is there or the log (any worker's chain) holds it
+    to there. A member of the group that stopped without leaving it (ingest is a static
+    member, KIP-345) keeps its partitions until its session times out, so a worker that
+    looked only at its own assignment would stop with the others' messages unread.
+
+    KafkaError when the broker does not answer, or (``stalled``) when messages wait in an
+    assigned partition but none came for :data:`STALL_S`."""
     assigned = consumer.assignment()
-    if not assigned:
-        return False
-    ends = consumer.end_offsets(list(assigned), timeout_ms=KAFKA_TIMEOUT_MS)
-    behind = [tp for tp in assigned if consumer.position(tp, timeout_ms=KAFKA_TIMEOUT_MS)
-              < ends[tp]]
-    if behind and stalled and not set(behind) <= consumer.paused():
-        where = ", ".join(f"{tp.topic}[{tp.partition}]" for tp in sorted(behind)[:3])
+    parts = consumer.partitions_for_topic(topic)
+    if parts is None:
+        consumer.topics()  # not in the cached metadata yet: ask the broker
+        parts = consumer.partitions_for_topic(topic)
+    if parts is None:
+        return _Unread(topic_unknown=True)
+    tps = sorted({TopicPartition(topic, p) for p in parts} | set(assigned))
+    # The ends first, what is read second: whatever the ends count is read by then.
+    ends = consumer.end_offsets(tps, timeout_ms=KAFKA_TIMEOUT_MS)
+    log.refresh_peers()
+    here, elsewhere, unseen = [], [], []
+    for tp in tps:
+        held = log.next_offset(tp.topic, tp.partition)
+        if held is not None and held >= ends[tp]:
+            continue
+        if tp in assigned:
+            position = consumer.position(tp, timeout_ms=KAFKA_TIMEOUT_MS)
+            if position is None or position < ends[tp]:  # None: the seek is not done yet
+                here.append(tp)
+        elif held is None:
+            unseen.append(tp)
+        else:
+            elsewhere.append(tp)
+    if unseen:  # a partition the log never saw has nothing to read if it holds nothing
+        begin = consumer.beginning_offsets(unseen, timeout_ms=KAFKA_TIMEOUT_MS)
+        elsewhere += [tp for tp in unseen if begin[tp] < ends[tp]]
+    if here and stalled and not set(here) <= consumer.paused():
+        where = ", ".join(f"{tp.topic}[{tp.partition}]" for tp in here[:3])
         raise _Stalled(f"messages wait in {where} but the consumer delivered none for "
                        f"{STALL_S:.0f} s")
-    return not behind
+    return _Unread(here=tuple(here), elsewhere=tuple(sorted(elsewhere)))
+
+
+def _waiting_line(unread: _Unread, *, idle_s: float, consumer: KafkaConsumer) -> str:
+    """Why an idle ingest does not stop yet: partitions another member of the group holds."""
+    names = ", ".join(f"{tp.topic}[{tp.partition}]" for tp in unread.elsewhere[:6])
+    if len(unread.elsewhere) > 6:
+        names += f" and {len(unread.elsewhere) - 6} more"
+    many = len(unread.elsewhere) > 1
+    session_s = consumer.config["session_timeout_ms"] / 1000
+    return (f"ingest: idle for {idle_s:.0f} s, but {names} {'are' if many else 'is'} not in "
+            f"the log to {'their ends' if many else 'its end'} and assigned to another member "
+            f"of consumer group {consumer.config['group_id']}: waiting for "
+            f"{'them' if many else 'it'} before stopping. A worker that stopped keeps its "
+            f"partitions until its session times out ({session_s:.0f} s); another ingest of "
+            "this group writing into another data directory keeps them for good (give each "
+            "data directory its own --group). "
+            "Stopping now (Ctrl-C) loses nothing: the next ingest goes on from the log.")
 
 
 def open_log(data_dir: Path, signing_key: Path | None = None,
