@@ -2,7 +2,7 @@
 against going on from the last pass (schemas/log_resume.py), measured in the same run.
 
 Usage: .venv/bin/python bench/live_verify.py [--segments 20000 100000] [--new 5]
-       [--repeat 5] [--seed 1] [--dir DIR]
+       [--repeat 5] [--seed 1] [--step] [--dir DIR]
 
 Writes a log as live ingest does (``ingest.log.LogWriter``: each segment signed, its
 checkpoint beside it in ``checkpoints/``, ``latest.checkpoint`` rewritten), of simulated
@@ -21,6 +21,14 @@ then ``--repeat`` times appends ``--new`` segments and times, in alternating ord
 
 Both verdicts must be the same (records, root, checkpoint) or the bench stops. Prints one
 Markdown table (median and best seconds), and what the verifier keeps between passes.
+
+``--step``: then, at the largest count, the whole live pass of replay
+(``replay.live.LiveReplay.step``: verify, decode and judge the new records, write
+``replay/``), ``--repeat`` times each way after ``--new`` segments: going on, and after
+``verifier.forget()`` (a whole verification, as every pass did before; the records taken
+are recognised by their root, so only the new ones are replayed either way); a second
+table gives the medians of its parts. The events are simulated shifts of 8 tables, each
+shift under its own casino (C001, C002, ...) so that rounds never repeat.
 ``--dir`` keeps the log there (and reuses one already written there), else a temporary
 directory is removed at the end.
 """
@@ -48,6 +56,7 @@ from ingest.keys import load_signer  # noqa: E402
 from ingest.log import LogWriter, Received  # noqa: E402
 from ingest.simulate import simulate_shift  # noqa: E402
 from replay.batch_decode import KeptRecords  # noqa: E402
+from replay.live import LiveReplay, StepResult  # noqa: E402
 from schemas import encode  # noqa: E402
 from schemas.log_resume import ResumableVerifier  # noqa: E402
 from schemas.log_verify import DataVerdict, verify_data  # noqa: E402
@@ -70,7 +79,7 @@ class _Writer:
                 return encode(event)
             self.seed += 1
             events, _ = simulate_shift(tables=8, rounds=100, seed=self.seed,
-                                       fault_rate=0.02)
+                                       fault_rate=0.02, casino=f"C{self.seed:03d}")
             self.events = iter(events)
         raise RuntimeError("the simulator dealt nothing")
 
@@ -138,16 +147,40 @@ def _measure(data: Path, writer: _Writer, new: int, repeat: int) -> Row:
     return len(segments(data / "log")), records, before, after, look, mark, _held_bytes(rv)
 
 
+def _steps(data: Path, writer: _Writer, new: int, repeat: int) -> dict[str, list[StepResult]]:
+    """LiveReplay.step after ``new`` segments, going on and after a whole verification."""
+    live = LiveReplay(data, full_every=None)
+    first = live.step()
+    if not first.ok:
+        sys.exit(f"the first step failed: {first.message}")
+    print(f"live_verify: the first step replayed {first.records:,} records in "
+          f"{first.seconds:.0f} s", file=sys.stderr, flush=True)
+    got: dict[str, list[StepResult]] = {"going on (after)": [], "whole (before)": []}
+    for turn in range(2 * repeat):
+        writer.append(new)
+        whole = turn % 2 == 1
+        if whole:
+            live.verifier.forget()
+        step = live.step()
+        if not step.ok or step.rebuilt or step.verified.startswith("the whole") != whole:
+            sys.exit(f"the step did not go as meant: {step}")
+        got["whole (before)" if whole else "going on (after)"].append(step)
+    return got
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--segments", type=int, nargs="+", default=[20_000, 100_000])
     p.add_argument("--new", type=int, default=5, help="segments appended before each pass")
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--step", action="store_true",
+                   help="also time LiveReplay.step at the largest count, both ways")
     p.add_argument("--dir", type=Path, default=None,
                    help="keep the log here (an existing one is reused and grown)")
     args = p.parse_args()
     rows = []
+    steps: dict[str, list[StepResult]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         data = args.dir or Path(tmp) / "data"
         for target in sorted(args.segments):
@@ -158,6 +191,8 @@ def main() -> int:
                 print(f"live_verify: {target:,} segments ({wrote:.0f} s to write "
                       f"{missing:,})", file=sys.stderr, flush=True)
                 rows.append(_measure(data, writer, args.new, args.repeat))
+                if args.step and target == max(args.segments):
+                    steps = _steps(data, writer, args.new, args.repeat)
             finally:
                 writer.close()
     print(f"\n{platform.python_implementation()} {platform.python_version()}, "
@@ -173,6 +208,17 @@ def main() -> int:
               f"{ma:.4f} / {min(after):.4f} | {mb / ma:.0f}x | "
               f"{statistics.median(look):.3f} | {statistics.median(mark):.5f} | "
               f"{held / 1e6:.1f} MB |")
+    if steps:
+        print(f"\nreplay/live.py LiveReplay.step after {args.new} new segments, "
+              f"{segs:,} segments (median seconds of {args.repeat})\n")
+        print("| verification | whole pass | verify | new records | write | records new |")
+        print("|---|---:|---:|---:|---:|---:|")
+        for name, got in steps.items():
+            med = {part: statistics.median(getattr(r, part) for r in got)
+                   for part in ("seconds", "verify_s", "replay_s", "write_s")}
+            print(f"| {name} | {med['seconds']:.3f} | {med['verify_s']:.3f} | "
+                  f"{med['replay_s']:.3f} | {med['write_s']:.3f} | "
+                  f"{statistics.median(r.new for r in got):.0f} |")
     return 0
 
 
