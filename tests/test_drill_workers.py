@@ -6,8 +6,11 @@ A fresh 6-partition topic receives :data:`EVENTS` simulator events with a malfor
 after every :data:`BAD_EVERY`-th, produced at a steady pace in the background. Workers
 ``w1``, ``w2`` and ``w3`` (``python -m ingest --worker NAME``, one consumer group) run as
 subprocesses; :data:`KILLS` times a random worker is SIGKILLed and started again. Then all
-are stopped and ``w1`` alone catches up with ``--until-idle``: the group hands it every
-partition, so it must resume each one from where any worker's chain stopped.
+are stopped, the last :data:`TAIL` messages are produced into every partition, and ``w1``
+alone catches up with ``--until-idle``. The stopped workers are static members of the group
+(KIP-345) and keep their partitions until their sessions time out, so ``w1`` first gets only
+its own: it must wait for the others' partitions (the group hands them over when those
+sessions end) and resume each from where any worker's chain stopped, whatever the fetch wait.
 
     .venv/bin/python -m pytest -m drills tests/test_drill_workers.py -s
 """
@@ -32,6 +35,7 @@ from tests.drill_support import (
     exactly_once_problems,
     ingest_cmd,
     new_topic,
+    produce,
     run_ingest,
     verify_cli,
 )
@@ -43,6 +47,8 @@ KILLS = int(os.environ.get("CATWALK_DRILL_WORKER_KILLS", "10"))
 PRODUCE_S = float(os.environ.get("CATWALK_DRILL_WORKER_PRODUCE_S", "20"))
 SEED = int(os.environ.get("CATWALK_DRILL_WORKER_SEED", "20261202"))
 BAD_EVERY = 3_000
+TAIL = 600
+"""Messages produced after every worker stopped: in every partition, for w1 alone."""
 WORKERS = ("w1", "w2", "w3")
 
 
@@ -79,6 +85,7 @@ def test_three_workers_killed_at_random_lose_and_repeat_nothing(kafka_bootstrap:
     topic = new_topic(kafka_bootstrap, "drill-workers", partitions=6)
     data = tmp_path / "data"
     messages = drill_messages(EVENTS, seed=SEED, bad_every=BAD_EVERY)
+    messages, tail = messages[:-TAIL], messages[-TAIL:]
     producing = Producing(kafka_bootstrap, topic, messages,
                           per_second=len(messages) / PRODUCE_S)
     outs = {name: tmp_path / f"{name}.err" for name in WORKERS}
@@ -102,6 +109,10 @@ def test_three_workers_killed_at_random_lose_and_repeat_nothing(kafka_bootstrap:
                 proc.wait(60)
             except subprocess.TimeoutExpired:
                 proc.kill()
+    late = produce(kafka_bootstrap, topic, tail)
+    assert len(late.ends) == 6, late.ends  # the tail reaches the partitions of every worker
+    produced.good.update(late.good)
+    produced.bad.update(late.bad)
     caught_up = run_ingest(data, topic, kafka_bootstrap, "--worker", "w1", "--until-idle", "4")
     assert caught_up.returncode == 0, caught_up.stderr
     texts = {name: out.read_text() for name, out in outs.items()}
