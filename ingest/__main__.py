@@ -71,7 +71,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--group", default=None,
                    help="consumer group (default catwalk-ingest-<topic>)")
     p.add_argument("--until-idle", type=float, default=None, metavar="SECONDS",
-                   help="stop once caught up and no event arrived for SECONDS (batch runs)")
+                   help="stop once no event arrived for SECONDS and every partition of "
+                   "the topic is in the log to its end (read here, or held by another "
+                   "worker's chain); a worker restarted alone waits, and says so, for the "
+                   "partitions its stopped peers keep until their sessions time out "
+                   "(about 10 s) (batch runs)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     audit = p.add_argument_group("verify and prove")
     audit.add_argument("--key", default=None, metavar="PUBLIC_KEY",
