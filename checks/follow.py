@@ -4,11 +4,12 @@ runs, so that the dashboard shows a new flag seconds after its round reached the
 Every ``--every`` seconds the loop looks at the log. When it changed since the last pass
 that succeeded, it brings ``DATA/replay`` up to date and then runs the checks with
 ``live=True`` (the round each table is dealing is left out until it ends, so it raises no
-"not ended" alarm that clears itself). With replay resident, the look costs the same
-whatever the log's length (:func:`log_mark`: the directories and each chain's
-``latest.checkpoint``), since every pass proves the files verified before unchanged
-itself; otherwise it is the size and modification time of every file under ``DATA/log``
-and ``DATA/checkpoints`` (:func:`log_signature`).
+"not ended" alarm that clears itself). While the resident replay goes on from its last
+pass, the look costs the same whatever the log's length (:func:`log_mark`: the
+directories and each chain's ``latest.checkpoint``), since every pass proves the files
+verified before unchanged itself; otherwise (ingest workers' chains, a log that did not
+verify, replay as a child) it is the size and modification time of every file under
+``DATA/log`` and ``DATA/checkpoints`` (:func:`log_signature`).
 
 Replay stays in this process (``replay.live.LiveReplay``): every pass verifies the log as
 ``python -m replay`` does but goes on from the last pass (schemas/log_resume.py: only the
@@ -78,7 +79,7 @@ def log_signature(data: Path) -> Signature:
     return tuple(found)
 
 
-def log_mark(data: Path) -> tuple[tuple[str, int, int, str], ...]:
+def log_mark(data: Path) -> Mark:
     """What changes whenever ingest appends a segment or signs a checkpoint, looked at
     without listing the log (a live log has about 5 segments a second, 144,000 in a shift):
     each directory of ``log/`` and ``checkpoints/`` (the lone ingest's and each worker's:
@@ -106,6 +107,21 @@ def log_mark(data: Path) -> tuple[tuple[str, int, int, str], ...]:
                     text = (where / "latest.checkpoint").read_text(encoding="utf-8")
             found.append((str(where.relative_to(data)), info.st_ino, info.st_mtime_ns, text))
     return tuple(found)
+
+
+Mark = tuple[tuple[str, int, int, str], ...]
+Look = tuple[Mark, Signature | None]
+"""What the loop saw of the log: :func:`log_mark`, and :func:`log_signature` when every
+file is looked at."""
+
+
+def _changed(now: Look, seen: Look) -> bool:
+    """Whether the log changed since ``seen``: its mark, and every file when both looked
+    at every file (so that the resident replay's first pass, which looks at every file,
+    and the next, which does not, see the same log as unchanged)."""
+    if now[0] != seen[0]:
+        return True
+    return now[1] is not None and seen[1] is not None and now[1] != seen[1]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -147,7 +163,8 @@ def follow(data: Path, *, every: float = 1.0, workers: int = 1,
         stop = True
 
     previous = signal.signal(signal.SIGTERM, on_term)
-    seen: tuple[object, ...] | None = None
+    seen: Look | None = None
+    waiting = False
     ran = 0
     passer = _Passes(data, workers=workers, key=key, say=say, resident=resident,
                      full_every=full_every)
@@ -155,11 +172,11 @@ def follow(data: Path, *, every: float = 1.0, workers: int = 1,
     try:
         while not stop and (passes is None or ran < passes):
             now = passer.look()
-            if not now:
-                if seen is None:
+            if now is None:
+                if not waiting:
                     say(f"follow: no log yet under {data / 'log'}: waiting for ingest")
-                    seen = ()
-            elif now != seen or passer.poll():
+                    waiting = True
+            elif seen is None or _changed(now, seen) or passer.poll():
                 ran += 1
                 if passer.one_pass():
                     seen = now
@@ -191,12 +208,15 @@ class _Passes:
             self.live = LiveReplay(data, key, full_every=full_every)
         self.told = False
 
-    def look(self) -> tuple[object, ...]:
-        """What says the log changed (see the module docstring); empty when there is no
-        log yet."""
-        if self.live is not None:
-            return log_mark(self.data) if (self.data / "log").is_dir() else ()
-        return log_signature(self.data)
+    def look(self) -> Look | None:
+        """What says the log changed (see the module docstring): :func:`log_mark`, and
+        :func:`log_signature` unless the resident replay goes on from its last pass;
+        None when there is no log yet."""
+        mark = log_mark(self.data)
+        if self.live is not None and self.live.verifier.records:
+            return mark, None
+        signature = log_signature(self.data)
+        return (mark, signature) if signature else None
 
     def poll(self) -> bool:
         """Whether a pass is due although the log looks the same: the whole verification

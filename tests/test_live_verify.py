@@ -7,6 +7,7 @@ call refuses; a new segment that does not chain is refused in today's words."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import signal
@@ -14,6 +15,9 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
+
+from checks.__main__ import parse_full_every
 from checks.follow import follow, log_mark
 from ingest.keys import load_signer
 from ingest.log import LogWriter, Received
@@ -376,3 +380,10 @@ def test_the_follow_loop_s_look_changes_with_every_segment_and_checkpoint(tmp_pa
         assert log_mark(data) != before
     finally:
         worker.close()
+
+
+def test_full_every_is_a_number_of_seconds_from_10_to_a_day():
+    assert parse_full_every("600") == 600.0
+    for bad in ("5", "0", "-600", "100000", "ten"):
+        with pytest.raises(argparse.ArgumentTypeError, match="--full-every takes seconds"):
+            parse_full_every(bad)
