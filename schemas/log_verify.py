@@ -23,6 +23,11 @@ checks, in this order:
 A missing directory, a log without a segment and a segment that is not a log segment fail
 the verification too.
 
+The checks of one segment are one routine, :func:`walk_segment`, over a :class:`Walked`
+(where the walk stands after the segments before); :func:`walk` runs it over every segment,
+and ``schemas.log_resume`` over the segments appended since its last walk, from the state
+that walk left, so that the live loop verifies what is new with the same checks and words.
+
 :func:`verify_data` verifies every chain of a data directory (the lone ingest's, or one per
 ingest worker: ``schemas.logformat.chains``) this way, each with the checkpoints beside it,
 and then what holds across chains: no Kafka message is in two chains, no two chains share a
