@@ -3,6 +3,7 @@
 
 Usage (after ``make kafka-up``): .venv/bin/python bench/live_latency.py [--tables 4]
        [--rounds 60] [--pace 40] [--fault-rate 0.1] [--every 1] [--child-processes]
+       [--prefill SEGMENTS]
 
 Runs what ``make live`` runs, on the real local broker: ``python -m ingest`` (continuous)
 and ``python -m checks --follow --every SECONDS``, then the simulator dealing overpays and
@@ -17,6 +18,12 @@ Prints Markdown: the delays' median, 90th percentile and maximum, and the passes
 (replay, checks) from the follow loop's own lines. ``--child-processes``: the loop as it was
 before its replay stayed resident (``checks.follow.follow(resident=False)``: ``python -m
 replay`` and ``python -m checks --live`` as child processes every pass), to compare.
+``--prefill SEGMENTS``: the live shift is dealt at the end of a long one: before ingest
+starts, the data directory's log is given that many segments of 1 to 5 events each, written
+as live ingest writes them (``bench/live_verify.py``'s writer: simulated shifts of every
+game under their own casinos, on another topic), e.g. 144,000 for the end of an 8-hour
+shift at 5 segments a second; the dealing starts once the follow loop's first pass (which
+verifies and replays all of it) is done.
 """
 
 from __future__ import annotations
@@ -42,9 +49,11 @@ sys.path.insert(0, str(REPO))
 from ingest.simulate import simulate_shift  # noqa: E402
 
 
-def _flagged(path: Path) -> set[str]:
+def _flagged(path: Path, casino: str) -> set[str]:
+    """The rounds of ``casino`` flagged in ``path`` (the prefill's rounds are of others)."""
     try:
-        return {r for r in pq.read_table(path, columns=["round_id"]).column(0).to_pylist() if r}
+        rows = pq.read_table(path, columns=["casino", "round_id"]).to_pylist()
+        return {r["round_id"] for r in rows if r["round_id"] and r["casino"] == casino}
     except (OSError, ValueError):
         return set()
 
@@ -57,6 +66,9 @@ def main() -> int:
     p.add_argument("--fault-rate", type=float, default=0.1)
     p.add_argument("--every", type=float, default=1.0)
     p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--prefill", type=int, default=0, metavar="SEGMENTS",
+                   help="segments of 1 to 5 events written into the log before the live "
+                   "shift (144000: the end of an 8-hour shift)")
     p.add_argument("--child-processes", action="store_true",
                    help="replay and checks as child processes every pass (the loop before)")
     args = p.parse_args()
@@ -72,23 +84,28 @@ def main() -> int:
              "faults": ["overpay", "underpay"]}
     events, labels = simulate_shift(**shift)
     last_index = {e.round_id: i for i, e in enumerate(events, start=1)}
+    casino = events[0].casino
     with tempfile.TemporaryDirectory(prefix="catwalk-live-") as tmp:
         data = Path(tmp) / "data"
         topic = f"latency-{uuid.uuid4().hex[:8]}"
         py = sys.executable
-        ingest = subprocess.Popen([py, "-m", "ingest", "--data", str(data), "--topic", topic,
-                                   "--bootstrap", bootstrap, "--quiet"], cwd=REPO,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         follow_log = Path(tmp) / "follow.out"
         loop = [py, "-m", "checks", "--data", str(data), "--follow", "--every", str(args.every)]
         if args.child_processes:
             loop = [py, "-c", "import sys; from pathlib import Path; from checks.follow import "
                     f"follow; sys.exit(follow(Path({str(data)!r}), every={args.every!r}, "
                     "resident=False))"]
+        if args.prefill:  # before ingest: one writer at a time
+            _prefill(data, args.prefill)
+        ingest = subprocess.Popen([py, "-m", "ingest", "--data", str(data), "--topic", topic,
+                                   "--bootstrap", bootstrap, "--quiet"], cwd=REPO,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         with follow_log.open("wb") as out:
             follow = subprocess.Popen(loop, cwd=REPO, stdout=out, stderr=subprocess.STDOUT)
         try:
             time.sleep(2.0)  # both started and waiting
+            if args.prefill:
+                _first_pass(follow_log, follow)
             start = time.monotonic()
             sim = subprocess.Popen(
                 [py, "-m", "ingest.simulate", "--tables", str(args.tables), "--rounds",
@@ -102,7 +119,8 @@ def main() -> int:
             end = start + len(events) / args.pace + 120
             while time.monotonic() < end and len(seen) < len(due):
                 now = time.monotonic()
-                for r in _flagged(data / "checks" / "flags.parquet") & due.keys() - seen.keys():
+                flagged = _flagged(data / "checks" / "flags.parquet", casino)
+                for r in flagged & due.keys() - seen.keys():
                     seen[r] = now
                 time.sleep(0.1)
             sim.wait(timeout=60)
@@ -116,7 +134,8 @@ def main() -> int:
     print(f"## Flags while a shift is dealt live ({time.strftime('%Y-%m-%d')})\n")
     print(f"- command: `.venv/bin/python bench/live_latency.py --tables {args.tables} "
           f"--rounds {args.rounds} --pace {args.pace:g} --fault-rate {args.fault_rate:g} "
-          f"--every {args.every:g}{' --child-processes' if args.child_processes else ''}`; "
+          f"--every {args.every:g}{' --child-processes' if args.child_processes else ''}"
+          f"{f' --prefill {args.prefill}' if args.prefill else ''}`; "
           f"machine load {os.getloadavg()[0]:.2f} at the end")
     print(f"- {len(events):,} events at {args.pace:g}/s; {len(due)} faulty rounds, "
           f"{len(seen)} flagged; {len(passes)} passes of replay and checks")
@@ -137,6 +156,9 @@ def main() -> int:
         if took:
             print(f"  - of which {part}: median {statistics.median(took):.2f} s, max "
                   f"{took[-1]:.2f} s")
+    if args.prefill:
+        print(f"- dealt after a log of {args.prefill:,} segments written beforehand "
+              "(the end of a long shift)")
     print(f"- the log was {segments:,} segments at the end")
     records = [int(m.group(1).replace(",", "")) for line in passes
                if (m := re.search(r"([0-9,]+) records", line))]
@@ -146,6 +168,33 @@ def main() -> int:
     if missing:
         print(f"- never flagged: {json.dumps(missing)}")
     return 0 if not missing else 1
+
+
+def _prefill(data: Path, count: int) -> None:
+    """``count`` segments of 1 to 5 simulated events in ``data``'s log, on another topic."""
+    sys.path.insert(0, str(REPO / "bench"))
+    from live_verify import _Writer
+
+    writer = _Writer(data, seed=1000)
+    start = time.monotonic()
+    try:
+        for done in range(0, count, 5_000):
+            writer.append(min(5_000, count - done))
+            print(f"live_latency: prefill {done + min(5_000, count - done):,} of {count:,} "
+                  f"segments ({time.monotonic() - start:.0f} s)", file=sys.stderr, flush=True)
+    finally:
+        writer.close()
+
+
+def _first_pass(follow_log: Path, follow: subprocess.Popen[bytes]) -> None:
+    """Wait for the follow loop's first pass over the prefilled log."""
+    start = time.monotonic()
+    while "up to date" not in follow_log.read_text(errors="replace"):
+        if follow.poll() is not None:
+            sys.exit(f"the follow loop stopped: {follow_log.read_text(errors='replace')}")
+        time.sleep(0.5)
+    print(f"live_latency: the first pass over the prefilled log took "
+          f"{time.monotonic() - start + 2:.0f} s", file=sys.stderr, flush=True)
 
 
 def took_last(passes: list[str], stage: str) -> str:

@@ -43,9 +43,9 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from unittest import mock
 
 REPO = Path(__file__).resolve().parent.parent
@@ -61,6 +61,8 @@ from schemas import encode  # noqa: E402
 from schemas.log_resume import ResumableVerifier  # noqa: E402
 from schemas.log_verify import DataVerdict, verify_data  # noqa: E402
 from schemas.logformat import segments  # noqa: E402
+
+T = TypeVar("T")
 
 
 class _Writer:
@@ -96,7 +98,7 @@ class _Writer:
         self.writer.close()
 
 
-def _timed(fn):  # type: ignore[no-untyped-def]
+def _timed(fn: Callable[[], T]) -> tuple[float, T]:
     start = time.perf_counter()
     got = fn()
     return time.perf_counter() - start, got
