@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -53,28 +54,26 @@ def parse_param(text: str) -> tuple[str, int | float]:
             f"{text!r} is not name=number (e.g. min_rounds=500; names from --list)") from None
 
 
-def parse_full_every(text: str) -> float:
-    """Seconds between whole verifications of the log, from 10 s to a day."""
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = -1.0
-    if not 10 <= seconds <= 86_400:
-        raise argparse.ArgumentTypeError(
-            f"--full-every takes seconds from 10 to 86400, got {text!r}")
-    return seconds
+def _seconds(option: str, low: float, high: float) -> Callable[[str], float]:
+    """A parser of ``option``'s seconds, from ``low`` to ``high``."""
+
+    def parse(text: str) -> float:
+        try:
+            seconds = float(text)
+        except ValueError:
+            seconds = -1.0
+        if not low <= seconds <= high:
+            raise argparse.ArgumentTypeError(
+                f"{option} takes seconds from {low:g} to {high:g}, got {text!r}")
+        return seconds
+
+    return parse
 
 
-def parse_every(text: str) -> float:
-    """A positive number of seconds, at most an hour."""
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = -1.0
-    if not 0.2 <= seconds <= 3600:
-        raise argparse.ArgumentTypeError(
-            f"--every takes seconds from 0.2 to 3600, got {text!r}")
-    return seconds
+parse_full_every = _seconds("--full-every", 10, 86_400)
+"""Seconds between whole verifications of the log, from 10 s to a day."""
+parse_every = _seconds("--every", 0.2, 3600)
+"""A positive number of seconds, at most an hour."""
 
 
 HEADINGS = (("rule", "Rule checks (a breach of a rule)"),
