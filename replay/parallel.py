@@ -352,8 +352,11 @@ def start_context() -> ForkContext | SpawnContext:
     """How helpers are started: ``fork`` when this process runs no other thread, so that a
     helper begins with the code already imported (about 0.3 s of CPU less for each, and it
     is dealt records sooner); ``spawn`` otherwise (a server, the dashboard: forking a
-    process with threads may copy a lock another thread holds), and where there is no
-    ``fork``. The helpers do the same either way: the files are the same byte for byte
+    process with Python threads may copy a lock another thread holds), and where there is
+    no ``fork``. The native threads pyarrow starts on import (jemalloc's background thread,
+    an idle one) are fork-aware: jemalloc and Arrow register at-fork handlers that reset
+    their locks and thread pools in the child (Python 3.11's own default on Linux is
+    ``fork``). The helpers do the same either way: the files are the same byte for byte
     (tests/test_replay_workers.py runs both)."""
     if (threading.active_count() == 1
             and "fork" in multiprocessing.get_all_start_methods()):
