@@ -86,9 +86,11 @@ def log_mark(data: Path) -> Mark:
     inode and modification time, which a file renamed into place changes) and each
     chain's ``latest.checkpoint`` (its text, which ingest rewrites after every segment and
     at shutdown, so that two segments within the file system's timestamp granularity are
-    told apart). A file changed in place is not seen here: the resident replay's next pass
-    sees it by its fingerprint, the whole verification in the background within
-    ``--full-every`` (schemas/log_resume.py)."""
+    told apart). A file changed in place is not seen here: while the log looks unchanged,
+    each tick looks again at a share of the files verified (``LiveReplay.spot``: every file
+    within about 15 s at the end of an 8-hour shift), the resident replay's next pass
+    compares every fingerprint, and the whole verification in the background runs every
+    ``--full-every`` seconds (schemas/log_resume.py)."""
     found: list[tuple[str, int, int, str]] = []
     for sub in ("log", "checkpoints"):
         base = data / sub
@@ -180,6 +182,8 @@ def follow(data: Path, *, every: float = 1.0, workers: int = 1,
                 ran += 1
                 if passer.one_pass():
                     seen = now
+                elif passer.refused:  # tried again once any file changes (put back, say)
+                    seen = passer.look()
             if passes is not None and ran >= passes:
                 break
             _sleep(every, lambda: stop)
@@ -207,6 +211,10 @@ class _Passes:
 
             self.live = LiveReplay(data, key, full_every=full_every)
         self.told = False
+        self.refused = False
+        """Whether the last pass's replay refused the log (it does not verify): the loop
+        then waits for the log to change instead of verifying it again every tick."""
+        self._said_last = ""
 
     def look(self) -> Look | None:
         """What says the log changed (see the module docstring): :func:`log_mark`, and
@@ -220,7 +228,8 @@ class _Passes:
 
     def poll(self) -> bool:
         """Whether a pass is due although the log looks the same: the whole verification
-        in the background found it not as verified (said here)."""
+        in the background found it not as verified, or a file verified is no longer as it
+        was (a share of them looked at each time: ``LiveReplay.spot``); said here."""
         live = self.live
         if live is None:
             return False
@@ -234,7 +243,16 @@ class _Passes:
             found = " ".join(str(got.problem if got else "").split())[:600]
             self.say(f"follow: the whole verification in the background: {found}; the next "
                      "pass verifies the whole log")
-        return due
+            return True
+        try:
+            changed = live.spot()
+        except Exception as exc:  # a long-running loop never dies of it
+            self._drop(live, exc)
+            return True
+        if changed is not None:
+            self.say(f"follow: {' '.join(changed.split())[:300]}; the next pass looks at "
+                     "every file")
+        return changed is not None
 
     def close(self) -> None:
         if self.live is not None:
@@ -249,13 +267,19 @@ class _Passes:
     def one_pass(self) -> bool:
         """Replay then the checks; True when both succeeded."""
         took: list[str] = []
+        self.refused = False
         for stage in (self._replay, self._checks):
             done, words = stage()
             if not done:
-                self.say(f"follow: {words}; the previous output is kept, and the next pass "
-                         "tries again")
+                again = ("the next pass comes when the log changes" if self.refused
+                         else "the next pass tries again")
+                line = f"follow: {words}; the previous output is kept, and {again}"
+                if line != self._said_last:  # a refusal that stands is said once
+                    self.say(line)
+                self._said_last = line
                 return False
             took.append(words)
+        self._said_last = ""
         self.say(f"follow: {time.strftime('%H:%M:%S')} up to date ({', '.join(took)}): "
                  f"{_flag_line(self.data)}")
         return True
@@ -276,6 +300,7 @@ class _Passes:
                                   f"({step.verified}), new records {step.replay_s:.2f} s, "
                                   f"write {step.write_s:.2f} s")
                 if step.status == "refused":
+                    self.refused = True
                     return False, (f"replay failed (refused) after {seconds:.1f} s: "
                                    f"{step.message}")
                 self._tell(step.message)
@@ -283,6 +308,7 @@ class _Passes:
                                      "--workers", str(self.workers),
                                      *(["--key", self.key] if self.key else [])])
         if stage.status != 0:
+            self.refused = "REFUSED" in (stage.last_line or "")
             return False, (f"replay failed (exit {stage.status}) after {stage.seconds:.1f} s: "
                            f"{stage.last_line or 'no message'}")
         return True, f"replay {stage.seconds:.1f} s (python -m replay)"

@@ -100,7 +100,24 @@ class Provenance:
 def provenance(root: Path) -> Provenance:
     """What ``replay/manifest.json`` under ``root`` says about the log the data came from.
     Anything but a JSON object whose "verified" is true or false is "unreadable", never
-    "verified"; the file is read only up to MANIFEST_MAX_BYTES."""
+    "verified"; the file is read only up to MANIFEST_MAX_BYTES. When a later replay refused
+    the log (``replay.refused.json`` beside ``replay/``: the live loop, or ``python -m
+    replay``, found it no longer verifies), the data is "unverified" whatever the manifest
+    says: fail closed."""
+    refused = _refusal(root)
+    if refused is not None:
+        return Provenance("unverified", refused)
+    return _manifest_provenance(root)
+
+
+def _refusal(root: Path) -> str | None:
+    """The words of a refusal recorded beside ``replay/`` (replay/run.py ``refusal``)."""
+    from replay.refusal import refusal
+
+    return refusal(root / "replay", MANIFEST_MAX_BYTES)
+
+
+def _manifest_provenance(root: Path) -> Provenance:
     path = root / MANIFEST
     if not path.exists():
         return Provenance("unknown")

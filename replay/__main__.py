@@ -178,6 +178,14 @@ def _workers(text: str) -> int:
     return n
 
 
+def _refused(data: Path, why: str) -> None:
+    """Record beside ``data/replay`` that replay refused the log (replay.run.mark_refused),
+    so that the dashboard says so above the last replay's data."""
+    from replay.refusal import mark_refused
+
+    mark_refused(data / "replay", why)
+
+
 def _provenance(data: Path, key: str | None, unverified: bool,
                 keep: KeptRecords | None = None,
                 verify: Callable[..., DataVerdict] | None = None) -> dict[str, Any] | None:
@@ -197,6 +205,7 @@ def _provenance(data: Path, key: str | None, unverified: bool,
         if not unverified:
             print(f"replay: {line}. Give the key with --key, or replay anyway with "
                   "--unverified (every output will say so)", file=sys.stderr)
+            _refused(data, f"the log could not be verified: {line}")
             return None
         print(f"replay: WARNING: {line}; replaying anyway (--unverified)", file=sys.stderr)
         return {"verified": False, "verification": line, "records": None, "root": None,
@@ -206,6 +215,7 @@ def _provenance(data: Path, key: str | None, unverified: bool,
         print(f"replay: REFUSED: the log does not verify: {verdict.line()}. Nothing was "
               "written. Find out why with `python -m ingest verify`; to replay it anyway, "
               "marked as unverified everywhere, add --unverified", file=sys.stderr)
+        _refused(data, f"the log does not verify: {verdict.line()}")
         return None
     if not verdict.ok:
         print(f"replay: WARNING: the log does not verify ({verdict.problem}); replaying "
@@ -251,6 +261,7 @@ def _run(data: Path, workers: int = 1, *, key: str | None = None,
     except LogError as exc:
         print(f"replay: the log cannot be read: {exc}. Run `python -m ingest verify`.",
               file=sys.stderr)
+        _refused(data, f"the log cannot be read: {exc}")
         return 1
     except ReplayWorkerError as exc:
         print(f"replay: {exc}", file=sys.stderr)

@@ -45,6 +45,7 @@ from replay.dispute_views import (
 from replay.dispute_why import HOUSE_WAY_GAMES, WHEEL_GAMES, Holding, Table, verdicts
 from replay.errors import ReplayError
 from replay.pictures import card_svg, tile_svg
+from replay.refusal import refusal
 from replay.rulesets import CommissionRounding, Ruleset, load_ruleset
 
 __all__ = ["EventView", "HandView", "ProofView", "ReportError", "RoundReport", "WagerView",
@@ -113,7 +114,11 @@ def provenance_line(replay_dir: Path, *, check_files: bool = False) -> str:
     """What replay's manifest says of the log the data came from, in one line that starts
     with :data:`VERIFIED` or :data:`NOT_VERIFIED` (fail closed: no manifest, one that cannot
     be read, or, with ``check_files``, a file whose SHA-256 is not the manifest's, is not
-    verified)."""
+    verified, and so is data a later replay refused to replace because the log no longer
+    verifies: replay.run.refusal)."""
+    refused = refusal(replay_dir)
+    if refused is not None:
+        return f"{NOT_VERIFIED}{refused}"
     path = replay_dir / "manifest.json"
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))

@@ -138,6 +138,11 @@ class LiveReplay:
         verifies it whole, and refuses it if it does not verify)."""
         return self.verifier.poll()
 
+    def spot(self) -> str | None:
+        """Why a step is needed although the directories look unchanged: a file verified
+        is no longer as it was (``ResumableVerifier.spot``: a share of the files a call)."""
+        return self.verifier.spot()
+
     def close(self) -> None:
         """Stop the whole verification running in the background, if any."""
         self.verifier.close()
@@ -170,6 +175,9 @@ class LiveReplay:
                 provenance = _provenance(self.data, self.key, False, kept, self.verifier)
         except LogError as exc:
             self.verifier.forget("the log could not be read")
+            from replay.refusal import mark_refused
+
+            mark_refused(self.data / "replay", f"the log cannot be read: {exc}")
             return StepResult(status="refused", message=f"the log cannot be read: {exc}. Run "
                               "`python -m ingest verify`", verify_s=time.monotonic() - start)
         verified = time.monotonic()

@@ -60,6 +60,7 @@ from replay.reconstruct import (
     dealt_at,
     judge_state,
 )
+from replay.refusal import clear_refused
 from replay.timeline import timeline_rows
 from schemas import JACKPOT_STEPS, RoundEvent
 
@@ -509,6 +510,7 @@ def write_replay(out_dir: Path, done: Shard, recorded: Mapping[str, Any]) -> Rep
                                                     ensure_ascii=False) + "\n").encode())
 
     publish(out_dir, write)
+    clear_refused(out_dir)
     rounds = tables["rounds"]
     return ReplaySummary(rounds=rounds.num_rows,
                          evaluated=pc.sum(rounds["evaluated"]).as_py() or 0,

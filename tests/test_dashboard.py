@@ -235,3 +235,21 @@ def test_provenance_reads_the_manifest(tmp_path) -> None:
     assert data.provenance(tmp_path) == data.Provenance("verified", "log verified: 12 segments")
     write_manifest(tmp_path, False, "record 9 altered")
     assert data.provenance(tmp_path) == data.Provenance("unverified", "record 9 altered")
+
+
+def test_data_replay_later_refused_to_replace_has_the_error_banner(
+    monkeypatch, tmp_path, home
+) -> None:
+    """The manifest says verified, but a later replay refused the log (the live loop, after
+    a segment was edited): fail closed, the banner says the log no longer verifies."""
+    from replay.refusal import mark_refused
+
+    root = write_pages_fixture(tmp_path, manifest=None)
+    write_manifest(root, True)
+    mark_refused(root / "replay", "the log does not verify: segment-000002.avro **altered**")
+    at = run_signed_in(monkeypatch, root, home)
+    (banner_,) = [e for e in at.error if "verif" in e.value]
+    assert banner_.value.startswith("**Built from a log that did not verify**: ")
+    assert "the log no longer verifies: a later replay refused it at " in banner_.value
+    assert "segment-000002.avro **altered**" in banner_.value  # inside the code span
+    assert not [c for c in at.caption if c.value.startswith("Built from a verified log")]

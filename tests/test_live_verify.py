@@ -387,3 +387,109 @@ def test_full_every_is_a_number_of_seconds_from_10_to_a_day():
     for bad in ("5", "0", "-600", "100000", "ten"):
         with pytest.raises(argparse.ArgumentTypeError, match="--full-every takes seconds"):
             parse_full_every(bad)
+
+
+def test_spot_looks_again_at_every_file_verified_a_share_at_a_time(tmp_path):
+    """A segment edited in place (same size, its modification time set back) while the
+    log looks unchanged is named by ``spot`` within one round of the files; untouched
+    files are never named; the pass that follows verifies the whole log and refuses it."""
+    data, log = _log(tmp_path, [4, 3, 5, 2])
+    log.close()
+    key = _key(data)
+    rv = ResumableVerifier(full_every=None)
+    assert rv(data, key).ok
+    files = 4 + len(list((data / "checkpoints").glob("*.checkpoint")))
+    assert [rv.spot(files=1) for _ in range(2 * files)] == [None] * (2 * files)
+    seg = _segment(data, 3)
+    before = seg.stat()
+    _flip(seg)
+    os.utime(seg, ns=(before.st_atime_ns, before.st_mtime_ns))
+    said = [rv.spot(files=1) for _ in range(files)]
+    assert said.count("segment-000003.avro changed since it was verified") == 1, said
+    assert rv.records  # nothing dropped by looking
+    got = rv(data, key)
+    assert not got.ok and not rv.resumed
+    _same(got, verify_data(data, key))
+
+
+def test_spot_names_a_checkpoint_file_changed_or_a_file_removed(tmp_path):
+    data, log = _log(tmp_path, [2, 2])
+    log.close()
+    key = _key(data)
+    rv = ResumableVerifier(full_every=None)
+    assert rv(data, key).ok
+    latest = data / "checkpoints" / "latest.checkpoint"
+    latest.write_text(latest.read_text(encoding="utf-8"), encoding="utf-8")  # new ctime
+    assert rv.spot() == "latest.checkpoint changed since it was verified"
+    assert rv(data, key).ok and rv.resumed  # read again and checked: still the log's
+    assert rv.spot() is None
+    _segment(data, 1).unlink()
+    assert "cannot be looked at" in (rv.spot() or "")
+    assert ResumableVerifier(full_every=None).spot() is None  # nothing verified yet
+
+
+def test_follow_runs_a_pass_when_a_segment_is_edited_in_place(tmp_path):
+    """The directories and latest.checkpoint do not change (an edit in place, the time set
+    back): the loop's next look at a share of the files finds it within a few ticks, and
+    the pass refuses the log, long before the whole verification in the background."""
+    data, log = _log(tmp_path, [4, 3, 5])
+    log.close()
+    lines: list[str] = []
+    edited = []
+
+    def say(line: str) -> None:
+        lines.append(line)
+        if "up to date" in line and not edited:
+            edited.append(True)
+            seg = _segment(data, 2)
+            before = seg.stat()
+            _flip(seg)
+            os.utime(seg, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+    timer = threading.Timer(WAIT, lambda: os.kill(os.getpid(), signal.SIGTERM))
+    timer.start()
+    try:
+        assert follow(data, every=0.1, passes=2, say=say, full_every=None) == 0
+    finally:
+        timer.cancel()
+    text = "\n".join(lines)
+    assert "segment-000002.avro changed since it was verified" in text, text
+    assert "replay failed (refused)" in text, text
+    # the last replay's files stay, and what shows them now says the log no longer verifies
+    from dashboard.data import provenance
+
+    seen = provenance(data)
+    assert seen.state == "unverified" and "segment-000002.avro" in seen.line, seen
+
+
+def test_follow_says_a_refusal_once_and_replays_a_log_put_back(tmp_path):
+    """A log refused is not verified again every tick (the loop waits for a file to change
+    and says the refusal once); once the segment is put back, the next pass replays it and
+    the record of the refusal is gone."""
+    data, log = _log(tmp_path, [4, 3, 5])
+    log.close()
+    seg = _segment(data, 2)
+    original = seg.read_bytes()
+    lines: list[str] = []
+
+    def say(line: str) -> None:
+        lines.append(line)
+        if "up to date" in line and len(lines) < 4:
+            before = seg.stat()
+            _flip(seg)
+            os.utime(seg, ns=(before.st_atime_ns, before.st_mtime_ns))
+        elif "refused" in line:
+            assert (data / "replay.refused.json").exists()
+            threading.Timer(0.5, lambda: seg.write_bytes(original)).start()
+
+    timer = threading.Timer(WAIT, lambda: os.kill(os.getpid(), signal.SIGTERM))
+    timer.start()
+    try:
+        assert follow(data, every=0.1, passes=3, say=say, full_every=None) == 0
+    finally:
+        timer.cancel()
+    text = "\n".join(lines)
+    assert sum("replay failed (refused)" in line for line in lines) == 1, text
+    assert "the next pass comes when the log changes" in text, text
+    assert sum("up to date" in line for line in lines) == 2, text
+    assert not (data / "replay.refused.json").exists()
