@@ -88,7 +88,7 @@ def log_mark(data: Path) -> Mark:
     at shutdown, so that two segments within the file system's timestamp granularity are
     told apart). A file changed in place is not seen here: while the log looks unchanged,
     each tick looks again at a share of the files verified (``LiveReplay.spot``: every file
-    within about 15 s at the end of an 8-hour shift), the resident replay's next pass
+    within about 30 s at the end of an 8-hour shift), the resident replay's next pass
     compares every fingerprint, and the whole verification in the background runs every
     ``--full-every`` seconds (schemas/log_resume.py)."""
     found: list[tuple[str, int, int, str]] = []
