@@ -15,6 +15,9 @@ then ``--repeat`` times appends ``--new`` segments and times, in alternating ord
 - before: ``schemas.log_verify.verify_data`` of the whole log, keeping every record as
   entries (what each live pass did: ``replay.__main__._provenance`` with ``KeptRecords``);
 - after: the ``ResumableVerifier`` going on from its last call, keeping the new records;
+- ``ResumableVerifier.spot``, which the loop calls every second while the log looks
+  unchanged (a share of the files verified, looked at again: median of 10 calls, and how
+  many calls look at every file once);
 - the follow loop's look at the log, every second, which decides whether a pass runs:
   before, every file's size and time (``checks.follow.log_signature``); after, with
   replay resident, the directories and ``latest.checkpoint`` (``checks.follow.log_mark``).
@@ -58,7 +61,7 @@ from ingest.simulate import simulate_shift  # noqa: E402
 from replay.batch_decode import KeptRecords  # noqa: E402
 from replay.live import LiveReplay, StepResult  # noqa: E402
 from schemas import encode  # noqa: E402
-from schemas.log_resume import ResumableVerifier  # noqa: E402
+from schemas.log_resume import _SEGMENT, SPOT_FILES, ResumableVerifier  # noqa: E402
 from schemas.log_verify import DataVerdict, verify_data  # noqa: E402
 from schemas.logformat import segments  # noqa: E402
 
@@ -119,7 +122,8 @@ def _held_bytes(rv: ResumableVerifier) -> int:
             + sum(sys.getsizeof(k) + sys.getsizeof(v) for k, v in held.beside.items()))
 
 
-Row = tuple[int, int, list[float], list[float], list[float], list[float], int]
+Row = tuple[int, int, list[float], list[float], list[float], list[float], int, list[float],
+            int]
 
 
 def _measure(data: Path, writer: _Writer, new: int, repeat: int) -> Row:
@@ -146,7 +150,10 @@ def _measure(data: Path, writer: _Writer, new: int, repeat: int) -> Row:
         look.append(_timed(lambda: log_signature(data))[0])
         mark.append(_timed(lambda: log_mark(data))[0])
         records = got["after"][1].records
-    return len(segments(data / "log")), records, before, after, look, mark, _held_bytes(rv)
+    spot = [_timed(rv.spot)[0] for _ in range(10)]
+    files = len(rv._held.segments) // _SEGMENT.size + len(rv._held.beside) if rv._held else 0
+    return (len(segments(data / "log")), records, before, after, look, mark, _held_bytes(rv),
+            spot, files)
 
 
 def _steps(data: Path, writer: _Writer, new: int, repeat: int) -> dict[str, list[StepResult]]:
@@ -202,14 +209,15 @@ def main() -> int:
           f"{args.new} new segments, {args.repeat} turns (median / best, seconds)\n")
     print("| segments | records | verify: whole log (before) | verify: going on (after) | "
           "speed-up (medians) | follow's look: every file (before) | follow's look: "
-          "log_mark (after) | kept between passes |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for segs, records, before, after, look, mark, held in rows:
+          "log_mark (after) | kept between passes | spot: a call / calls to see every file |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for segs, records, before, after, look, mark, held, spot, files in rows:
         mb, ma = statistics.median(before), statistics.median(after)
         print(f"| {segs:,} | {records:,} | {mb:.3f} / {min(before):.3f} | "
               f"{ma:.4f} / {min(after):.4f} | {mb / ma:.0f}x | "
               f"{statistics.median(look):.3f} | {statistics.median(mark):.5f} | "
-              f"{held / 1e6:.1f} MB |")
+              f"{held / 1e6:.1f} MB | {statistics.median(spot) * 1e3:.0f} ms / "
+              f"{-(-files // SPOT_FILES)} |")
     if steps:
         print(f"\nreplay/live.py LiveReplay.step after {args.new} new segments, "
               f"{segs:,} segments (median seconds of {args.repeat})\n")
