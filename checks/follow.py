@@ -234,17 +234,12 @@ class _Passes:
         if live is None:
             return False
         try:
-            due = live.poll()
-        except Exception as exc:  # a long-running loop never dies of it
-            self._drop(live, exc)
-            return True
-        if due:
-            got = live.verifier.rechecked
-            found = " ".join(str(got.problem if got else "").split())[:600]
-            self.say(f"follow: the whole verification in the background: {found}; the next "
-                     "pass verifies the whole log")
-            return True
-        try:
+            if live.poll():
+                got = live.verifier.rechecked
+                found = " ".join(str(got.problem if got else "").split())[:600]
+                self.say(f"follow: the whole verification in the background: {found}; the "
+                         "next pass verifies the whole log")
+                return True
             changed = live.spot()
         except Exception as exc:  # a long-running loop never dies of it
             self._drop(live, exc)
