@@ -182,8 +182,6 @@ def follow(data: Path, *, every: float = 1.0, workers: int = 1,
                 ran += 1
                 if passer.one_pass():
                     seen = now
-                elif passer.refused:  # tried again once any file changes (put back, say)
-                    seen = passer.look()
             if passes is not None and ran >= passes:
                 break
             _sleep(every, lambda: stop)
@@ -211,10 +209,6 @@ class _Passes:
 
             self.live = LiveReplay(data, key, full_every=full_every)
         self.told = False
-        self.refused = False
-        """Whether the last pass's replay refused the log (it does not verify): the loop
-        then waits for the log to change instead of verifying it again every tick."""
-        self._said_last = ""
 
     def look(self) -> Look | None:
         """What says the log changed (see the module docstring): :func:`log_mark`, and
@@ -262,19 +256,13 @@ class _Passes:
     def one_pass(self) -> bool:
         """Replay then the checks; True when both succeeded."""
         took: list[str] = []
-        self.refused = False
         for stage in (self._replay, self._checks):
             done, words = stage()
             if not done:
-                again = ("the next pass comes when the log changes" if self.refused
-                         else "the next pass tries again")
-                line = f"follow: {words}; the previous output is kept, and {again}"
-                if line != self._said_last:  # a refusal that stands is said once
-                    self.say(line)
-                self._said_last = line
+                self.say(f"follow: {words}; the previous output is kept, and the next pass "
+                         "tries again")
                 return False
             took.append(words)
-        self._said_last = ""
         self.say(f"follow: {time.strftime('%H:%M:%S')} up to date ({', '.join(took)}): "
                  f"{_flag_line(self.data)}")
         return True
@@ -295,7 +283,6 @@ class _Passes:
                                   f"({step.verified}), new records {step.replay_s:.2f} s, "
                                   f"write {step.write_s:.2f} s")
                 if step.status == "refused":
-                    self.refused = True
                     return False, (f"replay failed (refused) after {seconds:.1f} s: "
                                    f"{step.message}")
                 self._tell(step.message)
@@ -303,7 +290,6 @@ class _Passes:
                                      "--workers", str(self.workers),
                                      *(["--key", self.key] if self.key else [])])
         if stage.status != 0:
-            self.refused = "REFUSED" in (stage.last_line or "")
             return False, (f"replay failed (exit {stage.status}) after {stage.seconds:.1f} s: "
                            f"{stage.last_line or 'no message'}")
         return True, f"replay {stage.seconds:.1f} s (python -m replay)"
