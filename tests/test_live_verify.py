@@ -332,6 +332,17 @@ def test_live_replay_refuses_after_the_background_verification_failed(tmp_path, 
     assert {p.name: p.read_bytes() for p in (data / "replay").iterdir()} == written
 
 
+def _follow(data: Path, *, passes: int, say, full_every: float | None) -> None:
+    """The follow loop for ``passes`` passes, stopped by SIGTERM after WAIT seconds at most
+    (so that a loop that never runs them fails the test instead of hanging it)."""
+    timer = threading.Timer(WAIT, lambda: os.kill(os.getpid(), signal.SIGTERM))
+    timer.start()
+    try:
+        assert follow(data, every=0.1, passes=passes, say=say, full_every=full_every) == 0
+    finally:
+        timer.cancel()
+
+
 def test_follow_runs_a_pass_when_the_background_verification_fails(tmp_path, monkeypatch):
     """The log looks unchanged to the loop (the segment's size and time set back), yet the
     pass after the background verification found the change refuses it."""
@@ -347,12 +358,7 @@ def test_follow_runs_a_pass_when_the_background_verification_fails(tmp_path, mon
             forged.append(True)
             _forge(_segment(data, 2))
 
-    timer = threading.Timer(WAIT, lambda: os.kill(os.getpid(), signal.SIGTERM))
-    timer.start()
-    try:
-        assert follow(data, every=0.1, passes=2, say=say, full_every=0.0) == 0
-    finally:
-        timer.cancel()
+    _follow(data, passes=2, say=say, full_every=0.0)
     text = "\n".join(lines)
     assert forged and "the whole verification in the background" in text, text
     assert "replay failed (refused)" in text and "segment-000002.avro" in text, text
@@ -446,12 +452,7 @@ def test_follow_runs_a_pass_when_a_segment_is_edited_in_place(tmp_path):
             _flip(seg)
             os.utime(seg, ns=(before.st_atime_ns, before.st_mtime_ns))
 
-    timer = threading.Timer(WAIT, lambda: os.kill(os.getpid(), signal.SIGTERM))
-    timer.start()
-    try:
-        assert follow(data, every=0.1, passes=2, say=say, full_every=None) == 0
-    finally:
-        timer.cancel()
+    _follow(data, passes=2, say=say, full_every=None)
     text = "\n".join(lines)
     assert "segment-000002.avro changed since it was verified" in text, text
     assert "replay failed (refused)" in text, text
@@ -482,12 +483,7 @@ def test_follow_replays_a_log_put_back_after_a_refusal(tmp_path):
             assert (data / "replay.refused.json").exists()
             seg.write_bytes(original)
 
-    timer = threading.Timer(WAIT, lambda: os.kill(os.getpid(), signal.SIGTERM))
-    timer.start()
-    try:
-        assert follow(data, every=0.1, passes=3, say=say, full_every=None) == 0
-    finally:
-        timer.cancel()
+    _follow(data, passes=3, say=say, full_every=None)
     text = "\n".join(lines)
     assert sum("replay failed (refused)" in line for line in lines) == 1, text
     assert sum("up to date" in line for line in lines) == 2, text
