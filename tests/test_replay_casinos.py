@@ -6,7 +6,9 @@ write it; the expected settlements are worked by hand."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import json
 import multiprocessing
 import shutil
@@ -18,7 +20,9 @@ import pytest
 from ingest.log import LogWriter, Received
 from ingest.simulate import simulate_shift
 from replay import parallel
+from replay.__main__ import _provenance
 from replay.filings import load_rulebook
+from replay.live import LiveReplay
 from replay.run import replay, start_workers
 from schemas import RoundStarted, WagerPlaced, WagerSettled, encode
 from tests.conftest import run_cli
@@ -213,3 +217,19 @@ def test_the_simulator_deals_a_casino_by_its_own_paytable(tmp_path):
     assert {(r["casino"], r["ruleset"]) for r in rounds} == {("C01", SHIPPED_STUD),
                                                              ("C02", C02_STUD)}
     assert all(r["evaluated"] and r["mispay_cents"] == 0 for r in rounds)
+
+
+def test_the_live_loop_judges_by_the_same_directory_as_a_batch_replay(tmp_path, two_casinos):
+    book = load_rulebook(EXAMPLE)
+    live = LiveReplay(tmp_path, full_every=None, book=book)
+    try:
+        step = live.step()
+    finally:
+        live.close()
+    assert step.ok, step.message
+    with contextlib.redirect_stderr(io.StringIO()):
+        provenance = _provenance(tmp_path, None, False)
+    assert provenance is not None and provenance["verified"]
+    replay(two_casinos, tmp_path / "batch", provenance=provenance, book=book)
+    assert _files(tmp_path / "replay") == _files(tmp_path / "batch")
+    assert _by_casino(tmp_path / "replay")["C02"]["ruleset"] == C02_STUD
