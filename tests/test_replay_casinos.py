@@ -233,3 +233,20 @@ def test_the_live_loop_judges_by_the_same_directory_as_a_batch_replay(tmp_path, 
     replay(two_casinos, tmp_path / "batch", provenance=provenance, book=book)
     assert _files(tmp_path / "replay") == _files(tmp_path / "batch")
     assert _by_casino(tmp_path / "replay")["C02"]["ruleset"] == C02_STUD
+
+
+def test_checks_follow_replays_by_the_directory_it_is_given(tmp_path, two_casinos):
+    from checks.follow import follow
+
+    said: list[str] = []
+    status = follow(tmp_path, every=0.05, passes=1, say=said.append, full_every=None,
+                    rulesets=EXAMPLE, book=load_rulebook(EXAMPLE))
+    assert status == 0, said
+    assert any("up to date" in line for line in said), said
+    rounds = _by_casino(tmp_path / "replay")
+    assert (rounds["C01"]["ruleset"], rounds["C02"]["ruleset"]) == (SHIPPED_STUD, C02_STUD)
+
+
+def test_checks_takes_rulesets_only_with_follow(tmp_path):
+    done = run_cli("checks", "--data", str(tmp_path), "--rulesets", str(EXAMPLE))
+    assert done.returncode == 2 and "--rulesets is for --follow" in done.stderr
