@@ -369,6 +369,12 @@ def main(argv: list[str] | None = None) -> int:
         for problem in problems:
             print(f"simulate: {problem}", file=sys.stderr)
         return 2
+    from replay.__main__ import load_book, rulesets_dir
+    from replay.errors import NoRulesetInForceError
+
+    book = load_book(rulesets_dir(args.rulesets), "simulate")
+    if isinstance(book, int):
+        return book
     from ingest.kafka_io import NoClusterError, SettingsError, bootstrap_servers, topic_settings
 
     try:
@@ -378,12 +384,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"simulate: {exc}", file=sys.stderr)
         return 2
     topic = args.topic or _default_topic()
-    from replay.__main__ import load_book, rulesets_dir
-    from replay.errors import NoRulesetInForceError
-
-    book = load_book(rulesets_dir(args.rulesets), "simulate")
-    if isinstance(book, int):
-        return book
     try:
         events, labels = simulate_shift(tables=args.tables, rounds=args.rounds,
                                         seed=args.seed, fault_rate=args.fault_rate,

@@ -221,7 +221,7 @@ def load_book(rulesets: Path | None, command: str = "replay") -> Rulebook | int 
         for problem in exc.problems:
             print(f"{command}: {problem}", file=sys.stderr)
         print(f"{command}: REFUSED: the rulesets directory {rulesets} has "
-              f"{len(exc.problems)} problem(s) (above); nothing was judged. Fix them "
+              f"{len(exc.problems)} problem(s) (above); nothing was done. Fix them "
               f"(`python -m replay rulesets check {rulesets}`)", file=sys.stderr)
         return 2
     except FilingsError as exc:

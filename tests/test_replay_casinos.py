@@ -250,3 +250,13 @@ def test_checks_follow_replays_by_the_directory_it_is_given(tmp_path, two_casino
 def test_checks_takes_rulesets_only_with_follow(tmp_path):
     done = run_cli("checks", "--data", str(tmp_path), "--rulesets", str(EXAMPLE))
     assert done.returncode == 2 and "--rulesets is for --follow" in done.stderr
+
+
+def test_the_simulator_refuses_a_directory_with_problems_before_kafka(tmp_path):
+    (tmp_path / "C02").mkdir()
+    (tmp_path / "C02" / "x.json").write_text('{"id": 1}')
+    done = run_cli("ingest.simulate", "--tables", "1", "--rounds", "1", "--casino", "C02",
+                   "--rulesets", str(tmp_path), "--bootstrap", "127.0.0.1:9")
+    assert done.returncode == 2
+    assert f"simulate: {tmp_path}/C02/x.json: " in done.stderr
+    assert "REFUSED" in done.stderr and "Traceback" not in done.stderr
