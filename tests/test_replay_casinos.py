@@ -159,7 +159,9 @@ def test_same_log_and_directory_give_the_same_bytes_on_one_worker_or_two(
     log = _write(tmp_path, events)
     book = load_rulebook(EXAMPLE)
     replay(log, tmp_path / "one", book=book)
-    replay(log, tmp_path / "again", book=load_rulebook(EXAMPLE))
+    elsewhere = tmp_path / "elsewhere" / "filings"  # the same files at another path
+    shutil.copytree(EXAMPLE, elsewhere)
+    replay(log, tmp_path / "again", book=load_rulebook(elsewhere))
     with start_workers(2, book) as pool:
         replay(log, tmp_path / "two", workers=pool, book=book)
     assert _files(tmp_path / "again") == _files(tmp_path / "one")

@@ -111,3 +111,49 @@ def test_a_filed_file_is_relative_with_a_sha256():
         FiledFile(path="/etc/x.json", sha256="0" * 64)
     with pytest.raises(RulesetError, match="64 lowercase hex"):
         FiledFile(path="C02/x.json", sha256="ABC")
+
+
+def test_a_ruleset_reads_its_casino_and_names_a_bad_one():
+    assert C02_2026.casino == "C02"
+    assert load_ruleset(SHIPPED_STUD).casino is None
+    with pytest.raises(RulesetError, match="casino must be a casino id"):
+        _stud("caribbean_stud-x-v1", "C 02/..", "2026-01-01", None)
+
+
+def test_every_shipped_ruleset_survives_pickling_and_validates_again():
+    for ruleset in shipped_rulesets():
+        assert pickle.loads(pickle.dumps(ruleset)) == ruleset
+
+
+@pytest.mark.parametrize(("cards", "hand_class"), [
+    ("As Ks Qs Js Ts", "royal_flush"),   # docs/rules.md 4.2: the raise table's top line
+    ("Ah Kd 9c 5s 2d", "ace_king"),      # the lowest line: one pair, ace-king
+    ("Qh Jd 9c 5s 2d", "high_card"),     # below ace-king: no line, never beats a qualifier
+])
+def test_caribbean_stud_paytable_classes_are_the_classes_its_hands_have(cards, hand_class):
+    from replay.cards import parse_card
+    from replay.games import find_game
+    from replay.games.caribbean_stud import hand_class as class_of
+    from replay.games.caribbean_stud import rank_hand
+
+    got = class_of(rank_hand([parse_card(c) for c in cards.split()]))
+    assert got == hand_class
+    raise_lines = find_game("caribbean_stud").paytable_classes["raise"]
+    assert got in raise_lines.classes
+    assert (got in raise_lines.required) is (hand_class != "high_card")
+
+
+def test_the_pai_gow_bonus_paytables_must_post_what_docs_rules_md_says_they_pay():
+    from replay.games import find_game
+
+    for game in ("pai_gow_poker", "face_up_pai_gow"):
+        lines = find_game(game).paytable_classes
+        # docs/rules.md 2.4: Fortune pays a straight or better, all eleven classes
+        assert len(lines["fortune"].required) == 11 and lines["fortune"].pays == {"odds"}
+        # docs/rules.md 6: the Progressive pays a full house or better, eight classes
+        assert lines["progressive"].required[-1] == "full_house"
+        assert len(lines["progressive"].required) == 8
+        # § 688a.1: Envy on four of a kind or better, seven classes, fixed sums
+        assert lines["envy"].classes == lines["envy"].required
+        assert lines["envy"].required[-1] == "four_of_a_kind" and \
+            len(lines["envy"].required) == 7
