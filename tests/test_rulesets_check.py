@@ -205,6 +205,7 @@ def test_hostile_files_are_answered_never_read_whole_or_waited_on(tmp_path):
     (folder / "huge.json").write_bytes(b" " * (MAX_FILE_BYTES + 1))
     os.mkfifo(folder / "pipe.json")
     (folder / "loop.json").symlink_to(folder / "loop.json")
+    (folder / "again").symlink_to(folder, target_is_directory=True)  # a folder loop
     (folder / "x.json").mkdir()
     (folder / "deep.json").write_text("[" * 100_000)
     (folder / "nan.json").write_text('{"id": NaN}')
@@ -212,6 +213,7 @@ def test_hostile_files_are_answered_never_read_whole_or_waited_on(tmp_path):
                 for p in read_filings(tmp_path).problems}
     assert problems == {
         "deep.json": (K.NOT_JSON, "arrays and objects nested more than 64 deep"),
+        "again": (K.UNREADABLE, "a symbolic link: not followed (put the file itself here)"),
         "huge.json": (K.UNREADABLE, f"larger than {MAX_FILE_BYTES:,} bytes: not read (a "
                       "ruleset is a few KiB)"),
         "loop.json": (K.UNREADABLE, "a symbolic link: not followed (put the file itself "
