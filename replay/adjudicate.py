@@ -27,8 +27,11 @@ from replay.games.results import ResultObject
 from replay.rulesets import default_ruleset, load_ruleset
 
 
-def judge_document(doc: Mapping[str, Any]) -> ResultObject:
-    """The result object for one round document (README "Round documents")."""
+def judge_document(doc: Mapping[str, Any], *, as_recorded: bool = False) -> ResultObject:
+    """The result object for one round document (README "Round documents"). A document
+    given by hand refuses a card dealt to two parties (or a tile beyond its copies in the
+    set) as an input error; ``as_recorded`` (a round of the log) judges it as recorded, each
+    hand as dealt (docs/rules.md 8.1)."""
     if not isinstance(doc, Mapping):
         raise DocumentError(f"a round document must be a JSON object, got {type(doc).__name__}")
     game_name = doc.get("game")
@@ -39,7 +42,7 @@ def judge_document(doc: Mapping[str, Any]) -> ResultObject:
     ruleset = load_ruleset(ruleset_id) if ruleset_id is not None else default_ruleset(game.name)
     if ruleset.game != game.name:
         raise DocumentError(f"ruleset {ruleset.id} is for {ruleset.game}, not {game.name}")
-    return game.judge_document(doc, ruleset)
+    return game.judge_document(doc, ruleset, as_recorded=as_recorded)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
