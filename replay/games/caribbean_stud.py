@@ -48,6 +48,7 @@ from replay.games.results import (
     settled_entry,
 )
 from replay.rulesets import Wheel
+from schemas.vocabulary import GAME_WAGERS
 
 if TYPE_CHECKING:
     from replay.rulesets import Payout, Ruleset
@@ -61,7 +62,7 @@ HAND_SIZE = 5
 ANTE = "ante"
 RAISE = "raise"
 PROGRESSIVE = "progressive"
-WAGER_NAMES = (ANTE, RAISE, PROGRESSIVE)
+WAGER_NAMES = GAME_WAGERS[GAME]
 """The wagers of a Caribbean stud seat, in the order results list them."""
 
 RAISE_PAYTABLE = "raise"

@@ -75,6 +75,7 @@ from replay.games.seven_card_classes import SevenCardClass as SevenCardClass
 from replay.games.seven_card_classes import is_ace_high_pai_gow as is_ace_high_pai_gow
 from replay.games.seven_card_classes import seven_card_class as seven_card_class
 from replay.rulesets import read_once
+from schemas.vocabulary import GAME_WAGERS
 
 if TYPE_CHECKING:
     from replay.rulesets import Payout, Ruleset
@@ -88,7 +89,7 @@ ACE_HIGH = "ace_high"
 latter also the name of the ruleset paytable it is paid from. The Fortune and Progressive
 wagers and the Envy Bonus are named in :mod:`replay.games.pai_gow_bonus`."""
 
-WAGER_NAMES = frozenset({MAIN, ACE_HIGH, FORTUNE, PROGRESSIVE})
+WAGER_NAMES = frozenset(GAME_WAGERS[GAME])
 
 _AHPG = ACE_HIGH_PAI_GOW_FLAG
 _WIN = Outcome.WIN.value

@@ -28,15 +28,16 @@ from replay.document import seat_number as read_seat
 from replay.document import wagers as read_wagers
 from replay.errors import RoundError
 from replay.games.pai_gow_banking import DEALER, PlayerBanker, read_banker
-from replay.games.pai_gow_bonus import FORTUNE, PROGRESSIVE, QUALIFYING_WAGER_CENTS
+from replay.games.pai_gow_bonus import PROGRESSIVE, QUALIFYING_WAGER_CENTS
 from replay.games.pai_gow_hands import HAND_SIZE, HIGH_SIZE, LOW_SIZE, set_correctly
 from replay.notation import MAIN, HandHolding, PaiGowRound, SeatHolding
+from schemas.vocabulary import GAME_WAGERS
 
 GAME = "pai_gow_poker"
 """Classic pai gow poker's game name, as in rounds, rulesets and events."""
 
 ACE_HIGH = "ace_high"
-DOCUMENT_WAGERS = frozenset({MAIN, FORTUNE, PROGRESSIVE, ACE_HIGH})
+DOCUMENT_WAGERS = frozenset({*GAME_WAGERS[GAME], ACE_HIGH})
 """Wager names a classic round document may carry. Main, Fortune and Progressive are judged
 here, the last two as in Face Up (6a.18); Ace High exists only in Face Up and is refused."""
 

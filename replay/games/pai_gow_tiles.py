@@ -95,6 +95,7 @@ from replay.games.tile_ranks import is_foul as is_foul
 from replay.games.tile_ranks import rank_hand as rank_hand
 from replay.games.tile_ranks import single_rank as single_rank
 from replay.tiles import TILES_32, Tile, TileError, parse_tile, render_tiles
+from schemas.vocabulary import GAME_WAGERS
 
 if TYPE_CHECKING:
     from replay.rulesets import Ruleset
@@ -117,9 +118,10 @@ collected."""
 _DOCUMENT_KEYS = frozenset(
     {"round_id", "game", "ruleset", "banker", "progressive_meter", "dealer", "seats"}
 )
+
 _DEALER_KEYS = frozenset({"tiles", "high", "low", "wager"})
 _SEAT_KEYS = frozenset({"seat", "tiles", "high", "low", "action", "wagers"})
-_WAGERS = frozenset({MAIN})
+_WAGERS = frozenset(GAME_WAGERS[GAME])
 _SET_KEYS = frozenset({"tiles", "high", "low"})
 
 
