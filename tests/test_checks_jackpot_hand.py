@@ -41,13 +41,19 @@ def flags(tmp_path):
         _jackpot("H4", 1, "flush", "flush", known=False, award=500),
         # trap: a winner the table never declared is not a declaration
         _jackpot("H5", 3, None, "royal_flush", known=None, meter=False, award=None),
-        # the engine could not class the seat's cards (none dealt)
+        # the seat's cards make no class (less than a straight), yet a royal was declared
         _jackpot("H6", 1, "royal_flush", None, known=True, award=25_000),
+        # trap: a round not judged (the seat's cards lost): not_evaluated's, not this check's
+        _jackpot("H8", 1, "royal_flush", None, known=True, award=25_000),
+        # but a name the paytable does not know is known to be wrong, judged or not
+        _jackpot("H9", 1, "royal", None, known=False, award=25_000),
         # trap: right in every way, paid from the meter
         _jackpot("H7", 1, "natural_seven_card_straight_flush",
                  "natural_seven_card_straight_flush", known=True, meter=True),
     ]
     rounds = [_round(r) for r in ("H1", "H2", "H3", "H4", "H5", "H6", "H7")]
+    rounds += [_round(r, evaluated=False, problems="seat 1 has no 'cards'")
+               for r in ("H8", "H9")]
     return _write(tmp_path, {"rounds": rounds, "jackpots": jackpots})
 
 
@@ -68,7 +74,8 @@ def test_the_jackpots_table_carries_the_judged_class_beside_the_declared_one():
 
 
 def test_a_declared_class_unknown_or_other_than_the_judged_one_is_flagged(flags):
-    assert _ids(flags, "jackpot_hand_declared") == [("H2", 1), ("H3", 2), ("H4", 1), ("H6", 1)]
+    assert _ids(flags, "jackpot_hand_declared") == [
+        ("H2", 1), ("H3", 2), ("H4", 1), ("H6", 1), ("H9", 1)]
     assert _detail(flags, "jackpot_hand_declared", "H2") == (
         "seat 1: jackpot declared as seven_card_straight_flush, not a class of the posted "
         "progressive paytable; the cards make natural_seven_card_straight_flush")
@@ -76,8 +83,7 @@ def test_a_declared_class_unknown_or_other_than_the_judged_one_is_flagged(flags)
         "seat 2: jackpot declared as full_house; the cards make three_of_a_kind, which wins "
         "no progressive award")
     assert _detail(flags, "jackpot_hand_declared", "H6") == (
-        "seat 1: jackpot declared as royal_flush; the cards make no class the engine could "
-        "judge")
+        "seat 1: jackpot declared as royal_flush; the cards make no class of the game")
 
 
 def test_award_from_inventory_reads_the_judged_class(flags):
