@@ -244,6 +244,7 @@ def test_each_example_round_decodes_folds_and_is_judged_as_the_doc_says(game):
     judged = judge_state(state)
     assert judged.evaluated and judged.problems == ()
     assert judged.notation == notation
+    assert judged.result is not None and judged.result["dealer"]["house_way"] is not False
     recorded = {(seat, wager): (s.outcome, s.net_cents, s.commission_cents)
                 for seat, wager, s in state.settled}
     expected = {key: (e.outcome, e.net_cents, e.commission_cents)
