@@ -28,6 +28,7 @@ from replay.reconstruct import judge_state, judged_hand
 from replay.rulesets import shipped_rulesets
 from replay.tiles import FACES
 from schemas import DecodeError, JackpotHit, decode, encode, events, vocabulary, writer_schema
+from tests.test_replay_games import _replay
 
 REPO = Path(__file__).resolve().parents[1]
 DOC = (REPO / "docs" / "events.md").read_text(encoding="utf-8")
@@ -253,3 +254,10 @@ def test_each_example_round_decodes_folds_and_is_judged_as_the_doc_says(game):
     for e in decoded:
         if isinstance(e.payload, JackpotHit):
             assert judged_hand(state, e.payload.seat, judged.ruleset) == e.payload.hand
+
+
+def test_the_example_rounds_raise_no_flag_through_replay_and_the_checks(tmp_path):
+    decoded = [decode(_wire(line)) for game in vocabulary.GAMES for line in EXAMPLES[game][0]]
+    table, flags = _replay(tmp_path, decoded)
+    assert [r["evaluated"] for r in table("rounds")] == [True] * len(vocabulary.GAMES)
+    assert [f["check_id"] for f in flags if f["kind"] == "rule"] == []
