@@ -109,3 +109,26 @@ def test_a_round_document_given_by_hand_still_refuses_a_card_in_two_hands(doc, n
     with pytest.raises(DocumentError, match=named):
         judge_document(doc)
     assert judge_document(doc, as_recorded=True)["evaluated"] is True
+
+
+def _seat_holding(doc, **holding):
+    return {**doc, "seats": [{**doc["seats"][0], **holding}]}
+
+
+@pytest.mark.parametrize(("doc", "named"), [
+    (_seat_holding(CLASSIC, cards=["Ah", "Ah", "3d", "4d", "5d", "6d", "7d"],
+                   low=["Ah", "Ah"]),
+     r"card Ah was dealt 3 times \(dealer, seat 1, seat 1\)"),  # the dealer holds one too
+    (_seat_holding(FACE_UP, cards=["Kh", "Kh", "Th", "Jh", "Qh", "8d", "4s"],
+                   high=["Kh", "Kh", "Qh", "Jh", "Th"]),
+     r"seat 1\.cards repeats a card"),
+    (_seat_holding(TILES, tiles=["3-6", "3-6", "4-4", "1-1"], low=["3-6", "3-6"]),
+     r"tile 3-6 is dealt 2 times \(seat 1, seat 1\); the set holds 1"),
+    (_seat_holding(CARIBBEAN, cards=["Qh", "Qh", "8c", "6d", "4h"]),
+     r"seat 1 holds 'Qh' twice"),
+])
+def test_a_hand_holding_one_card_twice_is_refused_even_as_recorded(doc, named):
+    """Its rank is not defined (docs/rules.md 8.1): the round is not evaluated, with this
+    reason, in every game."""
+    with pytest.raises(DocumentError, match=named):
+        judge_document(doc, as_recorded=True)
