@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from schemas.log_verify import DataVerdict
 
 REPO = Path(__file__).resolve().parent.parent
-COMMANDS = ("run", "adjudicate", "census", "round", "table")
+COMMANDS = ("run", "adjudicate", "census", "round", "table", "house-way")
 
 EPILOG = """\
 commands:
@@ -34,6 +34,8 @@ commands:
                recorded against expected, the timeline, findings, flags, ruleset, proof;
                --html FILE writes it as one printable page
   table        a table's last rounds in the order it dealt them
+  house-way    check a casino's house-way file (docs/house-way.md): its rules, how it sets
+               given hands, --coverage (python -m replay house-way check --help)
 
 examples:
   python -m replay                              replay ./var/log into ./var/replay
@@ -45,6 +47,7 @@ examples:
   python -m replay round T01-000001 --data var/demo            the round in the terminal
   python -m replay round T01-000001 --data var/demo --html r.html --proof
   python -m replay table T01 --last 10 --data var/demo         the table's last ten rounds
+  python -m replay house-way check my-casino.way --hand "As Ad Kc Kd 9h 7s 2c" --coverage
 
 run judges every game (classic and Face Up pai gow poker, pai gow tiles, Caribbean stud)
 with the same judge as adjudicate, and writes (under DATA/replay/), one row each:
@@ -111,6 +114,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help")):
         argv.insert(0, "run")
+    if argv[0] == "house-way":
+        from replay.house_way_cli import main as house_way_main
+
+        return house_way_main(argv[1:])
     args = _parser().parse_args(argv)
     if args.command == "adjudicate":
         return _adjudicate(args.file)

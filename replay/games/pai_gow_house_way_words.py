@@ -80,6 +80,16 @@ def _without_ace(s: Seven) -> bool:
     return not _with_ace(s)
 
 
+def _with_ace_face(s: Seven) -> bool:
+    """An ace (or the joker) and a jack, queen or king are the two highest unmatched cards."""
+    return len(s.singles) >= 2 and is_ace(s.singles[0]) and s.singles[1].rank >= Rank.JACK
+
+
+def _with_ace_king(s: Seven) -> bool:
+    """An ace (or the joker) and a king are the two highest unmatched cards."""
+    return len(s.singles) >= 2 and is_ace(s.singles[0]) and s.singles[1].rank is Rank.KING
+
+
 def _full_house_pair(s: Seven) -> int:
     pairs = s.sized(2)
     return group_rank(pairs[0][0]) if pairs else 0
@@ -153,13 +163,9 @@ def _clause(words: list[str], place: str) -> tuple[frozenset[Shape], tuple[Test,
         elif value == "ace":
             tests.append(_with_ace if key == "with" else _without_ace)
             shape_only = False
-        elif value == "ace_face" and key == "with":
-            tests.append(lambda s: len(s.singles) >= 2 and is_ace(s.singles[0])
-                         and s.singles[1].rank >= Rank.JACK)
-            shape_only = False
-        elif value == "ace_king" and key == "with":
-            tests.append(lambda s: len(s.singles) >= 2 and is_ace(s.singles[0])
-                         and s.singles[1].rank is Rank.KING)
+        elif value in ("ace_face", "ace_king") and key == "with":
+            shapes = frozenset(sh for sh in shapes if sh.count(1) >= 2)
+            tests.append(_with_ace_face if value == "ace_face" else _with_ace_king)
             shape_only = False
         elif value == "pair" and name in ("four_of_a_kind", "five_aces"):
             beside = frozenset(sh for sh in shapes if sh[1] in (2, 3))
