@@ -78,7 +78,8 @@ def _summary(way: HouseWaySpec, file: Path) -> list[str]:
     if way.completions:
         lines.append(f"  completions: {', '.join(cid for cid, _ in way.completions)}")
     lines.append("rules, tried in order:")
-    for number, rule in enumerate(way.rules, start=1):
+    rules: tuple[poker_way.HouseWayRule | tiles_way.HouseWayRule, ...] = way.rules
+    for number, rule in enumerate(rules, start=1):
         kind = "exception " if rule.exception else ""
         if isinstance(rule, poker_way.HouseWayRule):
             does = f"when {rule.when} -> front {' or '.join(rule.front)}"
@@ -96,7 +97,7 @@ def _poker_hand(way: poker_way.HouseWay, text: str, wheel: Wheel) -> list[str]:
     lines += [f"  also lawful: high {render_cards(h)} / low {render_cards(lo)}"
               for h, lo in setting.others]
     if not setting.others:
-        lines.append("  no other lawful setting (but cards of equal rank in another suit)")
+        lines.append("  no other lawful setting (but the same ranks in other suits)")
     return lines
 
 
@@ -138,8 +139,9 @@ def _coverage(way: HouseWaySpec, wheel: Wheel) -> tuple[list[str], int]:
                 fouls += n * set_hands(s.high, s.low).foul
         what = f"all {total:,} four-tile hands"
     lines = [f"coverage over {what}:"]
-    lines += [f"  {counts[r.name]:7,}  {r.name}" for r in way.rules]
-    never = [r.name for r in way.rules if not counts[r.name]]
+    names = [r.name for r in way.rules]
+    lines += [f"  {counts[name]:7,}  {name}" for name in names]
+    never = [name for name in names if not counts[name]]
     lines.append(f"  rules that never apply here: {', '.join(never) or 'none'}")
     lines.append(f"  {'no setting fouls' if not fouls else f'{fouls:,} settings FOUL'} "
                  f"({checked:,} lawful settings checked)")
