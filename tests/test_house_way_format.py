@@ -290,3 +290,22 @@ def test_a_way_file_not_loaded_fails_closed(tmp_path: Path) -> None:
         "r-1 pai_gow_poker D=KdQhJcTc9s/As2d S1(main 2500)=Ac2h3h4s5c/KcQc"), ruleset)
     assert not result.evaluated
     assert any("'alt.way'" in p for p in result.problems)
+
+
+def test_the_complete_example_of_the_doc_parses_and_sets_by_its_exception() -> None:
+    doc = (REPO / "docs" / "house-way.md").read_text(encoding="utf-8")
+    start = doc.index("```\n", doc.index("## A complete example")) + 4
+    way = parse_poker_house_way(doc[start:doc.index("```", start)], source="docs/house-way.md")
+    assert way.name == "example-casino" and way.rules[0].exception
+    # aces and kings with 9-7-2: the exception keeps both pairs behind, 9-7 in front
+    setting = poker_way.house_way_setting(parse_cards("As Ad Kc Kd 9h 7s 2c"), way=way)
+    assert (setting.rule.name, {str(c) for c in setting.low}) == ("kings_up_kept", {"9h", "7s"})
+
+
+def test_the_doc_names_every_word_of_the_vocabulary() -> None:
+    from replay.games.pai_gow_house_way_words import CHOICES, CLASSES, PARAMETERS
+    from replay.games.pai_gow_tiles_house_way_words import PLAYS, PREFER
+
+    doc = (REPO / "docs" / "house-way.md").read_text(encoding="utf-8")
+    for word in (*CHOICES, *CLASSES, *PARAMETERS, *PLAYS, *PREFER):
+        assert f"`{word}" in doc, word
