@@ -17,7 +17,8 @@ from replay.games import pai_gow_tiles_house_way as tiles_way
 from replay.games.house_way_text import HouseWayFormatError, UnknownHouseWayError
 from replay.games.pai_gow_house_way_words import parse_poker_house_way
 from replay.house_ways import house_way_from_file, parse_house_way
-from replay.rulesets import load_ruleset, ruleset_from_dict
+from replay.rulesets import Ruleset, load_ruleset, ruleset_from_dict
+from replay.tiles import parse_tiles
 
 REPO = Path(__file__).resolve().parent.parent
 SHIPPED = REPO / "replay" / "rulesets" / "house_ways"
@@ -242,7 +243,7 @@ def _ruleset_file(folder: Path, house_way: str, game: str = "pai_gow_poker") -> 
     return path
 
 
-def _load(path: Path):  # type: ignore[no-untyped-def]
+def _load(path: Path) -> Ruleset:
     return ruleset_from_dict(json.loads(path.read_text(encoding="utf-8")), source=str(path),
                              base=path.parent)
 
@@ -309,3 +310,61 @@ def test_the_doc_names_every_word_of_the_vocabulary() -> None:
     doc = (REPO / "docs" / "house-way.md").read_text(encoding="utf-8")
     for word in (*CHOICES, *CLASSES, *PARAMETERS, *PLAYS, *PREFER):
         assert f"`{word}" in doc, word
+
+
+TILES_WAY = """format catwalk-house-way 1
+game pai_gow_tiles
+name any-setting
+title A tiles way that plays any setting after the pairs
+source written for the tests
+rule supreme_pair
+  clause D.1
+  plays supreme_pair
+rule pair_wong_gong
+  clause D.2
+  plays pair_wong_gong
+  prefer special_hands high low
+rule anything
+  clause casino rule 3: any setting, the best low hand preferred
+  plays any
+  prefer low high
+"""
+
+
+def _with_way(json_name: str, folder: Path, house_way: str) -> Path:
+    data = json.loads((REPO / "replay" / "rulesets" / json_name).read_text(encoding="utf-8"))
+    data["id"] = f"{data['game']}-casino-v1"
+    data["options"]["house_way"] = house_way
+    path = folder / f"{data['id']}.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_a_tiles_ruleset_naming_a_file_judges_the_dealer_by_it(tmp_path: Path) -> None:
+    from replay.games.pai_gow_tiles import judge_document
+    from tests.test_pai_gow_tiles import SEAT_PUSHES, doc, hand
+
+    (tmp_path / "casino.way").write_text(TILES_WAY, encoding="utf-8")
+    ruleset = _load(_with_way("pai_gow_tiles-pr-v1.json", tmp_path, "casino.way"))
+    assert tiles_way.find_house_way(ruleset).name == "any-setting"
+    # 6-6 5-5 / 1-6 2-3: 2 Teen over 2 Tit; ¶ D.3 plays a 9, 8 or 7 together, this way any
+    dealer = hand("6-6 5-5 1-6 2-3", "6-6 5-5 / 1-6 2-3")
+    assert judge_document(doc(SEAT_PUSHES, dealer=dealer), ruleset)["dealer"]["house_way"]
+    shipped = load_ruleset("pai_gow_tiles-pr-v1")
+    assert not judge_document(doc(SEAT_PUSHES, dealer=dealer), shipped)["dealer"]["house_way"]
+    # the preferred setting is the best low hand: 6-6 2-3 (7) / 5-5 1-6 (7 points, Mooy high)
+    chosen = tiles_way.house_way_setting(parse_tiles("6-6 5-5 1-6 2-3"),
+                                         way=tiles_way.find_house_way(ruleset))
+    assert chosen.rule.name == "anything"
+    assert str(chosen.setting).startswith("6-6 2-3 / ")
+
+
+def test_face_up_takes_a_pai_gow_poker_way_and_tiles_refuse_one(tmp_path: Path) -> None:
+    flamingo = REPO / "docs" / "examples" / "house_ways" / "flamingo.way"
+    (tmp_path / "flamingo.way").write_text(flamingo.read_text(encoding="utf-8"),
+                                           encoding="utf-8")
+    face_up = _load(_with_way("face_up_pai_gow-pa688a-v1.json", tmp_path, "flamingo.way"))
+    assert poker_way.find_house_way(face_up).name == "flamingo"
+    with pytest.raises(RulesetError, match="a house way for pai_gow_poker, but the ruleset is "
+                       "for pai_gow_tiles"):
+        _load(_with_way("pai_gow_tiles-pr-v1.json", tmp_path, "flamingo.way"))
