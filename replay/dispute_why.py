@@ -149,6 +149,8 @@ def _poker_house_way(t: Table, dealer: Holding, cite: str) -> Verdict:
     high, low = tuple(map(str, setting.high)), tuple(map(str, setting.low))
     rule = (f"the house way {way.name} (rule {setting.rule.name}, {setting.rule.clause}) sets "
             f"high {' '.join(high)}, low {' '.join(low)}")
+    rule += "".join(f"; also lawful: high {' '.join(map(str, h))}, low {' '.join(map(str, lo))}"
+                    for h, lo in setting.others)
     if dealer.house_way is True:
         words = f"set by the house way: {rule} ({cite})"
     elif dealer.house_way is False:

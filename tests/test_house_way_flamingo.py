@@ -129,3 +129,26 @@ def test_on_the_golden_sample_the_two_ways_differ_only_where_their_texts_do() ->
     assert set(differ) <= DIFFERING_RULES, differ
     assert differ["straight_two_pair_split"] > 0 and differ["straight"] > 0
     assert 0 < sum(differ.values()) < SAMPLE // 100
+
+
+def test_a_dispute_shows_the_other_lawful_setting_of_the_flamingo_way() -> None:
+    from replay.dispute_why import Holding, Table, verdicts
+
+    # four 10s and kings, the dealer split the 10s: lawful under Flamingo (F1), not preferred
+    dealer = Holding(position="dealer", seat=None, cards=_tokens("Ts Tc Th Td Kh Kd 2s"),
+                     high=_tokens("Ts Tc Kh Kd 2s"), low=("Th", "Td"), action=None,
+                     house_way=True)
+    seat = Holding(position="seat 1", seat=1, cards=_tokens("Ac Kc 9c 7c 3d Jd 8c"),
+                   high=_tokens("Ac Kc 9c 7c 3d"), low=("Jd", "8c"), action=None)
+    table = Table(ruleset=_flamingo_ruleset(), holdings={None: dealer, 1: seat},
+                  banker_seat=None, outcomes={None: None, 1: "loss"})
+    why = verdicts("pai_gow_poker", table)[None].why or ""
+    assert why.startswith("set by the house way: the house way flamingo (rule "
+                          "four_seven_to_ten_with_pair, Four of a kind, 7 through 10; F1) sets "
+                          "high Ts Th Td Tc 2s, low Kh Kd; also lawful: high Kh Kd Ts Th 2s, "
+                          "low Td Tc"), why
+
+
+def _tokens(text: str) -> tuple[str, ...]:
+    """Card tokens in the notation, as replay writes them in hands.parquet."""
+    return tuple(str(card) for card in parse_cards(text))
