@@ -368,3 +368,16 @@ def test_face_up_takes_a_pai_gow_poker_way_and_tiles_refuse_one(tmp_path: Path) 
     with pytest.raises(RulesetError, match="a house way for pai_gow_poker, but the ruleset is "
                        "for pai_gow_tiles"):
         _load(_with_way("pai_gow_tiles-pr-v1.json", tmp_path, "flamingo.way"))
+
+
+def test_a_parsed_way_pickles_as_its_text_and_sets_hands_the_same() -> None:
+    import pickle
+
+    way = poker(ALTERNATIVES)
+    again = pickle.loads(pickle.dumps(way))
+    assert again == way and again.origin == SOURCE
+    cards = parse_cards("6h 6d 4s 4c Kh 9d 2s")
+    assert poker_way.house_way_setting(cards, way=again) == poker_way.house_way_setting(
+        cards, way=way)
+    tiles = pickle.loads(pickle.dumps(tiles_way.HOUSE_WAY_PR_11_2_D))
+    assert tiles == tiles_way.HOUSE_WAY_PR_11_2_D

@@ -333,6 +333,8 @@ class HouseWay:
     source: str = ""
     completions: tuple[tuple[str, str], ...] = ()
     game: str = GAME
+    origin: str = field(default="", compare=False)
+    text: str = field(default="", repr=False, compare=False)
     by_shape: Mapping[Shape, tuple[HouseWayRule, ...]] = field(
         default_factory=dict, repr=False, compare=False)
 
@@ -341,6 +343,13 @@ class HouseWay:
             raise HouseWayFormatError(f"house way {self.name!r} has no rules")
         object.__setattr__(self, "by_shape", MappingProxyType({
             sh: tuple(r for r in self.rules if sh in r.shapes) for sh in ALL_SHAPES}))
+
+    def __reduce__(self) -> tuple[object, tuple[str, str]]:
+        """Pickled as its text (``origin`` the label it was read under), parsed again on
+        loading: the compiled rules are closures, and the text is the way."""
+        if not self.text:
+            raise TypeError(f"house way {self.name!r} was not parsed from text")
+        return _reparse, (self.text, self.origin)
 
 
 def _test(tests: tuple[Test, ...]) -> Test | None:
@@ -444,7 +453,12 @@ def parse_poker_house_way(text: str, *, source: str) -> HouseWay:
     taken: dict[Shape, str] = {}
     rules = _compile_all(way.rules, source, remaining, taken)
     return HouseWay(name=way.value("name"), title=way.value("title"), rules=tuple(rules),
-                    source=way.value("source"), completions=way.completions)
+                    source=way.value("source"), completions=way.completions, origin=source,
+                    text=text)
+
+
+def _reparse(text: str, origin: str) -> HouseWay:
+    return parse_poker_house_way(text, source=origin)
 
 
 def _compile_all(texts: tuple[RuleText, ...], source: str, remaining: set[Shape],

@@ -104,6 +104,15 @@ class HouseWay:
     completions: tuple[tuple[str, str], ...] = ()
     source: str = ""
     game: str = GAME
+    origin: str = field(default="", compare=False)
+    text: str = field(default="", repr=False, compare=False)
+
+    def __reduce__(self) -> tuple[object, tuple[str, str]]:
+        """Pickled as its text (``origin`` the label it was read under), parsed again on
+        loading: the compiled rules are closures, and the text is the way."""
+        if not self.text:
+            raise TypeError(f"house way {self.name!r} was not parsed from text")
+        return _reparse, (self.text, self.origin)
 
 
 def _plays(words: str, place: str) -> tuple[Plays, bool]:
@@ -192,4 +201,9 @@ def parse_tiles_house_way(text: str, *, source: str) -> HouseWay:
             f"{where(source, last.line, last.name)}: no catch-all at the end: some hands may "
             f"be set by no rule; end with a rule that plays highest_with_lowest or any")
     return HouseWay(name=way.value("name"), title=way.value("title"), rules=tuple(rules),
-                    completions=way.completions, source=way.value("source"))
+                    completions=way.completions, source=way.value("source"), origin=source,
+                    text=text)
+
+
+def _reparse(text: str, origin: str) -> HouseWay:
+    return parse_tiles_house_way(text, source=origin)
