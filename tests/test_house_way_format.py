@@ -153,6 +153,24 @@ def test_every_error_names_the_file_line_and_rule(text: str, expected: str) -> N
     assert refused(text).startswith(expected), refused(text)
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    (HEADER + "rule x\n  clause " + "y" * 1_000 + "\n",
+     "C02/flamingo.way line 7 (rule x): line longer than 1000 characters"),
+    (HEADER + "rule x\n  clause a\x07b\n", "C02/flamingo.way line 7 (rule x): control characters"),
+    (HEADER + TAIL + "title again\n",
+     "C02/flamingo.way line 43 (rule no_pair): header line 'title' after the first rule"),
+    (HEADER + "text a rule's words\n" + TAIL,
+     "C02/flamingo.way line 6: 'text' outside a rule (start one with 'rule NAME')"),
+    (HEADER + TAIL + "completion C9 late\n",
+     "C02/flamingo.way line 43 (rule no_pair): completion lines belong to the header"),
+    (HEADER.replace("name test-way", "name Test Way") + TAIL,
+     "C02/flamingo.way line 3: bad name 'Test Way'"),
+    ("", "C02/flamingo.way: empty: the first line must be 'format catwalk-house-way 1'"),
+])
+def test_lines_that_are_not_a_house_way_are_named(text: str, expected: str) -> None:
+    assert refused(text).startswith(expected), refused(text)
+
+
 def test_tiles_errors_name_the_file_line_and_rule() -> None:
     head = HEADER.replace("pai_gow_poker", "pai_gow_tiles")
     last = "rule d4\n  clause D.4\n  plays highest_with_lowest\n"
