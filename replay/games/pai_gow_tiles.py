@@ -488,5 +488,6 @@ RULES = GameRules(
     citation="docs/rules.md 3, 6, 6a.2, 6a.14-6a.16; PR pai gow tiles ¶ A to K",
     judge_document=judge_document,
     option_names=BANKING_OPTION_NAMES | {OPTION_VIGORISH_AT_MOST_WIN},
+    house_ways=frozenset(HOUSE_WAYS),
     describe_hand=describe_hand,
 )
