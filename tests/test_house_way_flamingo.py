@@ -152,3 +152,28 @@ def test_a_dispute_shows_the_other_lawful_setting_of_the_flamingo_way() -> None:
 def _tokens(text: str) -> tuple[str, ...]:
     """Card tokens in the notation, as replay writes them in hands.parquet."""
     return tuple(str(card) for card in parse_cards(text))
+
+
+def test_a_casino_filing_naming_the_flamingo_file_is_judged_by_it(tmp_path: Path) -> None:
+    from replay.filings import read_filings
+
+    folder = tmp_path / "C02"
+    folder.mkdir()
+    (folder / "flamingo.way").write_text((EXAMPLES / "flamingo.way").read_text(
+        encoding="utf-8"), encoding="utf-8")
+    data = json.loads((REPO / "replay" / "rulesets" / "pai_gow_poker-classic-v1.json")
+                      .read_text(encoding="utf-8"))
+    data.update(id="pai_gow_poker-c02-v1", casino="C02", effective_from="2026-01-01")
+    data["options"]["house_way"] = "flamingo.way"
+    (folder / "pai_gow_poker-c02-v1.json").write_text(json.dumps(data), encoding="utf-8")
+    found = read_filings(tmp_path)
+    assert found.problems == ()
+    (filing,) = found.filings
+    assert poker_way.find_house_way(filing.ruleset) is filing.ruleset.house_way_spec
+    assert judge_document(document(SPLIT, SEAT), filing.ruleset)["dealer"]["house_way"] is True
+    # a broken way file is a problem of the filing, naming the ruleset and the way file
+    (folder / "flamingo.way").write_text("format catwalk-house-way 1\ngame pai_gow_poker\n",
+                                         encoding="utf-8")
+    (problem,) = read_filings(tmp_path).problems
+    assert "house_way 'flamingo.way'" in problem.detail and "flamingo.way: missing header" in (
+        problem.detail)
