@@ -24,19 +24,23 @@ from replay.document import (
 from replay.errors import ReplayError
 from replay.games import find_game
 from replay.games.results import ResultObject
-from replay.rulesets import default_ruleset, load_ruleset
+from replay.rulesets import Ruleset, default_ruleset, load_ruleset
 
 
-def judge_document(doc: Mapping[str, Any]) -> ResultObject:
-    """The result object for one round document (README "Round documents")."""
+def judge_document(doc: Mapping[str, Any], ruleset: Ruleset | None = None) -> ResultObject:
+    """The result object for one round document (README "Round documents"), under the
+    ruleset the document names (else the game's default), or under ``ruleset`` when given:
+    a ruleset that need not be shipped nor in force (a what-if, replay/whatif.py)."""
     if not isinstance(doc, Mapping):
         raise DocumentError(f"a round document must be a JSON object, got {type(doc).__name__}")
     game_name = doc.get("game")
     if game_name is None:
         raise DocumentError("the document has no 'game'")
     game = find_game(game_name)
-    ruleset_id = doc.get("ruleset")
-    ruleset = load_ruleset(ruleset_id) if ruleset_id is not None else default_ruleset(game.name)
+    if ruleset is None:
+        ruleset_id = doc.get("ruleset")
+        ruleset = (load_ruleset(ruleset_id) if ruleset_id is not None
+                   else default_ruleset(game.name))
     if ruleset.game != game.name:
         raise DocumentError(f"ruleset {ruleset.id} is for {ruleset.game}, not {game.name}")
     return game.judge_document(doc, ruleset)

@@ -24,7 +24,7 @@ from replay.adjudicate import judge_document
 from replay.errors import ReplayError
 from replay.fold import DEALER, Problem, ProblemKind, RoundState
 from replay.games.results import ResultObject
-from replay.rulesets import load_ruleset, ruleset_in_force
+from replay.rulesets import Ruleset, load_ruleset, ruleset_in_force
 from schemas.events import banker_words
 
 PROGRESSIVE_PAYTABLE = "progressive"
@@ -68,14 +68,14 @@ def _holding(state: RoundState, seat: int, dealt: Mapping[int, tuple[str, ...]],
     return out
 
 
-def round_document(state: RoundState) -> dict[str, Any]:
-    """The round document of a folded round (README "Round documents"); ReplayError when the
-    round never started. What the document lacks (cards never dealt, a hand never set) is
-    the judge's to report."""
+def round_document(state: RoundState, ruleset: str | None = None) -> dict[str, Any]:
+    """The round document of a folded round (README "Round documents"), naming ``ruleset``
+    when given, else :func:`ruleset_id`; ReplayError when the round never started. What the
+    document lacks (cards never dealt, a hand never set) is the judge's to report."""
     if state.game is None:
         raise ReplayError("the round never started (no RoundStarted event)")
     doc: dict[str, Any] = {"round_id": state.round_id, "game": state.game,
-                           "ruleset": ruleset_id(state)}
+                           "ruleset": ruleset or ruleset_id(state)}
     if state.banker_seat is not None:
         doc["banker"] = {"seat": state.banker_seat, "co_bank": state.co_bank}
     if state.meter_cents is not None:
@@ -176,15 +176,17 @@ def _outcome_of(net: int) -> str:
     return "win" if net > 0 else "loss" if net < 0 else "push"
 
 
-def judge_state(state: RoundState) -> Judgement:
-    """Judge one folded round through the game registry, failing closed."""
+def judge_state(state: RoundState, ruleset: Ruleset | None = None) -> Judgement:
+    """Judge one folded round through the game registry, failing closed: under the ruleset
+    the round names or the one in force when it was dealt, or under ``ruleset`` when given
+    (a what-if: replay/whatif.py judges the same rounds under a proposed ruleset)."""
     problems = list(state.problems)
 
     def fail(kind: ProblemKind, text: str) -> None:
         problems.append(Problem(kind=kind, detail=text))
 
     try:
-        doc = round_document(state)
+        doc = round_document(state, None if ruleset is None else ruleset.id)
     except (ReplayError, ValueError, LookupError) as exc:
         fail(ProblemKind.NOT_JUDGEABLE, str(exc))
         return Judgement(document=None, notation=None, ruleset=None, result=None,
@@ -196,7 +198,7 @@ def judge_state(state: RoundState) -> Judgement:
         return Judgement(document=doc, notation=line, ruleset=doc["ruleset"], result=None,
                          expected=returned, evaluated=True, problems=tuple(problems))
     try:
-        result = judge_document(doc)
+        result = judge_document(doc) if ruleset is None else judge_document(doc, ruleset)
     except (ReplayError, ValueError, LookupError) as exc:
         fail(ProblemKind.NOT_JUDGEABLE, str(exc))
         return Judgement(document=doc, notation=line, ruleset=doc["ruleset"], result=None,
