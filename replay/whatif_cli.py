@@ -206,9 +206,12 @@ def _run(data: Path, out: Path, what: Any, *, workers: int, key: str | None) -> 
     try:
         with Workers(workers, rows) as pool:
             kept = KeptRecords(deal=pool.deal)
+            print(f"whatif: verifying the log {data / 'log'}", file=sys.stderr, flush=True)
             log = _verified(data, key, kept)
             if log is None:
                 return 1
+            print(f"whatif: {log['verification']}; judging {what.game} rounds twice",
+                  file=sys.stderr, flush=True)
             done = replay_entries(log_entries(data / "log", kept), rows, workers=pool,
                                   progress=progress)
         written = write_whatif(out, done.tables, what, log)
@@ -222,6 +225,10 @@ def _run(data: Path, out: Path, what: Any, *, workers: int, key: str | None) -> 
     except ReplayError as exc:
         print(f"whatif: {exc}; nothing was written", file=sys.stderr)
         return 2
+    if not written["counts"]["rounds_selected"]:
+        where = f" at casino {what.casino}" if what.casino else ""
+        print(f"whatif: no {what.game} round of the log was dealt in the period{where}: "
+              "nothing to compare", file=sys.stderr)
     print(report(written, out))
     return 0
 

@@ -208,6 +208,17 @@ def test_rounds_not_evaluated_under_either_ruleset_are_listed_apart(tmp_path, ca
     assert "not evaluated under one or both: 2" in said
 
 
+def test_a_period_with_no_round_of_the_game_says_so(shift, tmp_path, capsys):
+    out = tmp_path / "out"
+    code, said, err = _whatif(capsys, "--ruleset", str(shift / "royal250.json"), "--data",
+                              str(shift / "data"), "--casino", "C99", "--out", str(out))
+    assert code == 0 and "rounds judged under both rulesets: 0; changed: 0" in said
+    assert ("whatif: no caribbean_stud round of the log was dealt in the period at casino "
+            "C99: nothing to compare") in err
+    assert json.loads((out / "whatif.json").read_text())["counts"]["rounds_selected"] == 0
+    assert _rows(out, "whatif_rounds.parquet") == _rows(out, "whatif_summary.parquet") == []
+
+
 @pytest.mark.parametrize(("args", "words"), [
     (["--ruleset", "caribbean_stud-nosuch-v1"],
      "--ruleset 'caribbean_stud-nosuch-v1' is neither a shipped ruleset nor a file; shipped: "
