@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
 
+from replay import parallel
 from replay.__main__ import main
 from replay.rulesets import ruleset_from_dict, shipped_rulesets
 from replay.whatif import ruleset_data
@@ -132,7 +134,16 @@ def test_the_default_output_is_named_after_the_ruleset_period_and_casino(shift, 
     assert (folder / "whatif.json").is_file()
 
 
-def test_the_same_files_byte_for_byte_with_one_worker_or_two(shift, tmp_path, capsys):
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_the_same_files_byte_for_byte_with_one_worker_or_two(shift, tmp_path, capsys,
+                                                             monkeypatch, method):
+    started = []
+
+    def context():  # how the helper starts: the what-if must reach it either way
+        started.append(method)
+        return multiprocessing.get_context(method)
+
+    monkeypatch.setattr(parallel, "start_context", context)
     runs = []
     for n in ("1", "2", "1"):
         out = tmp_path / f"w{n}-{len(runs)}"
@@ -140,6 +151,7 @@ def test_the_same_files_byte_for_byte_with_one_worker_or_two(shift, tmp_path, ca
                        str(shift / "data"), "--out", str(out), "--workers", n)[0] == 0
         runs.append(_hashes(out))
     assert runs[0] == runs[1] == runs[2]
+    assert set(started) == {method}
     assert sorted(runs[0]) == ["whatif.json", "whatif_not_evaluated.parquet",
                                "whatif_rounds.parquet", "whatif_summary.parquet"]
 
@@ -280,3 +292,14 @@ def test_a_directory_that_is_not_a_whatif_is_not_replaced(shift, tmp_path, capsy
 @pytest.mark.parametrize("ruleset", shipped_rulesets(), ids=lambda r: r.id)
 def test_ruleset_data_reads_back_to_the_same_ruleset(ruleset):
     assert ruleset_from_dict(ruleset_data(ruleset), source="test") == ruleset
+
+
+def test_the_command_is_one_of_replays(shift, tmp_path):
+    from tests.conftest import run_cli
+
+    assert "whatif       judge a period again" in run_cli("replay", "--help").stdout
+    done = run_cli("replay", "whatif", "--ruleset", str(shift / "vigdown.json"), "--data",
+                   str(shift / "data"), "--out", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    assert "pai_gow_tiles main: +$0.15 (1 of 1 wagers changed)" in done.stdout
+    assert "whatif: verifying the log" in done.stderr
