@@ -4,7 +4,8 @@ the data shown was judged under (issue 9).
 A ruleset is the data a game is judged under (docs/rules.md 6 and 6a; ``replay/rulesets.py``,
 ``replay/rulesets/*.json``): its posted paytables, its commission (rate and rounding), its
 house options and the house way the dealer sets by. This page puts them in words a
-regulator can read against the posted rules, with money from integer cents.
+regulator can read against the posted rules, with money from integer cents. Below them, the
+what-if runs under ``DATA/whatif/`` (docs/whatif.md), marked as not production.
 """
 
 from __future__ import annotations
