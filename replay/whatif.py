@@ -28,7 +28,7 @@ import functools
 import hashlib
 import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,7 @@ import pyarrow as pa
 
 from replay.errors import ReplayError
 from replay.fold import DEALER, Replayed, RoundState
+from replay.games import find_game
 from replay.parallel import RowMaker
 from replay.reconstruct import Expected, Judgement, dealt_at, judge_state
 from replay.rulebook import Rulebook, shipped_book
@@ -68,10 +69,12 @@ ROUNDS = pa.schema([
     ("ruleset_before", pa.string()), ("evaluated_before", pa.bool_()),
     ("why_before", pa.string()),
     ("ruleset_after", pa.string()), ("evaluated_after", pa.bool_()), ("why_after", pa.string()),
-    ("notation", pa.string()),
+    ("notation", pa.string()), ("dealer_reset", pa.bool_()),
 ])
 """One row per round selected; ``judged``: evaluated under both rulesets. The rows not
-judged are ``whatif_not_evaluated.parquet``, with why under each ruleset."""
+judged are ``whatif_not_evaluated.parquet``, with why under each ruleset. ``dealer_reset``:
+the proposed ruleset's house way is not production's, so the dealer's hand was set by it
+(:func:`proposed_round`) before the round was judged under the proposed ruleset."""
 SUMMARY = pa.schema([
     ("casino", pa.string()), ("table_id", pa.string()), ("game", pa.string()),
     ("wager", pa.string()), ("wagers_judged", pa.int64()), ("wagers_changed", pa.int64()),
@@ -246,7 +249,8 @@ def compare_rows(what: WhatIf, state: RoundState,
                  before: Judgement) -> dict[str, list[dict[str, Any]]]:
     """One round's rows (``RowMaker.rows_of``): judged again under the proposed ruleset and
     compared with production's judgement ``before``."""
-    after = judge_state(state, what.book, ruleset=what.proposed)
+    as_proposed, reset = proposed_round(what, state, before)
+    after = judge_state(as_proposed, what.book, ruleset=what.proposed)
     when = dealt_at(state)
     head = {"round_id": state.round_id, "casino": state.casino, "table_id": state.table_id,
             "game": state.game}
@@ -290,9 +294,41 @@ def compare_rows(what: WhatIf, state: RoundState,
         "ruleset_before": before.ruleset, "evaluated_before": before.evaluated,
         "why_before": why_before, "ruleset_after": after.ruleset,
         "evaluated_after": after.evaluated, "why_after": why_after,
-        "notation": before.notation or after.notation,
+        "notation": before.notation or after.notation, "dealer_reset": reset,
     })
     return out
+
+
+def _same_house_way(a: Ruleset, b: Ruleset) -> bool:
+    return a.house_way == b.house_way and a.house_way_spec == b.house_way_spec
+
+
+def proposed_round(what: WhatIf, state: RoundState,
+                   before: Judgement) -> tuple[RoundState, bool]:
+    """The round as it would have been played under the proposed ruleset, and whether it
+    differs: the same cards, the same wagers, the players' hands as they set them; the
+    dealer's hand set by the proposed house way when that is not the house way production
+    judged the round by (the dealer sets by the casino's house way: pai gow poker procedure
+    (4), PR pai gow tiles ¶ D), so that a proposed house way moves money. A round whose
+    dealer's hand the proposed way cannot set is left as it was: its judgement under the
+    proposed ruleset then fails closed as any other."""
+    if before.ruleset is None or state.game is None:
+        return state, False
+    book = shipped_book() if what.book is None else what.book
+    try:
+        production = book.find(before.ruleset)
+        game = find_game(state.game)
+    except (ReplayError, LookupError):
+        return state, False
+    proposed = what.proposed
+    dealt = state.cards(DEALER)
+    if _same_house_way(production, proposed) or game.dealer_setting is None or dealt is None:
+        return state, False
+    setting = game.dealer_setting(dealt, proposed)
+    if setting is None or state.hand_set(DEALER) == setting:
+        return state, False
+    sets = ((DEALER, *setting), *(x for x in state.sets if x[0] != DEALER))
+    return replace(state, sets=sets), True
 
 
 def _warm() -> None:

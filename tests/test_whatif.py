@@ -92,7 +92,8 @@ def test_a_royal_at_250_to_1_moves_the_raise_by_3000_dollars(shift, tmp_path, ca
     manifest = json.loads((out / "whatif.json").read_text())
     assert manifest["counts"] == {
         "rounds_selected": 2, "rounds_judged": 2, "rounds_changed": 1,
-        "rounds_not_evaluated": 0, "wagers_judged": 6, "wagers_changed": 1,
+        "rounds_not_evaluated": 0, "rounds_dealer_reset": 0, "wagers_judged": 6,
+        "wagers_changed": 1,
         "net_before_cents": 211_000, "net_after_cents": 511_000, "difference_cents": 300_000}
     assert manifest["what_if"] is True and manifest["production"] is False
     assert (manifest["casino"], manifest["since"], manifest["until"]) == (
