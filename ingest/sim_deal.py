@@ -24,6 +24,7 @@ from replay.cards import DECK_52, DECK_53, JOKER, Card, Rank, Suit, parse_card
 from replay.games import caribbean_stud, pai_gow_tiles
 from replay.games.pai_gow_poker import (
     find_house_way,
+    follows_house_way,
     house_way_setting,
     is_foul,
     rank_high,
@@ -256,21 +257,22 @@ def _player_tiles(tiles: Sequence[Tile], ruleset: Ruleset, rng: random.Random
 
 
 def other_dealer_settings(plan: RoundPlan) -> list[Setting]:
-    """Settings of the dealer's hand that do not foul and rank differently from the house
-    way's (for the injected fault ``dealer_not_house_way``)."""
+    """Settings of the dealer's hand that do not foul and that the ruleset's house way does
+    not allow (for the injected fault ``dealer_not_house_way``): never one of the lawful
+    alternatives a casino's way lists (docs/house-way.md), which the checks rightly pass."""
     if plan.game in (CLASSIC, FACE_UP):
         cards = [parse_card(c) for c in plan.dealer_dealt]
-        hw = _cards_house_way(cards, plan.ruleset)
-        hw_key = next(o[2] for o in card_settings(cards, plan.ruleset)
-                      if sorted(o[0][1]) == sorted(hw[1]))
+        way = find_house_way(plan.ruleset)
+        preferred = house_way_setting(cards, wheel=plan.ruleset.wheel, way=way)
         return [o[0] for o in card_settings(cards, plan.ruleset)
-                if not o[1] and o[2] != hw_key]
+                if not o[1] and not follows_house_way(
+                    cards, [parse_card(c) for c in o[0][0]], [parse_card(c) for c in o[0][1]],
+                    wheel=plan.ruleset.wheel, way=way, preferred=preferred)]
     if plan.game == TILES:
         tiles = [parse_tile(t) for t in plan.dealer_dealt]
-        way = pai_gow_tiles.find_house_way(plan.ruleset)
-        house = pai_gow_tiles.house_way_setting(tiles, way=way).setting
+        tiles_way = pai_gow_tiles.find_house_way(plan.ruleset)
         return [_tile_setting(s) for s in pai_gow_tiles.settings(tiles)
-                if (s.high_rank, s.low_rank) != (house.high_rank, house.low_rank)]
+                if not pai_gow_tiles.follows_house_way(tiles, s.high, s.low, way=tiles_way)]
     return []
 
 

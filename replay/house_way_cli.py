@@ -35,7 +35,7 @@ SAMPLE = 20_000
 EPILOG = """\
 examples:
   python -m replay house-way check replay/rulesets/house_ways/reference-1.3.way
-  python -m replay house-way check docs/examples/house_ways/flamingo.way \\
+  python -m replay house-way check docs/examples/rulesets/C02/flamingo.way \\
       --hand "As Ad Kc Kd 9h 7s 2c" --hand "Jk Ah Kh Qh Th 4c 4d"
   python -m replay house-way check replay/rulesets/house_ways/pr-11.2-d.way \\
       --hand "6-6 2-4 1-3 5-6" --coverage

@@ -12,7 +12,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 SHIPPED = REPO / "replay" / "rulesets" / "house_ways"
-FLAMINGO = REPO / "docs" / "examples" / "house_ways" / "flamingo.way"
+FLAMINGO = REPO / "docs" / "examples" / "rulesets" / "C02" / "flamingo.way"
 
 
 def run(*args: str | Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:

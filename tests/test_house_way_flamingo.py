@@ -1,4 +1,4 @@
-"""The Flamingo house way (docs/examples/house_ways/flamingo.way, written from the Flamingo
+"""The Flamingo house way (docs/examples/rulesets/C02/flamingo.way, written from the Flamingo
 Hilton text published in cammoore/PaiGow-Poker, docs/rules.md 1.3): hands set by hand from its
 written rules, and a dealer judged under a ruleset that names the file."""
 
@@ -20,7 +20,7 @@ from tests.test_golden_house_way import SAMPLE, SEED
 from tests.test_pai_gow_poker import document
 
 REPO = Path(__file__).resolve().parent.parent
-EXAMPLES = REPO / "docs" / "examples" / "house_ways"
+EXAMPLES = REPO / "docs" / "examples" / "rulesets" / "C02"
 FLAMINGO = house_way_from_file("pai_gow_poker", EXAMPLES / "flamingo.way")
 
 # (cards, the Flamingo rule, the 2-card hand as ranks, worked from the written rules)

@@ -378,7 +378,7 @@ def test_a_tiles_ruleset_naming_a_file_judges_the_dealer_by_it(tmp_path: Path) -
 
 
 def test_face_up_takes_a_pai_gow_poker_way_and_tiles_refuse_one(tmp_path: Path) -> None:
-    flamingo = REPO / "docs" / "examples" / "house_ways" / "flamingo.way"
+    flamingo = REPO / "docs" / "examples" / "rulesets" / "C02" / "flamingo.way"
     (tmp_path / "flamingo.way").write_text(flamingo.read_text(encoding="utf-8"),
                                            encoding="utf-8")
     face_up = _load(_with_way("face_up_pai_gow-pa688a-v1.json", tmp_path, "flamingo.way"))

@@ -54,9 +54,11 @@ def test_the_shipped_rulesets_and_the_example_pass():
     found = read_filings(EXAMPLE)
     assert found.problems == ()
     assert [(f.relative, f.ruleset.casino) for f in found.filings] == [
-        (f"C02/{STUD}.json", "C02")]
+        (f"C02/{STUD}.json", "C02"), ("C02/pai_gow_poker-c02-flamingo-v1.json", "C02")]
     book = load_rulebook(EXAMPLE)
     assert book.find(STUD).paytable("raise")["royal_flush"].odds == (250, 1)
+    flamingo = book.find("pai_gow_poker-c02-flamingo-v1").house_way_spec
+    assert flamingo is not None and flamingo.name == "flamingo"
 
 
 def test_json_that_does_not_parse_is_named_with_line_and_column(tmp_path):

@@ -2,7 +2,7 @@
 before the round is judged under it, so a proposed house way moves money (replay/whatif.py
 ``proposed_round``; docs/whatif.md).
 
-The hands come from the Flamingo filing (docs/examples/house_ways/flamingo.way) against the
+The hands come from the Flamingo filing (docs/examples/rulesets/C02/flamingo.way) against the
 shipped reference-1.3 (docs/rules.md 1.3): four queens and a pair of 8s. reference-1.3 keeps
 the four queens behind with the 8s in front (completion C2); Flamingo splits queens from jack
 to king unless a pair of 10s or higher is beside them, so it plays Q-Q-8-8 behind and Q-Q in
@@ -23,7 +23,7 @@ from replay.__main__ import main
 from tests.whatif_support import proposed_file, write_log
 
 REPO = Path(__file__).resolve().parent.parent
-FLAMINGO = REPO / "docs" / "examples" / "house_ways" / "flamingo.way"
+FLAMINGO = REPO / "docs" / "examples" / "rulesets" / "C02" / "flamingo.way"
 DEALER = {"cards": ["Qs", "Qc", "Qh", "Qd", "8h", "8d", "2s"],
           "high": ["Qs", "Qc", "Qh", "Qd", "2s"], "low": ["8h", "8d"]}
 """Set by reference-1.3 (as production's dealer did): four queens behind, the 8s in front."""
