@@ -25,6 +25,7 @@ from replay.games.pai_gow_poker import HOUSE_WAYS
 from replay.rulesets import (
     DEFAULT_RULESET_IDS,
     Commission,
+    CommissionBound,
     CommissionRounding,
     Ruleset,
     Wheel,
@@ -37,7 +38,9 @@ from replay.rulesets import (
 
 REPLAY = Path(__file__).resolve().parent.parent / "replay"
 CLASSIC = "pai_gow_poker-classic-v1"
-PAI_GOW_COMMISSION = Commission(rate_bps=500, rounding=CommissionRounding.DOWN, unit_cents=1)
+DOWN_TO_THE_CENT = CommissionBound(rounding=CommissionRounding.DOWN, unit_cents=1)
+PAI_GOW_COMMISSION = Commission(rate_bps=500, rounding=CommissionRounding.DOWN, unit_cents=1,
+                                lowest=DOWN_TO_THE_CENT, highest=DOWN_TO_THE_CENT)
 TILES_VIGORISH = Commission(rate_bps=500, rounding=CommissionRounding.UP_TO_UNIT, unit_cents=25)
 
 
@@ -81,7 +84,8 @@ def test_6a_1_commission_is_5_percent_rounded_down_to_the_cent(win: int, commiss
 
 @pytest.mark.parametrize(
     ("win", "vigorish"),
-    [(700, 50), (500, 25), (1000, 50), (1, 25), (0, 0), (1020, 75)],
+    # a 1-cent win: 0.05 cents rounded up is 25, but never more than the win (6a.2): 1
+    [(700, 50), (500, 25), (1000, 50), (1, 1), (24, 24), (26, 25), (0, 0), (1020, 75)],
 )
 def test_6a_2_tiles_vigorish_rounds_up_to_25_cents(win: int, vigorish: int) -> None:
     assert TILES_VIGORISH.on(win) == vigorish
@@ -150,8 +154,8 @@ def test_ruleset_from_dict_reads_the_json_layout() -> None:
     assert ruleset == Ruleset(
         id="pai_gow_poker-test-v1", game="pai_gow_poker", title="test",
         effective_from="2024-01-01", effective_to="2025-01-01",
-        commission=PAI_GOW_COMMISSION, wheel=Wheel.LOWEST, house_way="reference-1.3",
-        source="test",
+        commission=Commission(rate_bps=500, rounding=CommissionRounding.DOWN, unit_cents=1),
+        wheel=Wheel.LOWEST, house_way="reference-1.3", source="test",
     )
 
 
