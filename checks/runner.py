@@ -334,10 +334,11 @@ holds for them too), for the checks to read instead of scanning millions of rows
 in any way (a net or a commission outside its lawful range, docs/rules.md 6a.19; another
 outcome; a win whose net and commission do not add up to the amount won; never settled;
 or a round not judged, whose expected settlement is null), and ``round_problems``, every
-round not evaluated or with a problem, and ``unjudged``, the keys of the rounds not evaluated (a check keeps to judged
-rounds with ``ANTI JOIN unjudged USING (casino, table_id, round_id)``, without joining the
-millions of rows of ``rounds``). A check reads them as it reads the views; a wager
-settled exactly as expected, or a judged round without a problem, is in none of them."""
+round not evaluated or with a problem, and ``unjudged``, the keys of the rounds not
+evaluated (a check keeps to judged rounds with ``ANTI JOIN unjudged USING (casino,
+table_id, round_id)``, without joining the millions of rows of ``rounds``). A check reads
+them as it reads the views; a wager settled lawfully, or a judged round without a
+problem, is in none of them."""
 
 
 def memory_limit() -> str:
