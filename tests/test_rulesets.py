@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import datetime as dt
 import itertools
+import re
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +118,62 @@ def test_commission_validation_names_the_bad_value(changes: dict[str, Any], name
     fields.update(changes)
     with pytest.raises(RulesetError, match=named):
         Commission(**fields)
+
+
+TILES_LAWFUL = {"lowest": {"rounding": "down", "unit_cents": 1},
+                "highest": {"rounding": "up_to_unit", "unit_cents": 25}}
+
+
+@pytest.mark.parametrize(
+    ("win", "lawful"),
+    [(700, (35, 50)), (701, (35, 50)), (500, (25, 25)), (10, (0, 10)), (1, (0, 1)),
+     (0, (0, 0)), (2510, (125, 150))],
+)
+def test_6a_19_the_shipped_tiles_vigorish_states_its_lawful_range(
+    win: int, lawful: tuple[int, int]
+) -> None:
+    # 701: 5% = 35.05, down to the cent 35, up to the next 25 cents 50; 10: 0.5 down to 0,
+    # 25 rounded up exceeds the win, so the win; 2510: 125.5 -> 125 and 150
+    commission = load_ruleset("pai_gow_tiles-pr-v1").commission
+    assert commission.lawful(win) == lawful
+    assert lawful[0] <= commission.on(win) <= lawful[1]
+
+
+@pytest.mark.parametrize("win", [0, 1, 19, 20, 1010, 2500])
+def test_6a_19_the_shipped_pai_gow_poker_commission_is_a_point(win: int) -> None:
+    commission = load_ruleset(CLASSIC).commission
+    assert commission.lawful(win) == (win * 5 // 100, win * 5 // 100)
+
+
+@pytest.mark.parametrize(
+    ("lawful", "named"),
+    [
+        ({"lowest": {"rounding": "down"}, "widest": {"rounding": "down"}}, "'widest'"),
+        ({"lowest": {"rounding": "down", "unit": 1}}, "'unit'"),
+        ({"lowest": {"unit_cents": 1}}, "lowest must be an object with keys rounding"),
+        ({"highest": {"rounding": "nearest"}}, "'nearest'"),
+        ({"highest": {"rounding": "up_to_unit", "unit_cents": 0}}, "got 0"),
+        ([], "lowest and/or highest"),
+    ],
+)
+def test_6a_19_a_bad_lawful_range_is_refused_naming_it(lawful: Any, named: str) -> None:
+    commission = {"rate_bps": 500, "rounding": "up_to_unit", "unit_cents": 25,
+                  "lawful": lawful}
+    with pytest.raises(RulesetError, match=re.escape(named)) as info:
+        ruleset_from_dict(_data(commission=commission), source="casino.json")
+    assert "casino.json" in str(info.value)
+
+
+def test_6a_19_a_range_that_leaves_out_the_amount_collected_is_refused() -> None:
+    # the house collects 5% rounded up to 25 cents; a highest of 5% rounded down would
+    # make the collected amount unlawful on a $7 win (50 above 35)
+    commission = {"rate_bps": 500, "rounding": "up_to_unit", "unit_cents": 25,
+                  "lawful": {"highest": {"rounding": "down", "unit_cents": 1}}}
+    with pytest.raises(RulesetError, match="outside its lawful range"):
+        ruleset_from_dict(_data(commission=commission))
+    assert ruleset_from_dict(_data(commission={
+        "rate_bps": 500, "rounding": "up_to_unit", "unit_cents": 25,
+        "lawful": TILES_LAWFUL})).commission.lawful(700) == (35, 50)
 
 
 def test_in_force_on_a_date_of_the_simulated_shift() -> None:
