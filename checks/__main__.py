@@ -179,6 +179,10 @@ def main(argv: list[str] | None = None) -> int:
                       help="leave out the rounds still in play (the latest round of each table, "
                       "not ended or voided yet) until they end; --follow uses it, so a round "
                       "being dealt raises no 'not ended' or 'never settled' alarm")
+    live.add_argument("--rulesets", type=Path, default=None, metavar="DIR",
+                      help="with --follow: replay judges each casino by its own rulesets in "
+                      "DIR (as `python -m replay --rulesets DIR`; default $CATWALK_RULESETS), "
+                      "read once when the loop starts")
     live.add_argument("--every", type=parse_every, default=1.0, metavar="SECONDS",
                       help="with --follow: how often to look at the log (default 1)")
     live.add_argument("--full-every", type=parse_full_every, default=FULL_EVERY,
@@ -193,6 +197,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.follow and (args.since or args.check or args.param or args.list):
         p.error("--follow runs the whole catalogue over the whole log: it takes no --since, "
                 "--check, --param or --list")
+    if args.rulesets and not args.follow:
+        p.error("--rulesets is for --follow (replay judges by rulesets; the checks read what "
+                "replay wrote): give it to `python -m replay --rulesets DIR`")
     try:
         if args.list:
             print_catalogue(markdown=args.markdown)
@@ -200,8 +207,14 @@ def main(argv: list[str] | None = None) -> int:
         data = args.data or Path(os.environ.get("CATWALK_DATA") or REPO / "var")
         if args.follow:
             from checks.follow import follow
+            from replay.__main__ import load_book, rulesets_dir
 
-            return follow(data, every=args.every, full_every=args.full_every)
+            rulesets = rulesets_dir(args.rulesets)
+            book = load_book(rulesets, "checks")
+            if isinstance(book, int):
+                return book
+            return follow(data, every=args.every, full_every=args.full_every,
+                          rulesets=rulesets, book=book)
         done = run_checks(data / "replay", data / "checks", since=args.since, live=args.live,
                           only=args.check,
                           params=dict(args.param or ()),

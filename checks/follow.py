@@ -57,6 +57,7 @@ from schemas.log_resume import FULL_EVERY
 
 if TYPE_CHECKING:
     from replay.live import LiveReplay
+    from replay.rulebook import Rulebook
 
 Signature = tuple[tuple[str, int, int], ...]
 
@@ -149,14 +150,17 @@ def run_stage(name: str, argv: list[str]) -> Stage:
 def follow(data: Path, *, every: float = 1.0, workers: int = 1,
            passes: int | None = None, say: Callable[[str], None] | None = None,
            resident: bool = True, key: str | None = None,
-           full_every: float | None = FULL_EVERY) -> int:
+           full_every: float | None = FULL_EVERY, rulesets: Path | None = None,
+           book: Rulebook | None = None) -> int:
     """Run replay and the checks whenever the log changed, until stopped (or ``passes``
     passes that ran, for tests). ``resident``: replay and the checks in this process
     (see the module docstring), else as child processes; ``key``: the public key the
     log's checkpoints must verify with (as ``python -m replay --key``); ``workers``: of
     the child ``python -m replay``; ``full_every``: seconds between whole verifications
-    of the log in the background (resident only; None: none). Returns the exit status (0
-    when stopped)."""
+    of the log in the background (resident only; None: none); ``rulesets``: the rulesets
+    directory replay judges by (``python -m replay --rulesets``), read once as ``book``
+    (replay.filings.load_rulebook) by the caller: the resident replay judges by ``book``,
+    a child replay is given the directory. Returns the exit status (0 when stopped)."""
     say = say or (lambda line: print(line, file=sys.stderr, flush=True))
     stop = False
 
@@ -169,7 +173,7 @@ def follow(data: Path, *, every: float = 1.0, workers: int = 1,
     waiting = False
     ran = 0
     passer = _Passes(data, workers=workers, key=key, say=say, resident=resident,
-                     full_every=full_every)
+                     full_every=full_every, rulesets=rulesets, book=book)
     say(f"follow: watching {data / 'log'} every {every:g} s (Ctrl-C to stop)")
     try:
         while not stop and (passes is None or ran < passes):
@@ -200,14 +204,16 @@ class _Passes:
 
     def __init__(self, data: Path, *, workers: int, key: str | None,
                  say: Callable[[str], None], resident: bool,
-                 full_every: float | None) -> None:
+                 full_every: float | None, rulesets: Path | None = None,
+                 book: Rulebook | None = None) -> None:
         self.data, self.workers, self.key, self.say = data, workers, key, say
         self.resident = resident
+        self.rulesets = rulesets
         self.live: LiveReplay | None = None
         if resident:
             from replay.live import LiveReplay
 
-            self.live = LiveReplay(data, key, full_every=full_every)
+            self.live = LiveReplay(data, key, full_every=full_every, book=book)
         self.told = False
 
     def look(self) -> Look | None:
@@ -288,7 +294,9 @@ class _Passes:
                 self._tell(step.message)
         stage = run_stage("replay", [sys.executable, "-m", "replay", "--data", str(self.data),
                                      "--workers", str(self.workers),
-                                     *(["--key", self.key] if self.key else [])])
+                                     *(["--key", self.key] if self.key else []),
+                                     *(["--rulesets", str(self.rulesets)]
+                                       if self.rulesets else [])])
         if stage.status != 0:
             return False, (f"replay failed (exit {stage.status}) after {stage.seconds:.1f} s: "
                            f"{stage.last_line or 'no message'}")

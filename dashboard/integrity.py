@@ -72,6 +72,9 @@ class Manifest:
     key_fingerprint: str | None = None
     """The verifier key (``name+hash+key``) the log was verified with."""
     rulesets: tuple[str, ...] | None = None
+    ruleset_files: tuple[tuple[str, str], ...] | None = None
+    """(path, sha256) of each file of the rulesets directory that judged the data, relative
+    to it (docs/rulesets.md); empty: the shipped rulesets alone; None: not recorded."""
     code_version: str | None = None
     files: Mapping[str, str] = field(default_factory=dict)
 
@@ -117,6 +120,7 @@ def read_manifest(root: Path) -> Manifest:
     log = log if isinstance(log, dict) else {}
     records = log.get("records")
     rulesets = manifest.get("rulesets")
+    ruleset_files = manifest.get("ruleset_files")
     files = manifest.get("files")
     return Manifest(
         state="verified" if verified else "unverified",
@@ -127,6 +131,11 @@ def read_manifest(root: Path) -> Manifest:
         key_fingerprint=_text(log.get("key_fingerprint")),
         rulesets=(tuple(clip(r, 200) for r in rulesets if isinstance(r, str))
                   if isinstance(rulesets, list) else None),
+        ruleset_files=(tuple((clip(f["path"], 300), clip(f["sha256"], 64))
+                             for f in ruleset_files if isinstance(f, dict)
+                             and isinstance(f.get("path"), str)
+                             and isinstance(f.get("sha256"), str))
+                       if isinstance(ruleset_files, list) else None),
         code_version=_text(manifest.get("code_version")),
         files=({clip(k, 200): clip(v, 200) for k, v in files.items() if isinstance(v, str)}
                if isinstance(files, dict) else {}),

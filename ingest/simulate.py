@@ -16,6 +16,9 @@ where a fault is injected (``--fault-rate``, kinds ``--faults``; :mod:`ingest.si
 each written as one JSON line to ``--labels``.
 
 The same seed gives the same events, byte for byte (event ids come from the seeded RNG).
+With a rulesets directory (``--rulesets DIR``, docs/rulesets.md) each table deals by its
+casino's ruleset in force that day (its paytables, its options, its house way), as replay
+judges it; a casino without its own ruleset for a game deals by the shipped one.
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ from ingest.sim_faults import (
 )
 from ingest.sim_record import Staff, meter_awards, protocol, settlements
 from replay.adjudicate import judge_document
-from replay.rulesets import ruleset_in_force
+from replay.rulebook import Rulebook, shipped_book
 from schemas import Payload, RoundEvent
 
 GAMES = tuple(DEALERS)
@@ -69,7 +72,8 @@ class TableSimulator:
     """One table's stream of events; deterministic for a given (seed, table)."""
 
     def __init__(self, *, casino: str, table_index: int, seed: int, fault_rate: float,
-                 game: str, faults: Sequence[str], rich_hands: float) -> None:
+                 game: str, faults: Sequence[str], rich_hands: float,
+                 book: Rulebook | None = None) -> None:
         self.casino = casino
         self.game = game
         self.table_id = f"T{table_index:02d}"
@@ -77,7 +81,8 @@ class TableSimulator:
         self.fault_rate = fault_rate
         self.faults = tuple(faults)
         self.rich_hands = rich_hands
-        self.ruleset = ruleset_in_force(game, dt.datetime.fromtimestamp(
+        self.book = shipped_book() if book is None else book
+        self.ruleset = self.book.in_force(casino, game, dt.datetime.fromtimestamp(
             SHIFT_START_US / 1e6, dt.UTC).date())
         self.seq = 0
         self.clock_us = SHIFT_START_US + table_index * 17_000_000
@@ -105,7 +110,7 @@ class TableSimulator:
         self.clock_us = max(self.clock_us, SHIFT_START_US + number * ROUND_EVERY_US)
         plan = DEALERS[self.game](Deal(round_id=round_id, ruleset=self.ruleset, rng=rng,
                                        meter=self.meter, rich=self.rich_hands))
-        result = _judge(plan)
+        result = self._judge(plan)
         truth = Round(plan=plan, result=result, settled=tuple(settlements(plan, result, staff)))
         kind = None
         if self.fault_rate and rng.random() < self.fault_rate:
@@ -113,11 +118,11 @@ class TableSimulator:
             kind = rng.choice(kinds) if kinds else None
         label = None
         if kind in JUDGED_AGAIN or kind in FACTS:
-            altered = alter_facts(kind, truth, rng, _judge)
+            altered = alter_facts(kind, truth, rng, self._judge)
             if altered is not None:
                 plan, label = altered
                 if kind in JUDGED_AGAIN:
-                    result = _judge(plan)
+                    result = self._judge(plan)
                     truth = Round(plan=plan, result=result,
                                   settled=tuple(settlements(plan, result, staff)))
         settled = list(truth.settled)
@@ -134,6 +139,11 @@ class TableSimulator:
         self._move_meter(truth)
         return events
 
+    def _judge(self, plan: RoundPlan) -> dict[str, Any]:
+        """The judge's result object for the plan's round document, as a plain dict, under
+        the table's rulebook (its casino's rulesets)."""
+        return dict(judge_document(document(plan), self.book, casino=self.casino))
+
     def _move_meter(self, truth: Round) -> None:
         """The meter after the round: less what percentage awards took from it (never below
         where it starts), plus the share of this round's progressive wagers."""
@@ -145,28 +155,27 @@ class TableSimulator:
         self.meter += wagered * METER_SHARE_BPS // 10_000
 
 
-def _judge(plan: RoundPlan) -> dict[str, Any]:
-    """The judge's result object for the plan's round document, as a plain dict."""
-    return dict(judge_document(document(plan)))
-
-
 def simulate_shift(*, tables: int, rounds: int, seed: int, fault_rate: float,
                    casino: str = "C01", games: Sequence[str] | None = None,
                    faults: Sequence[str] | None = None,
                    rich_hands: float = DEFAULT_RICH_HANDS,
+                   book: Rulebook | None = None,
                    ) -> tuple[list[RoundEvent], list[Label]]:
     """Every event of a shift (tables interleaved in time order) and the injected faults.
 
     ``games`` (default all four) are dealt one per table in turn; ``faults`` (default all
     kinds of :data:`FAULT_KINDS`) are the kinds injected at ``fault_rate``; ``rich_hands``
-    is the share of rounds where one party is dealt a strong hand."""
+    is the share of rounds where one party is dealt a strong hand; ``book`` the rulesets
+    the tables deal by (replay/rulebook.py; default the shipped ones): the casino's own in
+    force on the day of the shift, else the shipped one. NoRulesetInForceError when the
+    casino filed rulesets for a game and none is in force that day."""
     games = tuple(games) if games is not None else GAMES
     faults = tuple(faults) if faults is not None else tuple(FAULT_KINDS)
     _check_names("game", games, GAMES)
     _check_names("fault kind", faults, tuple(FAULT_KINDS))
     sims = [TableSimulator(casino=casino, table_index=t, seed=seed, fault_rate=fault_rate,
                            game=games[(t - 1) % len(games)], faults=faults,
-                           rich_hands=rich_hands)
+                           rich_hands=rich_hands, book=book)
             for t in range(1, tables + 1)]
     events = [e for sim in sims for n in range(1, rounds + 1) for e in sim.round(n)]
     events.sort(key=lambda e: (e.occurred_at_us, e.table_id, e.table_seq))
@@ -192,6 +201,8 @@ examples:
       every fault kind now and then, each listed in var/labels.jsonl
   python -m ingest.simulate --tables 2 --rounds 100 --games face_up_pai_gow \\
       --faults envy_for_own_or_dealer_hand,jackpot_step_missing --fault-rate 0.5 --rich-hands 0.3
+  python -m ingest.simulate --tables 4 --rounds 50 --casino C02 --rulesets docs/examples/rulesets
+      casino C02's tables deal by its own filings (its Caribbean stud pays 250 to 1 on a royal)
 
 games: {games}
 
@@ -239,6 +250,10 @@ def _parser() -> argparse.ArgumentParser:
                    "0: as fast as the broker takes them); with `python -m ingest` and "
                    "`python -m checks --follow` running, flags reach the dashboard as it deals")
     p.add_argument("--casino", default="C01", help="casino id (default C01)")
+    p.add_argument("--rulesets", type=Path, default=None, metavar="DIR",
+                   help="deal by the casino's own rulesets in DIR (DIR/<casino>/<id>.json: "
+                   "docs/rulesets.md; default $CATWALK_RULESETS, else the shipped ones); "
+                   "a DIR with any problem is refused")
     p.add_argument("--topic", default=None, help="Kafka topic (default round-events)")
     p.add_argument("--bootstrap", default=None,
                    help="Kafka host:port (default $KAFKA_BOOTSTRAP or the local broker)")
@@ -354,6 +369,12 @@ def main(argv: list[str] | None = None) -> int:
         for problem in problems:
             print(f"simulate: {problem}", file=sys.stderr)
         return 2
+    from replay.__main__ import load_book, rulesets_dir
+    from replay.errors import NoRulesetInForceError
+
+    book = load_book(rulesets_dir(args.rulesets), "simulate")
+    if isinstance(book, int):
+        return book
     from ingest.kafka_io import NoClusterError, SettingsError, bootstrap_servers, topic_settings
 
     try:
@@ -363,9 +384,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"simulate: {exc}", file=sys.stderr)
         return 2
     topic = args.topic or _default_topic()
-    events, labels = simulate_shift(tables=args.tables, rounds=args.rounds, seed=args.seed,
-                                    fault_rate=args.fault_rate, casino=args.casino,
-                                    games=games, faults=faults, rich_hands=args.rich_hands)
+    try:
+        events, labels = simulate_shift(tables=args.tables, rounds=args.rounds,
+                                        seed=args.seed, fault_rate=args.fault_rate,
+                                        casino=args.casino, games=games, faults=faults,
+                                        rich_hands=args.rich_hands, book=book)
+    except NoRulesetInForceError as exc:
+        print(f"simulate: {exc}", file=sys.stderr)
+        return 2
     if args.labels is not None:
         args.labels.parent.mkdir(parents=True, exist_ok=True)
         args.labels.write_text("".join(label.to_json() + "\n" for label in labels))

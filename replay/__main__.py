@@ -20,10 +20,11 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from replay.batch_decode import KeptRecords
+    from replay.rulebook import Rulebook
     from schemas.log_verify import DataVerdict
 
 REPO = Path(__file__).resolve().parent.parent
-COMMANDS = ("run", "adjudicate", "census", "round", "table")
+COMMANDS = ("run", "adjudicate", "census", "round", "table", "rulesets")
 
 EPILOG = """\
 commands:
@@ -34,11 +35,15 @@ commands:
                recorded against expected, the timeline, findings, flags, ruleset, proof;
                --html FILE writes it as one printable page
   table        a table's last rounds in the order it dealt them
+  rulesets     check a rulesets directory (casinos' filings: rulesets check DIR), or list
+               the rulesets rounds are judged by (rulesets list [DIR])
 
 examples:
   python -m replay                              replay ./var/log into ./var/replay
   python -m replay --data var/demo              replay the demo's log
   python -m replay --data var/demo --workers 2  the same on two cores (identical files)
+  python -m replay --rulesets docs/examples/rulesets   judge casino C02 by its own filings
+  python -m replay rulesets check docs/examples/rulesets
   python -m replay adjudicate rounds.jsonl      judge round documents
   echo '{"round_id": ...}' | python -m replay adjudicate -
   python -m replay census --game caribbean_stud --cards 5
@@ -60,6 +65,8 @@ with the same judge as adjudicate, and writes (under DATA/replay/), one row each
   timeline.parquet  event of a round, in the table's order: when, who recorded it, what it
                     was in words, and the corrections (what each corrects, what it replaced)
   findings.parquet  the log: duplicates, sequence gaps, records that do not decode
+A rulesets directory (--rulesets DIR, or $CATWALK_RULESETS) holds casinos' own rulesets,
+DIR/<casino>/<id>.json (docs/rulesets.md); manifest.json lists each file and its SHA-256.
 Same log and rulesets give byte-identical files. The round document is in the README;
 the rules are in docs/rules.md.
 """
@@ -74,7 +81,8 @@ def _parser() -> argparse.ArgumentParser:
         "ruleset in force when it was dealt; judge round documents; count hands.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    sub = p.add_subparsers(dest="command", metavar="{run,adjudicate,census,round,table}")
+    sub = p.add_subparsers(dest="command",
+                           metavar="{run,adjudicate,census,round,table,rulesets}")
     run = sub.add_parser("run", help="replay the log to Parquet (the default)")
     run.add_argument("--data", type=Path, default=None,
                      help="data directory holding log/ (default $CATWALK_DATA or ./var)")
@@ -87,6 +95,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--unverified", action="store_true",
                      help="replay a log that does not verify anyway; every output then says "
                      "so (manifest.json, Parquet metadata, the checks, the dashboard)")
+    run.add_argument("--rulesets", type=Path, default=None, metavar="DIR",
+                     help="judge each casino's rounds by its own rulesets in DIR "
+                     "(DIR/<casino>/<id>.json: docs/rulesets.md; default $CATWALK_RULESETS, "
+                     "else the shipped rulesets alone); a DIR with any problem is refused")
     adj = sub.add_parser(
         "adjudicate", help="judge round documents",
         description="Read one round document or JSON lines of them from FILE ('-' for "
@@ -101,9 +113,11 @@ def _parser() -> argparse.ArgumentParser:
     cen.add_argument("--game", required=True, choices=["pai_gow_poker", "caribbean_stud"])
     cen.add_argument("--cards", required=True, type=int, choices=[5, 7])
     from replay.dispute_cli import add_round_parser, add_table_parser
+    from replay.rulesets_cli import add_rulesets_parser
 
     add_round_parser(sub)
     add_table_parser(sub)
+    add_rulesets_parser(sub)
     return p
 
 
@@ -116,6 +130,10 @@ def main(argv: list[str] | None = None) -> int:
         return _adjudicate(args.file)
     if args.command == "census":
         return _census(args.game, args.cards)
+    if args.command == "rulesets":
+        from replay.rulesets_cli import rulesets_command
+
+        return rulesets_command(args)
     if args.command in ("round", "table"):
         from replay.dispute_cli import round_command, table_command
 
@@ -125,7 +143,8 @@ def main(argv: list[str] | None = None) -> int:
                                  key=args.key, casino=args.casino, table_id=args.table)
         return table_command(data, args.table_id, last=args.last, casino=args.casino)
     return _run(args.data or Path(os.environ.get("CATWALK_DATA") or REPO / "var"),
-                args.workers, key=args.key, unverified=args.unverified)
+                args.workers, key=args.key, unverified=args.unverified,
+                rulesets=rulesets_dir(args.rulesets))
 
 
 def _adjudicate(file: str) -> int:
@@ -178,6 +197,39 @@ def _workers(text: str) -> int:
     return n
 
 
+def rulesets_dir(given: Path | None) -> Path | None:
+    """The rulesets directory to judge by: ``given`` (``--rulesets``), else
+    ``$CATWALK_RULESETS`` when set and not empty, else None (the shipped rulesets)."""
+    from replay.rulesets_cli import ENV
+
+    if given is not None:
+        return given
+    named = os.environ.get(ENV, "")
+    return Path(named) if named else None
+
+
+def load_book(rulesets: Path | None, command: str = "replay") -> Rulebook | int | None:
+    """The rulebook of ``rulesets`` (None: the shipped rulesets alone), or 2, said on
+    standard error, when the directory cannot be read or has any problem."""
+    if rulesets is None:
+        return None
+    from replay.filings import FilingsError, FilingsRefused, load_rulebook
+
+    try:
+        return load_rulebook(rulesets)
+    except FilingsRefused as exc:
+        for problem in exc.problems:
+            print(f"{command}: {problem}", file=sys.stderr)
+        print(f"{command}: REFUSED: the rulesets directory {rulesets} has "
+              f"{len(exc.problems)} problem(s) (above); nothing was done. Fix them "
+              f"(`python -m replay rulesets check {rulesets}`)", file=sys.stderr)
+        return 2
+    except FilingsError as exc:
+        print(f"{command}: {exc}; give --rulesets a folder with one folder per casino, or "
+              "leave it out to judge by the shipped rulesets", file=sys.stderr)
+        return 2
+
+
 def _refused(data: Path, why: str) -> None:
     """Record beside ``data/replay`` that replay refused the log (replay.run.mark_refused),
     so that the dashboard says so above the last replay's data."""
@@ -227,7 +279,7 @@ def _provenance(data: Path, key: str | None, unverified: bool,
 
 
 def _run(data: Path, workers: int = 1, *, key: str | None = None,
-         unverified: bool = False) -> int:
+         unverified: bool = False, rulesets: Path | None = None) -> int:
     from replay.batch_decode import KeptRecords
     from replay.parallel import ReplayWorkerError, pyarrow_without_pandas
     from replay.run import replay, start_workers
@@ -239,6 +291,9 @@ def _run(data: Path, workers: int = 1, *, key: str | None = None,
         print(f"replay: no log at {data / 'log'}: run `python -m ingest` first "
               "(or `make demo`)", file=sys.stderr)
         return 2
+    book = load_book(rulesets)
+    if isinstance(book, int):
+        return book
 
     def progress(n: int) -> None:
         print(f"replay: {n:,} rounds judged", file=sys.stderr, flush=True)
@@ -250,14 +305,14 @@ def _run(data: Path, workers: int = 1, *, key: str | None = None,
         # The records verification read are replayed (the log is read once) when the log
         # verified; otherwise (--unverified) the log is read again, as far as it can be
         # (what was dealt is kept only where it is what was read again).
-        with start_workers(workers) as pool:
+        with start_workers(workers, book) as pool:
             kept = KeptRecords(deal=pool.deal)
             provenance = _provenance(data, key, unverified, kept)
             if provenance is None:
                 return 1
             summary = replay(data / "log", data / "replay", progress, workers=pool,
                              provenance=provenance,
-                             records=kept if provenance["verified"] else None)
+                             records=kept if provenance["verified"] else None, book=book)
     except LogError as exc:
         print(f"replay: the log cannot be read: {exc}. Run `python -m ingest verify`.",
               file=sys.stderr)

@@ -24,11 +24,16 @@ from replay.document import (
 from replay.errors import ReplayError
 from replay.games import find_game
 from replay.games.results import ResultObject
-from replay.rulesets import default_ruleset, load_ruleset
+from replay.rulebook import Rulebook, shipped_book
 
 
-def judge_document(doc: Mapping[str, Any]) -> ResultObject:
-    """The result object for one round document (README "Round documents")."""
+def judge_document(doc: Mapping[str, Any], book: Rulebook | None = None, *,
+                   casino: str | None = None) -> ResultObject:
+    """The result object for one round document (README "Round documents"), under the
+    ruleset it names, else its game's default, found in ``book`` (default: the shipped
+    rulesets alone; replay/rulebook.py). ``casino``: the round's casino, whose rulesets
+    and the shipped ones alone it may name."""
+    book = shipped_book() if book is None else book
     if not isinstance(doc, Mapping):
         raise DocumentError(f"a round document must be a JSON object, got {type(doc).__name__}")
     game_name = doc.get("game")
@@ -36,7 +41,8 @@ def judge_document(doc: Mapping[str, Any]) -> ResultObject:
         raise DocumentError("the document has no 'game'")
     game = find_game(game_name)
     ruleset_id = doc.get("ruleset")
-    ruleset = load_ruleset(ruleset_id) if ruleset_id is not None else default_ruleset(game.name)
+    ruleset = (book.find(ruleset_id, casino=casino) if ruleset_id is not None
+               else book.default(game.name))
     if ruleset.game != game.name:
         raise DocumentError(f"ruleset {ruleset.id} is for {ruleset.game}, not {game.name}")
     return game.judge_document(doc, ruleset)

@@ -55,6 +55,7 @@ from replay.fold import Finding, Folding, RoundKey
 from replay.heap import collector_paused
 from replay.parallel import Shard, arrow_table
 from replay.reconstruct import judge_state
+from replay.rulebook import Rulebook
 from replay.run import ROWS, provenance_of, rows_of, write_replay
 from schemas import DecodeError
 from schemas.log_resume import FULL_EVERY, ResumableVerifier
@@ -109,13 +110,16 @@ class LiveReplay:
     """Replay of ``data``'s log kept up to date, step by step, into ``data/replay``;
     ``key``: the public key the checkpoints must verify with (``python -m replay --key``:
     its text or a file; default ``keys/signing.pub`` under ``data``); ``full_every``:
-    seconds between whole verifications in the background (None: none). Not thread-safe:
-    one caller steps it; :meth:`close` stops the background verification."""
+    seconds between whole verifications in the background (None: none); ``book``: the
+    rulesets rounds are judged by (replay/rulebook.py; default the shipped ones), as
+    ``python -m replay --rulesets DIR`` judges them. Not thread-safe: one caller steps it;
+    :meth:`close` stops the background verification."""
 
     def __init__(self, data: Path, key: str | None = None, *,
-                 full_every: float | None = FULL_EVERY) -> None:
+                 full_every: float | None = FULL_EVERY, book: Rulebook | None = None) -> None:
         self.data = data
         self.key = key
+        self.book = book
         self.verifier = ResumableVerifier(full_every=full_every)
         self._reset()
 
@@ -203,7 +207,7 @@ class LiveReplay:
             with collector_paused():
                 rebuilt, new, judged, shard = self._take(entries, base, provenance["root"])
             made = time.monotonic()
-            write_replay(self.data / "replay", shard, provenance_of(provenance))
+            write_replay(self.data / "replay", shard, provenance_of(provenance), self.book)
         except BaseException:
             self._reset()  # never trust what a step that failed half-way left
             self.verifier.forget()
@@ -238,7 +242,7 @@ class LiveReplay:
         self._folding.add(self._events(new, touched))
         first: dict[TableKey, int] = {}
         for key in touched:
-            self._rows[key] = _rows(self._folding, key)
+            self._rows[key] = _rows(self._folding, key, self.book)
             tk: TableKey = (key[0], key[1])
             table = self._tables.get(tk)
             if table is None:
@@ -290,7 +294,7 @@ class LiveReplay:
                      fold_findings=tuple((0, f) for f in self._folding.findings))
 
 
-def _rows(folding: Folding, key: RoundKey) -> Rows:
-    """One round's rows as replay writes them, judged as the log stands now."""
+def _rows(folding: Folding, key: RoundKey, book: Rulebook | None) -> Rows:
+    """One round's rows as replay writes them, judged by ``book`` as the log stands now."""
     state = folding.state(key)
-    return rows_of(state, judge_state(state))
+    return rows_of(state, judge_state(state, book), book)

@@ -24,7 +24,7 @@ from replay.adjudicate import judge_document
 from replay.errors import ReplayError
 from replay.fold import DEALER, Problem, ProblemKind, RoundState
 from replay.games.results import ResultObject, WagerEntry
-from replay.rulesets import load_ruleset, ruleset_in_force
+from replay.rulebook import Rulebook, shipped_book
 from schemas.events import banker_words
 
 PROGRESSIVE_PAYTABLE = "progressive"
@@ -45,15 +45,19 @@ def banker_text(state: RoundState) -> str:
     return banker_words(state.banker_seat, state.co_bank)
 
 
-def ruleset_id(state: RoundState) -> str:
-    """The ruleset the table named, else the game's ruleset in force on the day it was
-    dealt; ReplayError when there is neither game nor date, or none is in force."""
+def ruleset_id(state: RoundState, book: Rulebook | None = None) -> str:
+    """The ruleset the table named, else the one ``book`` (default: the shipped rulesets)
+    says is in force for the round's casino and game on the day it was dealt
+    (:meth:`replay.rulebook.Rulebook.in_force`); ReplayError when there is neither game nor
+    date, or none is in force. A ruleset named is checked when the round is judged
+    (:func:`replay.adjudicate.judge_document`: the casino's own or a shipped one)."""
     if state.ruleset is not None:
         return state.ruleset
     when = dealt_at(state)
     if state.game is None or when is None:
         raise ReplayError("the round never started: no game or date to choose a ruleset by")
-    return ruleset_in_force(state.game, when.date()).id
+    book = shipped_book() if book is None else book
+    return book.in_force(state.casino, state.game, when.date()).id
 
 
 def _holding(state: RoundState, seat: int, dealt: Mapping[int, tuple[str, ...]],
@@ -68,14 +72,14 @@ def _holding(state: RoundState, seat: int, dealt: Mapping[int, tuple[str, ...]],
     return out
 
 
-def round_document(state: RoundState) -> dict[str, Any]:
-    """The round document of a folded round (README "Round documents"); ReplayError when the
-    round never started. What the document lacks (cards never dealt, a hand never set) is
-    the judge's to report."""
+def round_document(state: RoundState, book: Rulebook | None = None) -> dict[str, Any]:
+    """The round document of a folded round (README "Round documents"), its ruleset chosen
+    from ``book`` (:func:`ruleset_id`); ReplayError when the round never started. What the
+    document lacks (cards never dealt, a hand never set) is the judge's to report."""
     if state.game is None:
         raise ReplayError("the round never started (no RoundStarted event)")
     doc: dict[str, Any] = {"round_id": state.round_id, "game": state.game,
-                           "ruleset": ruleset_id(state)}
+                           "ruleset": ruleset_id(state, book)}
     if state.banker_seat is not None:
         doc["banker"] = {"seat": state.banker_seat, "co_bank": state.co_bank}
     if state.meter_cents is not None:
@@ -208,15 +212,17 @@ def _outcome_of(net: int) -> str:
     return "win" if net > 0 else "loss" if net < 0 else "push"
 
 
-def judge_state(state: RoundState) -> Judgement:
-    """Judge one folded round through the game registry, failing closed."""
+def judge_state(state: RoundState, book: Rulebook | None = None) -> Judgement:
+    """Judge one folded round through the game registry, failing closed, under the ruleset
+    ``book`` (default: the shipped rulesets) gives for the round's casino (replay/rulebook.py):
+    the one the table named, if it is the casino's or a shipped one, else the one in force."""
     problems = list(state.problems)
 
     def fail(kind: ProblemKind, text: str) -> None:
         problems.append(Problem(kind=kind, detail=text))
 
     try:
-        doc = round_document(state)
+        doc = round_document(state, book)
     except (ReplayError, ValueError, LookupError) as exc:
         fail(ProblemKind.NOT_JUDGEABLE, str(exc))
         return Judgement(document=None, notation=None, ruleset=None, result=None,
@@ -228,7 +234,7 @@ def judge_state(state: RoundState) -> Judgement:
         return Judgement(document=doc, notation=line, ruleset=doc["ruleset"], result=None,
                          expected=returned, evaluated=True, problems=tuple(problems))
     try:
-        result = judge_document(doc)
+        result = judge_document(doc, book, casino=state.casino)
     except (ReplayError, ValueError, LookupError) as exc:
         fail(ProblemKind.NOT_JUDGEABLE, str(exc))
         return Judgement(document=doc, notation=line, ruleset=doc["ruleset"], result=None,
@@ -288,14 +294,17 @@ def judge_state(state: RoundState) -> Judgement:
                      problems=tuple(problems))
 
 
-def award_from_meter(ruleset: str | None, hand: str | None) -> bool | None:
+def award_from_meter(ruleset: str | None, hand: str | None,
+                     book: Rulebook | None = None) -> bool | None:
     """Whether the posted progressive award for the declared ``hand`` class is a share of the
     meter (58 Pa. Code § 688a.7(h)(3)(i)(B)(4): such an award is never paid from the table
-    inventory); None when the ruleset, its progressive paytable or the hand is unknown."""
+    inventory); None when the ruleset (looked up in ``book``, default the shipped rulesets),
+    its progressive paytable or the hand is unknown."""
     if ruleset is None or hand is None:
         return None
+    book = shipped_book() if book is None else book
     try:
-        line = load_ruleset(ruleset).paytables.get(PROGRESSIVE_PAYTABLE, {}).get(hand)
+        line = book.find(ruleset).paytables.get(PROGRESSIVE_PAYTABLE, {}).get(hand)
     except (ReplayError, LookupError):
         return None
     return None if line is None else line.meter_bps is not None

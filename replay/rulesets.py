@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field
+from dataclasses import fields as dataclass_fields
 from enum import StrEnum
 from functools import cache
 from importlib import resources
@@ -34,6 +35,8 @@ from replay.errors import (
 
 _ID = re.compile(r"[a-z][a-z0-9_]*-[a-z0-9][a-z0-9_.-]*")
 _GAME = re.compile(r"[a-z][a-z0-9_]*")
+CASINO_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+"""A casino id a ruleset may belong to: as events carry it, and fit to name a folder."""
 _BPS_WHOLE = 10_000
 
 
@@ -261,6 +264,7 @@ class Ruleset:
     ``wheel`` (docs/rules.md 6a.4) and ``house_way``, the name of the house way the game
     module sets the dealer's hand by (docs/rules.md 7.5). ``source`` cites where the values
     come from. ``wheel`` may be given as its value (``"lowest"``); it is stored as the enum.
+    ``casino``: the casino whose filing this is (docs/rulesets.md), None for Catwalk's own.
     """
 
     id: str
@@ -276,6 +280,7 @@ class Ruleset:
         default_factory=lambda: MappingProxyType({})
     )
     source: str = ""
+    casino: str | None = None
 
     def paytable(self, name: str) -> Paytable:
         """The posted paytable ``name``; RulesetError names the ruleset when it has none."""
@@ -336,6 +341,21 @@ class Ruleset:
             )
         if not isinstance(self.source, str):
             raise RulesetError(f"ruleset {self.id}: source must be text, got {self.source!r}")
+        if self.casino is not None and (
+            not isinstance(self.casino, str) or not CASINO_ID.fullmatch(self.casino)
+        ):
+            raise RulesetError(
+                f"ruleset {self.id}: casino must be a casino id as events carry it (letters, "
+                f"digits, '_', '.', '-'; at most 64), got {self.casino!r}"
+            )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (replay's spawned workers judge with it) as its fields, the read-only
+        mappings as dicts; unpickled through the constructor, which validates again."""
+        values: dict[str, Any] = {f.name: getattr(self, f.name) for f in dataclass_fields(self)}
+        values["paytables"] = {name: dict(t) for name, t in self.paytables.items()}
+        values["options"] = dict(self.options)
+        return (_ruleset_of, (values,))
 
     def in_force_on(self, day: dt.date) -> bool:
         """True when ``day`` is within [effective_from, effective_to)."""
@@ -343,6 +363,10 @@ class Ruleset:
         if day < dt.date.fromisoformat(self.effective_from):
             return False
         return self.effective_to is None or day < dt.date.fromisoformat(self.effective_to)
+
+
+def _ruleset_of(values: dict[str, Any]) -> Ruleset:
+    return Ruleset(**values)
 
 
 def _day(day: dt.date) -> dt.date:
@@ -355,8 +379,10 @@ def _day(day: dt.date) -> dt.date:
 
 _KEYS = frozenset(
     {"id", "game", "title", "effective_from", "effective_to", "commission", "options",
-     "paytables", "source"}
+     "paytables", "source", "casino"}
 )
+RULESET_KEYS = _KEYS
+"""The keys of a ruleset's JSON object (docs/rulesets.md)."""
 _COMMISSION_KEYS = frozenset({"rate_bps", "rounding", "unit_cents", "lawful"})
 _BOUND_KEYS = frozenset({"rounding", "unit_cents"})
 _OPTION_KEYS = frozenset({"wheel", "house_way"})
@@ -468,6 +494,7 @@ def ruleset_from_dict(data: Mapping[str, object], *, source: str = "<data>") -> 
             paytables=paytables,
             options=extra,
             source=fields.get("source", ""),
+            casino=fields.get("casino"),
         )
     except RulesetError as exc:
         raise RulesetError(f"{source}: {exc}") from None

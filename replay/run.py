@@ -62,6 +62,7 @@ from replay.reconstruct import (
     judge_state,
 )
 from replay.refusal import clear_refused
+from replay.rulebook import Rulebook, shipped_book
 from replay.timeline import timeline_rows
 from schemas import JACKPOT_STEPS, RoundEvent
 
@@ -252,8 +253,10 @@ def _round_totals(state: RoundState, j: Judgement) -> dict[str, int | None]:
             "mispaid_wagers": mispaid if j.evaluated else None}
 
 
-def rows_of(state: RoundState, j: Judgement) -> dict[str, list[dict[str, Any]]]:
-    """One round's rows for every table (see the module docstring)."""
+def rows_of(state: RoundState, j: Judgement,
+            book: Rulebook | None = None) -> dict[str, list[dict[str, Any]]]:
+    """One round's rows for every table (see the module docstring); ``book``: the rulebook
+    it was judged by (the shipped rulesets by default), for its posted paytables."""
     game = state.game
     banker = banker_text(state)
     when = dealt_at(state)
@@ -378,7 +381,7 @@ def rows_of(state: RoundState, j: Judgement) -> dict[str, list[dict[str, Any]]]:
             "validated_by": validated.employee_id if validated else None,
             "validator_role": validated.role if validated else None,
             "paid_from": paid.paid_from if paid else None,
-            "award_from_meter": award_from_meter(j.ruleset, hit[1] if hit else None),
+            "award_from_meter": award_from_meter(j.ruleset, hit[1] if hit else None, book),
             "steps": ", ".join(f"{x.step} by {x.employee_id} ({x.role})" for x in steps)
             or None,
         })
@@ -386,10 +389,12 @@ def rows_of(state: RoundState, j: Judgement) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
-def judge_rounds(replayed: Replayed) -> Iterator[tuple[RoundState, Judgement]]:
-    """Every folded round with its judgement, in (casino, table, round) order."""
+def judge_rounds(replayed: Replayed,
+                 book: Rulebook | None = None) -> Iterator[tuple[RoundState, Judgement]]:
+    """Every folded round with its judgement under ``book`` (default: the shipped rulesets),
+    in (casino, table, round) order."""
     for state in sorted(replayed.rounds, key=lambda s: s.key):
-        yield state, judge_state(state)
+        yield state, judge_state(state, book)
 
 
 def warm_rules_engine() -> None:
@@ -416,11 +421,42 @@ ROWS = RowMaker(judge=judge_rounds, rows_of=rows_of,
 """What a judged round becomes, for :func:`replay.parallel.replay_entries`."""
 
 
-def start_workers(workers: int) -> Workers:
-    """The helper processes of ``replay(..., workers=N)``, started ahead of it: they import
-    the code and build the rules engine's tables while the caller verifies the log. Pass
-    the result as ``workers``, within ``with start_workers(n) as pool:``."""
-    return Workers(workers, ROWS)
+@dataclass(frozen=True, slots=True)
+class _JudgeBy:
+    """:func:`judge_rounds` under one rulebook: a value (compared, and pickled for spawned
+    helpers, with its rulebook), so that every process of a replay judges by the same."""
+
+    book: Rulebook
+
+    def __call__(self, replayed: Replayed) -> Iterator[tuple[RoundState, Judgement]]:
+        return judge_rounds(replayed, self.book)
+
+
+@dataclass(frozen=True, slots=True)
+class _RowsBy:
+    """:func:`rows_of` under one rulebook (see :class:`_JudgeBy`)."""
+
+    book: Rulebook
+
+    def __call__(self, state: RoundState, j: Judgement) -> dict[str, list[dict[str, Any]]]:
+        return rows_of(state, j, self.book)
+
+
+def rows_for(book: Rulebook | None) -> RowMaker:
+    """:data:`ROWS` judging by ``book`` (:data:`ROWS` itself for None or the shipped
+    rulesets alone)."""
+    if book is None or book == shipped_book():
+        return ROWS
+    return RowMaker(judge=_JudgeBy(book), rows_of=_RowsBy(book), schemas=ROWS.schemas,
+                    warm=ROWS.warm)
+
+
+def start_workers(workers: int, book: Rulebook | None = None) -> Workers:
+    """The helper processes of ``replay(..., workers=N, book=book)``, started ahead of it:
+    they import the code and build the rules engine's tables while the caller verifies the
+    log. Pass the result as ``workers``, within ``with start_workers(n, book) as pool:``;
+    they judge by ``book`` (default: the shipped rulesets), as the replay must."""
+    return Workers(workers, rows_for(book))
 
 
 MANIFEST = "manifest.json"
@@ -494,7 +530,8 @@ def _canonical(value: Any) -> bytes:
 def replay(log_dir: Path, out_dir: Path,
            progress: Callable[[int], None] | None = None, *, workers: int | Workers = 1,
            provenance: Mapping[str, Any] | None = None,
-           records: KeptRecords | None = None) -> ReplaySummary:
+           records: KeptRecords | None = None,
+           book: Rulebook | None = None) -> ReplaySummary:
     """Fold the whole log, judge every round, write the Parquet tables and ``manifest.json``.
     With ``workers`` above 1 (or the helpers :func:`start_workers` started) the tables'
     records are folded and judged in that many processes (replay/parallel.py); the files
@@ -511,14 +548,19 @@ def replay(log_dir: Path, out_dir: Path,
 
     ``out_dir`` is switched atomically (:func:`publish`): the files are written to a new
     directory beside it, which ``out_dir`` (a symbolic link) then names. A failure leaves the
-    previous outputs as they were."""
+    previous outputs as they were.
+
+    ``book``: the rulesets rounds are judged by (replay/rulebook.py; default the shipped
+    ones alone; helpers started ahead must have been started with it); the manifest and
+    every file's metadata list the files of its rulesets directory (``ruleset_files``)."""
     recorded = provenance_of(provenance)  # a bad provenance fails before any work
-    done = replay_entries(log_entries(log_dir, records), ROWS, workers=workers,
+    done = replay_entries(log_entries(log_dir, records), rows_for(book), workers=workers,
                           progress=progress)
-    return write_replay(out_dir, done, recorded)
+    return write_replay(out_dir, done, recorded, book)
 
 
-def write_replay(out_dir: Path, done: Shard, recorded: Mapping[str, Any]) -> ReplaySummary:
+def write_replay(out_dir: Path, done: Shard, recorded: Mapping[str, Any],
+                 book: Rulebook | None = None) -> ReplaySummary:
     """Write what replaying the log gave (``done``: its rows and log-level findings) under
     ``out_dir`` as :func:`replay` writes it, the manifest and every file's metadata saying
     ``recorded`` (:func:`provenance_of`); published atomically (:func:`publish`).
@@ -530,7 +572,9 @@ def write_replay(out_dir: Path, done: Shard, recorded: Mapping[str, Any]) -> Rep
           "round_id": f.round_id, "where": f.where, "detail": f.detail}
          for f in all_findings], schema=FINDINGS)
     rulesets = sorted({r for r in tables["rounds"]["ruleset"].to_pylist() if r is not None})
+    ruleset_files = (shipped_book() if book is None else book).manifest_files()
     metadata = {PROVENANCE_KEY: _canonical({**recorded, "rulesets": rulesets,
+                                            "ruleset_files": ruleset_files,
                                             "code_version": code_version()})}
 
     def write(build: Path) -> None:
@@ -540,7 +584,8 @@ def write_replay(out_dir: Path, done: Shard, recorded: Mapping[str, Any]) -> Rep
             files[f"{name}.parquet"] = write_parquet(table, build / f"{name}.parquet")
         manifest = {"format": MANIFEST_FORMAT, "verified": recorded["verified"],
                     "verification": recorded["verification"], "log": recorded["log"],
-                    "rulesets": rulesets, "code_version": code_version(), "files": files}
+                    "rulesets": rulesets, "ruleset_files": ruleset_files,
+                    "code_version": code_version(), "files": files}
         _write_synced(build / MANIFEST, (json.dumps(manifest, sort_keys=True, indent=2,
                                                     ensure_ascii=False) + "\n").encode())
 

@@ -249,10 +249,10 @@ def test_an_engine_fault_on_one_round_fails_that_round_closed_not_the_replay(tmp
 
     real = reconstruct.judge_document
 
-    def flaky(doc):
+    def flaky(doc, *args, **kwargs):
         if doc["round_id"] == "r-19":
             raise TypeError("unexpected")
-        return real(doc)
+        return real(doc, *args, **kwargs)
 
     monkeypatch.setattr(reconstruct, "judge_document", flaky)
     t = Table()

@@ -161,6 +161,7 @@ def test_the_manifest_without_provenance_says_not_verified(tmp_path, log):
                                "key_fingerprint": None}
     assert manifest["rulesets"] == ["caribbean_stud-standard-v1", "pai_gow_poker-classic-v1",
                                     "pai_gow_tiles-pr-v1"]
+    assert manifest["ruleset_files"] == []  # judged by the shipped rulesets alone
     assert manifest["code_version"].startswith("catwalk ")
     assert manifest["files"] == {f"{n}.parquet": hashlib.sha256(
         (tmp_path / "replay" / f"{n}.parquet").read_bytes()).hexdigest() for n in TABLES}
@@ -168,7 +169,8 @@ def test_the_manifest_without_provenance_says_not_verified(tmp_path, log):
         meta = pq.read_schema(tmp_path / "replay" / f"{name}.parquet").metadata
         assert json.loads(meta[PROVENANCE_KEY]) == {
             "verified": False, "verification": NO_VERIFICATION, "log": manifest["log"],
-            "rulesets": manifest["rulesets"], "code_version": manifest["code_version"]}
+            "rulesets": manifest["rulesets"], "ruleset_files": [],
+            "code_version": manifest["code_version"]}
 
 
 def test_the_provenance_given_is_in_the_manifest_and_every_file(tmp_path, log):

@@ -1,17 +1,22 @@
-"""The Rulesets page: what each shipped ruleset says, when it is in force, and which rulesets
-the data shown was judged under (issue 9).
+"""The Rulesets page: what each shipped ruleset says, when it is in force, which rulesets
+the data shown was judged under, and the casinos' own rulesets that judged it (issue 9).
 
 A ruleset is the data a game is judged under (docs/rules.md 6 and 6a; ``replay/rulesets.py``,
 ``replay/rulesets/*.json``): its posted paytables, its commission (rate and rounding), its
 house options and the house way the dealer sets by. This page puts them in words a
-regulator can read against the posted rules, with money from integer cents.
+regulator can read against the posted rules, with money from integer cents. A casino's own
+rulesets (a rulesets directory, docs/rulesets.md) are listed from what replay's manifest
+records (each file and its SHA-256), and shown in full from ``$CATWALK_RULESETS`` when that
+directory holds the very files that judged the data.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import importlib
+import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -190,7 +195,8 @@ def render(ctx: PageContext) -> None:
                  "Fix the file named and reinstall.")
         return
     known = {r.id: r for r in rulesets}
-    _used(ctx, known)
+    filed = casino_rulesets(ctx.root)
+    _used(ctx, known, {r.id: r for r in filed.rulesets})
     st.header("Shipped rulesets")
     defaults = set(DEFAULT_RULESET_IDS.values())
     today = dt.datetime.now(dt.UTC).date()
@@ -203,11 +209,14 @@ def render(ctx: PageContext) -> None:
     for tab, ruleset in zip(st.tabs([r.id for r in rulesets]), rulesets, strict=True):
         with tab:
             _ruleset(ruleset, default=ruleset.id in defaults, today=today)
+    _casino_section(filed, today)
 
 
-def _used(ctx: PageContext, known: Mapping[str, Ruleset]) -> None:
+def _used(ctx: PageContext, known: Mapping[str, Ruleset],
+          filed: Mapping[str, Ruleset] | None = None) -> None:
     """Which rulesets the data shown was judged under: the manifest's list, and the rounds of
-    each in the filtered data."""
+    each in the filtered data; ``filed``: the casinos' rulesets that judged it (by id)."""
+    filed = filed or {}
     st.header("Rulesets of the data shown")
     manifest = read_manifest(ctx.root)
     if manifest.problem is not None:
@@ -217,7 +226,7 @@ def _used(ctx: PageContext, known: Mapping[str, Ruleset]) -> None:
     elif manifest.rulesets is not None:
         names = ", ".join(code(r) for r in manifest.rulesets) or "none"
         st.markdown(f"Replay judged this data under: {names} (its manifest).")
-        unknown = [r for r in manifest.rulesets if r not in known]
+        unknown = [r for r in manifest.rulesets if r not in known and r not in filed]
         if unknown:
             st.error("Not shipped with this version: "
                      + ", ".join(code(r) for r in unknown)
@@ -244,7 +253,8 @@ def _used(ctx: PageContext, known: Mapping[str, Ruleset]) -> None:
         "judged": counts["judged"],
         "first dealt (UTC)": counts["first_dealt"],
         "last dealt (UTC)": counts["last_dealt"],
-        "shipped": ["yes" if r in known else "NO" for r in counts["ruleset"]],
+        "shipped": ["yes" if r in known else f"casino {filed[r].casino}'s own" if r in filed
+                    else "NO" for r in counts["ruleset"]],
     })
     st.dataframe(table, hide_index=True, width="stretch")
     if ctx.filters.active:
@@ -300,3 +310,82 @@ def _house_way(ruleset: Ruleset) -> None:
         st.table(pd.DataFrame(
             [{"rule": n, "clause": rule.clause, "what the dealer does": rule.text}
              for n, rule in enumerate(way.rules, start=1)]), hide_index=True)
+
+
+# Casinos' rulesets -------------------------------------------------------------------------
+
+RULESETS_ENV = "CATWALK_RULESETS"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CasinoRulesets:
+    """What the page can say of the casinos' rulesets that judged the data: the files the
+    manifest records (path, sha256; None: it records none, an older replay), the rulesets
+    read from ``$CATWALK_RULESETS`` when its files are those very files (else none), and
+    why they are not shown when they are not."""
+
+    files: tuple[tuple[str, str], ...] | None
+    rulesets: tuple[Ruleset, ...] = ()
+    note: str | None = None
+
+
+def casino_rulesets(root: Path) -> CasinoRulesets:
+    """The casinos' rulesets the data under ``root`` was judged by (see
+    :class:`CasinoRulesets`): trusted only when the directory's files hash to the
+    manifest's, file for file."""
+    from replay.filings import FilingsError, read_filings
+
+    files = read_manifest(root).ruleset_files
+    if not files:
+        return CasinoRulesets(files=files)
+    directory = os.environ.get(RULESETS_ENV, "")
+    if not directory:
+        return CasinoRulesets(files=files, note=(
+            f"Set {RULESETS_ENV} to the rulesets directory replay judged by to read these "
+            "rulesets here in full."))
+    try:
+        found = read_filings(directory)
+    except FilingsError as error:
+        return CasinoRulesets(files=files, note=f"{error}.")
+    have = tuple((f.path, f.sha256) for f in found.files)
+    if found.problems or have != tuple(files):
+        return CasinoRulesets(files=files, note=(
+            f"The rulesets directory {directory} ({RULESETS_ENV}) does not hold the files "
+            "that judged this data (their SHA-256 differ, or files were added or removed"
+            f"{', or it has problems' if found.problems else ''}), so its rulesets are not "
+            "shown as those that judged it. Replay again by it, or name the directory "
+            "replay used."))
+    return CasinoRulesets(files=files, rulesets=tuple(f.ruleset for f in found.filings))
+
+
+def _casino_section(filed: CasinoRulesets, today: dt.date) -> None:
+    """The casinos' rulesets beside the shipped ones: the files that judged, then each
+    ruleset in full when they could be read."""
+    st.header("Casinos' rulesets")
+    if filed.files is None:
+        st.caption("The replay manifest does not say whether casinos' rulesets judged this "
+                   "data (a replay older than rulesets directories).")
+        return
+    if not filed.files:
+        st.caption("No casino's own rulesets: every round was judged by the shipped "
+                   "rulesets (docs/rulesets.md).")
+        return
+    st.markdown("Replay judged this data by a rulesets directory (docs/rulesets.md); its "
+                "files, as the manifest records them:")
+    st.dataframe(pd.DataFrame([{"file": path, "SHA-256": digest}
+                               for path, digest in filed.files]),
+                 hide_index=True, width="stretch")
+    if filed.note is not None:
+        st.info(filed.note)
+        return
+    st.dataframe(pd.DataFrame([
+        {"casino": r.casino, "ruleset": r.id, "game": r.game,
+         "in force from": r.effective_from, "in force until": r.effective_to or "no end date",
+         "commission": commission_words(r)} for r in filed.rulesets]),
+        hide_index=True, width="stretch")
+    for tab, ruleset in zip(st.tabs([r.id for r in filed.rulesets]), filed.rulesets,
+                            strict=True):
+        with tab:
+            st.markdown(f"Casino {code(ruleset.casino or '')}'s own ruleset: its rounds of "
+                        f"{code(ruleset.game)} are judged by it while it is in force.")
+            _ruleset(ruleset, default=False, today=today)

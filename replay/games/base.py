@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -18,6 +18,32 @@ wrong. Pure: no I/O, no clock."""
 
 DescribeHand = Callable[[Sequence[str]], "str | None"]
 """A game's name for a hand given as tokens in notation (cards or tiles)."""
+
+PAYOUT_KINDS = frozenset({"odds", "fixed_cents", "meter_bps"})
+"""How a paytable line pays (replay.rulesets.Payout)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PaytableClasses:
+    """What a posted paytable of a game may hold: ``classes``, every hand class the game
+    can name on it (best first); ``required``, those the rules say the wager pays, each of
+    which the paytable must post (a missing one would silently lose); ``pays``, the kinds of
+    payout its lines may be (``odds``, ``fixed_cents``, ``meter_bps``)."""
+
+    classes: tuple[str, ...]
+    required: tuple[str, ...]
+    pays: frozenset[str] = PAYOUT_KINDS
+
+    def __post_init__(self) -> None:
+        if not self.classes or len(set(self.classes)) != len(self.classes):
+            raise ValueError(f"paytable classes must be distinct names, got {self.classes!r}")
+        outside = [c for c in self.required if c not in self.classes]
+        if outside:
+            raise ValueError(f"required paytable lines {outside} are not classes of the "
+                             f"paytable {self.classes!r}")
+        if not self.pays or not self.pays <= PAYOUT_KINDS:
+            raise ValueError(f"payout kinds must be some of {sorted(PAYOUT_KINDS)}, "
+                             f"got {sorted(self.pays)}")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -35,7 +61,19 @@ class GameRules:
     """Game-specific ruleset options the module reads (beyond wheel and house_way)."""
     paytable_names: frozenset[str] = frozenset()
     """Paytables the module reads from its rulesets."""
+    paytable_classes: Mapping[str, PaytableClasses] = field(default_factory=dict)
+    """Per paytable of :attr:`paytable_names`, the hand classes its lines may name and
+    those it must post (``python -m replay rulesets check`` reads them)."""
+    house_ways: frozenset[str] = frozenset()
+    """The house ways shipped for the game, by the names a ruleset's ``house_way`` gives
+    them; empty for a game whose dealer sets no hand (Caribbean stud)."""
     describe_hand: DescribeHand | None = None
     """The rank of a hand in words (``"pair of kings, ace-queen"``, ``"Gee Joon"``), from its
     tokens in notation; None when the tokens are no hand of this game. Used by replay's
     reconstruction (hands.parquet ``high_rank``/``low_rank``) and the dashboard."""
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.paytable_classes) - self.paytable_names)
+        if unknown:
+            raise ValueError(f"game {self.name}: classes given for paytables {unknown} it "
+                             f"does not read")

@@ -37,7 +37,7 @@ from replay import document
 from replay.cards import DECK_52, Card, Rank, Suit, parse_card, render_cards
 from replay.document import DocumentError
 from replay.errors import HandError, MoneyError, ReplayError, RoundError, RulesetError
-from replay.games.base import GameRules
+from replay.games.base import GameRules, PaytableClasses
 from replay.games.poker_ranks import HandCategory, HighRank, rank_high
 from replay.games.results import Outcome as Outcome
 from replay.games.results import (
@@ -653,6 +653,23 @@ def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> ResultObject:
     return result_document(adjudicate(round_from_document(doc), ruleset))
 
 
+_CLASSES = (*(c.value for c in HandCategory
+                if c not in (HandCategory.FIVE_ACES, HandCategory.HIGH_CARD)),
+            ACE_KING, HandCategory.HIGH_CARD.value)
+PAYTABLE_CLASSES: Mapping[str, PaytableClasses] = MappingProxyType({
+    RAISE_PAYTABLE: PaytableClasses(classes=_CLASSES, required=_CLASSES[:-1],
+                                    pays=frozenset({"odds"})),
+    PROGRESSIVE_PAYTABLE: PaytableClasses(
+        classes=_CLASSES,
+        required=tuple(c.value for c in HandCategory if c is not HandCategory.FIVE_ACES
+                       and c.strength >= HandCategory.FLUSH.strength)),
+})
+"""The classes of :func:`hand_class` (no five aces: no joker), best first, as the paytables
+may name them: the raise pays odds on every class that can beat a qualifying dealer, one
+pair and ace-king included (docs/rules.md 4.2); the progressive pays on a flush or better
+(docs/rules.md 4.2, 6), as a fixed sum, a share of the meter or odds on the wager."""
+
+
 RULES = GameRules(
     name=GAME,
     title="Caribbean stud poker (A-K qualifies, ante/raise, progressive)",
@@ -662,5 +679,6 @@ RULES = GameRules(
     option_names=frozenset({DEALER_QUALIFYING_HAND, RAISE_ANTE_MULTIPLE,
                             PROGRESSIVE_WAGER_CENTS}),
     paytable_names=frozenset({RAISE_PAYTABLE, PROGRESSIVE_PAYTABLE}),
+    paytable_classes=PAYTABLE_CLASSES,
     describe_hand=describe_hand,
 )

@@ -32,9 +32,10 @@ from replay.document import DocumentError, cents, seat_number
 from replay.document import cards as read_cards
 from replay.document import wagers as read_wagers
 from replay.errors import MoneyError, RoundError, RulesetError
-from replay.games.base import GameRules
+from replay.games.base import GameRules, PaytableClasses
 from replay.games.pai_gow_bonus import ENVY as ENVY
 from replay.games.pai_gow_bonus import FORTUNE as FORTUNE
+from replay.games.pai_gow_bonus import PAYTABLE_CLASSES as BONUS_PAYTABLE_CLASSES
 from replay.games.pai_gow_bonus import PROGRESSIVE as PROGRESSIVE
 from replay.games.pai_gow_bonus import QUALIFYING_WAGER_CENTS as QUALIFYING_WAGER_CENTS
 from replay.games.pai_gow_bonus import BonusHand as BonusHand
@@ -464,6 +465,10 @@ RULES = GameRules(
     judge_document=judge_document,
     option_names=frozenset({QUALIFYING_WAGER_CENTS}),
     paytable_names=frozenset({ACE_HIGH, FORTUNE, PROGRESSIVE, ENVY}),
+    paytable_classes={**BONUS_PAYTABLE_CLASSES,
+                      ACE_HIGH: PaytableClasses(classes=ACE_HIGH_LINES, required=ACE_HIGH_LINES,
+                                                pays=frozenset({"odds"}))},
+    house_ways=frozenset(HOUSE_WAYS),
     describe_hand=describe_hand,
 )
 

@@ -20,12 +20,14 @@ and its option :data:`QUALIFYING_WAGER_CENTS`. Nothing here does I/O.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from replay.cards import Card, render_cards
 from replay.errors import MoneyError, RoundError, RulesetError
+from replay.games.base import PaytableClasses
 from replay.games.pai_gow_hands import Settlement
 from replay.games.results import Outcome
 from replay.games.seven_card_classes import (
@@ -53,6 +55,26 @@ earns Envy Bonuses (§ 688a.1 "Qualifying Wager": at least $5, so 500 in the shi
 rulesets)."""
 
 _QUADS = SevenCardClass.FOUR_OF_A_KIND.strength
+
+_BEST_FIRST = tuple(c.value for c in SevenCardClass)
+PAYTABLE_CLASSES: Mapping[str, PaytableClasses] = MappingProxyType({
+    FORTUNE: PaytableClasses(classes=_BEST_FIRST, required=_BEST_FIRST,
+                             pays=frozenset({"odds"})),
+    PROGRESSIVE: PaytableClasses(
+        classes=_BEST_FIRST,
+        required=tuple(c.value for c in SevenCardClass
+                       if c.strength >= SevenCardClass.FULL_HOUSE.strength),
+        pays=frozenset({"fixed_cents", "meter_bps"})),
+    ENVY: PaytableClasses(
+        classes=tuple(c.value for c in SevenCardClass if c in ENVY_QUALIFYING_CLASSES),
+        required=tuple(c.value for c in SevenCardClass if c in ENVY_QUALIFYING_CLASSES),
+        pays=frozenset({"fixed_cents"})),
+})
+"""What the Fortune, Progressive and Envy paytables may post and must post (docs/rules.md
+2.4, 6, 6a.10 to 6a.12): Fortune pays odds on a straight or better, every class; the
+Progressive pays a fixed sum or a share of the meter on a full house or better; the Envy
+Bonus a fixed sum on every Envy Bonus Qualifying Hand (§ 688a.1: four of a kind or better)
+and on nothing else."""
 
 
 # ---------------------------------------------------------------------------------------

@@ -51,6 +51,7 @@ from replay.games.pai_gow_banking import ShareRounding as ShareRounding
 from replay.games.pai_gow_banking import banker_account, dealer_wager_net
 from replay.games.pai_gow_bonus import ENVY as ENVY
 from replay.games.pai_gow_bonus import FORTUNE as FORTUNE
+from replay.games.pai_gow_bonus import PAYTABLE_CLASSES as BONUS_PAYTABLE_CLASSES
 from replay.games.pai_gow_bonus import PROGRESSIVE as PROGRESSIVE
 from replay.games.pai_gow_bonus import BonusHand, BonusResult, settle_bonus_wagers
 from replay.games.pai_gow_hands import HAND_SIZE as HAND_SIZE
@@ -445,6 +446,8 @@ RULES = GameRules(
     judge_document=judge_document,
     option_names=BANKING_OPTION_NAMES | {OPTION_QUALIFYING_WAGER_CENTS},
     paytable_names=frozenset({FORTUNE, PROGRESSIVE, ENVY}),
+    paytable_classes=BONUS_PAYTABLE_CLASSES,
+    house_ways=frozenset(HOUSE_WAYS),
     describe_hand=describe_hand,
 )
 

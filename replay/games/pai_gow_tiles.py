@@ -483,5 +483,6 @@ RULES = GameRules(
     citation="docs/rules.md 3, 6, 6a.2, 6a.14-6a.16; PR pai gow tiles ¶ A to K",
     judge_document=judge_document,
     option_names=BANKING_OPTION_NAMES,
+    house_ways=frozenset(HOUSE_WAYS),
     describe_hand=describe_hand,
 )
