@@ -73,3 +73,8 @@ def test_a_tiles_vigorish_within_its_lawful_range_is_no_mispay(tmp_path):
     assert {(w["expected_net_cents"], w["expected_net_min_cents"], w["expected_net_max_cents"],
              w["expected_commission_cents"], w["expected_commission_min_cents"],
              w["expected_commission_max_cents"]) for w in wagers} == {(650, 650, 665, 50, 35, 50)}
+    # the ranges are a fold's output like the rest: the same log, the same bytes
+    replay(log, tmp_path / "again")
+    for name in ("rounds", "wagers", "bankers"):
+        assert (tmp_path / "replay" / f"{name}.parquet").read_bytes() == (
+            tmp_path / "again" / f"{name}.parquet").read_bytes()
