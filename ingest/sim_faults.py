@@ -8,7 +8,8 @@ it alters the round, at one of four stages:
 - the facts, then judged again (``dealer_not_house_way``, ``raise_not_twice_ante``: what the
   table did is irregular, but it settled what was on the layout correctly);
 - the facts, not judged again (``dealt_twice``: the table settled the round it thought it
-  dealt);
+  dealt; replay judges the round as recorded, docs/rules.md 8.1, so those settlements may
+  also be mispays of the cards the log shows, flagged beside ``card_dealt_twice``);
 - the settlements (the wrong nets that the checks overpay, underpay, paid_loser and
   collected_winner count, with the commission, foul and raise faults; the Envy and jackpot
   faults);

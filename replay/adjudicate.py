@@ -28,11 +28,14 @@ from replay.rulebook import Rulebook, shipped_book
 
 
 def judge_document(doc: Mapping[str, Any], book: Rulebook | None = None, *,
-                   casino: str | None = None) -> ResultObject:
+                   casino: str | None = None, as_recorded: bool = False) -> ResultObject:
     """The result object for one round document (README "Round documents"), under the
     ruleset it names, else its game's default, found in ``book`` (default: the shipped
     rulesets alone; replay/rulebook.py). ``casino``: the round's casino, whose rulesets
-    and the shipped ones alone it may name."""
+    and the shipped ones alone it may name. A document given by hand refuses a card dealt
+    to two parties (or a tile beyond its copies in the set) as an input error;
+    ``as_recorded`` (a round of the log) judges it as recorded, each hand as dealt
+    (docs/rules.md 8.1)."""
     book = shipped_book() if book is None else book
     if not isinstance(doc, Mapping):
         raise DocumentError(f"a round document must be a JSON object, got {type(doc).__name__}")
@@ -45,7 +48,7 @@ def judge_document(doc: Mapping[str, Any], book: Rulebook | None = None, *,
                else book.default(game.name))
     if ruleset.game != game.name:
         raise DocumentError(f"ruleset {ruleset.id} is for {ruleset.game}, not {game.name}")
-    return game.judge_document(doc, ruleset)
+    return game.judge_document(doc, ruleset, as_recorded=as_recorded)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -46,12 +46,13 @@ from schemas import (
     TilesDealt,
     WagerPlaced,
     WagerSettled,
+    vocabulary,
 )
 
 DEALER = 0
 """Key of the dealer in the per-seat maps (seats are numbered from 1)."""
 
-LATE_WAGERS = frozenset({"raise"})
+LATE_WAGERS = vocabulary.LATE_WAGERS
 """Wagers placed after the deal by rule (Caribbean stud: raise after seeing the cards)."""
 
 RoundKey = tuple[str, str, str]

@@ -23,6 +23,7 @@ from typing import Any
 from replay.adjudicate import judge_document
 from replay.errors import ReplayError
 from replay.fold import DEALER, Problem, ProblemKind, RoundState
+from replay.games import find_game
 from replay.games.results import ResultObject, WagerEntry
 from replay.rulebook import Rulebook, shipped_book
 from schemas.events import banker_words
@@ -234,7 +235,7 @@ def judge_state(state: RoundState, book: Rulebook | None = None) -> Judgement:
         return Judgement(document=doc, notation=line, ruleset=doc["ruleset"], result=None,
                          expected=returned, evaluated=True, problems=tuple(problems))
     try:
-        result = judge_document(doc, book, casino=state.casino)
+        result = judge_document(doc, book, casino=state.casino, as_recorded=True)
     except (ReplayError, ValueError, LookupError) as exc:
         fail(ProblemKind.NOT_JUDGEABLE, str(exc))
         return Judgement(document=doc, notation=line, ruleset=doc["ruleset"], result=None,
@@ -294,12 +295,47 @@ def judge_state(state: RoundState, book: Rulebook | None = None) -> Judgement:
                      problems=tuple(problems))
 
 
+def judged_hand(state: RoundState, seat: int, ruleset: str | None,
+                book: Rulebook | None = None) -> str | None:
+    """The class the engine judges ``seat``'s dealt cards to be, as the progressive paytable
+    of ``ruleset`` names it (``GameRules.paytable_class``: the seven-card class in the pai
+    gow poker games, the poker class in Caribbean stud), whatever the table declared; None
+    when the seat was dealt nothing, the game has no progressive, the ruleset is unknown, or
+    the cards make no class. ``ruleset`` is looked up in ``book`` (default the shipped
+    rulesets)."""
+    cards = state.cards(seat)
+    if state.game is None or ruleset is None or cards is None:
+        return None
+    book = shipped_book() if book is None else book
+    try:
+        classify = find_game(state.game).paytable_class
+        loaded = book.find(ruleset)
+    except (ReplayError, LookupError):
+        return None
+    return None if classify is None else classify(cards, loaded)
+
+
+def progressive_classes(ruleset: str | None,
+                        book: Rulebook | None = None) -> frozenset[str] | None:
+    """The hand classes of ``ruleset``'s posted progressive paytable (looked up in ``book``,
+    default the shipped rulesets); None when the ruleset is unknown (a ruleset without a
+    progressive has none)."""
+    if ruleset is None:
+        return None
+    book = shipped_book() if book is None else book
+    try:
+        return frozenset(book.find(ruleset).paytables.get(PROGRESSIVE_PAYTABLE, {}))
+    except (ReplayError, LookupError):
+        return None
+
+
 def award_from_meter(ruleset: str | None, hand: str | None,
                      book: Rulebook | None = None) -> bool | None:
-    """Whether the posted progressive award for the declared ``hand`` class is a share of the
-    meter (58 Pa. Code § 688a.7(h)(3)(i)(B)(4): such an award is never paid from the table
+    """Whether the posted progressive award for the ``hand`` class (the class the engine
+    judged, :func:`judged_hand`, never the one a table declared) is a share of the meter
+    (58 Pa. Code § 688a.7(h)(3)(i)(B)(4): such an award is never paid from the table
     inventory); None when the ruleset (looked up in ``book``, default the shipped rulesets),
-    its progressive paytable or the hand is unknown."""
+    its progressive paytable or the hand is unknown, or the hand wins no progressive award."""
     if ruleset is None or hand is None:
         return None
     book = shipped_book() if book is None else book

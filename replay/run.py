@@ -60,6 +60,8 @@ from replay.reconstruct import (
     banker_text,
     dealt_at,
     judge_state,
+    judged_hand,
+    progressive_classes,
 )
 from replay.refusal import clear_refused
 from replay.rulebook import Rulebook, shipped_book
@@ -141,12 +143,18 @@ BANKERS = pa.schema([
 JACKPOTS = pa.schema([
     ("round_id", pa.string()), ("casino", pa.string()), ("table_id", pa.string()),
     ("game", pa.string()),
-    ("seat", pa.int32()), ("hand", pa.string()), ("progressive_meter_cents", pa.int64()),
+    ("seat", pa.int32()), ("hand", pa.string()), ("judged_hand", pa.string()),
+    ("hand_known", pa.bool_()), ("progressive_meter_cents", pa.int64()),
     ("recorded_award_cents", pa.int64()), ("expected_net_cents", pa.int64()),
     *[(step, pa.bool_()) for step in JACKPOT_STEPS],
     ("validated_by", pa.string()), ("validator_role", pa.string()), ("paid_from", pa.string()),
     ("award_from_meter", pa.bool_()), ("steps", pa.string()),
 ])
+"""``hand``: the class the table declared (JackpotHit); ``judged_hand``: the class the engine
+judged from the seat's dealt cards (reconstruct.judged_hand; null when it makes none or
+cannot be judged); ``hand_known``: the declared class is a line of the judging ruleset's
+progressive paytable (null without a declaration or a known ruleset); ``award_from_meter``:
+the posted award of the judged class is a share of the meter."""
 FINDINGS = pa.schema([
     ("kind", pa.string()), ("casino", pa.string()), ("table_id", pa.string()),
     ("round_id", pa.string()),
@@ -370,10 +378,13 @@ def rows_of(state: RoundState, j: Judgement,
         validated = next((x for x in steps if x.step == "validated"), None)
         paid = next((x for x in steps if x.step == "paid"), None)
         exp_p = j.expected.get((seat, "progressive"))
+        judged = judged_hand(state, seat, j.ruleset, book)
+        classes = progressive_classes(j.ruleset, book) if hit else None
         out["jackpots"].append({
             "round_id": state.round_id, "casino": state.casino, "table_id": state.table_id,
             "game": game,
-            "seat": seat, "hand": hit[1] if hit else None,
+            "seat": seat, "hand": hit[1] if hit else None, "judged_hand": judged,
+            "hand_known": None if hit is None or classes is None else hit[1] in classes,
             "progressive_meter_cents": state.meter_cents,
             "recorded_award_cents": hit[2] if hit else None,
             "expected_net_cents": exp_p.net_cents if exp_p and j.evaluated else None,
@@ -381,7 +392,7 @@ def rows_of(state: RoundState, j: Judgement,
             "validated_by": validated.employee_id if validated else None,
             "validator_role": validated.role if validated else None,
             "paid_from": paid.paid_from if paid else None,
-            "award_from_meter": award_from_meter(j.ruleset, hit[1] if hit else None, book),
+            "award_from_meter": award_from_meter(j.ruleset, judged, book),
             "steps": ", ".join(f"{x.step} by {x.employee_id} ({x.role})" for x in steps)
             or None,
         })

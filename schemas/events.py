@@ -14,23 +14,22 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from schemas import vocabulary
+
 CARD_TOKEN = re.compile(r"^(?:[2-9TJQKA][cdhs]|Jk)$")
 """One card in the project's notation: rank 2-9 T J Q K A plus suit c d h s; ``Jk`` the joker."""
 
 TILE_TOKEN = re.compile(r"^([1-6])-([1-6])$")
 """One pai gow tile by its pips, the smaller first: ``6-6``, ``1-3``, ``2-4``."""
 
-WAGERS = frozenset({"main", "ace_high", "fortune", "progressive", "ante", "raise"})
-OUTCOMES = frozenset({"win", "loss", "push", "void"})
-GAMES = frozenset({"pai_gow_poker", "face_up_pai_gow", "pai_gow_tiles", "caribbean_stud"})
-ACTIONS = frozenset({"fold", "raise", "concede", "withdraw"})
-"""Player decisions: fold and raise (Caribbean stud, before the dealer's hand is exposed),
-concede (Caribbean stud, after it: rule 9.7), withdraw (pai gow tiles, after the dealer set:
-PR pai gow tiles ¶ F)."""
-JACKPOT_STEPS = ("hand_verified", "light_illuminated", "validated", "paid", "documented")
-"""The steps before and after a progressive payout, in the order the rules prescribe them
-(58 Pa. Code § 688a.7(h)(3)(i)(B)(1)-(4); Caribbean stud rule 9.5)."""
-PAID_FROM = frozenset({"meter", "table_inventory"})
+GAMES = frozenset(vocabulary.GAMES)
+WAGERS = vocabulary.WAGERS
+OUTCOMES = frozenset(vocabulary.OUTCOMES)
+ACTIONS = vocabulary.ACTIONS
+JACKPOT_STEPS = vocabulary.JACKPOT_STEPS
+PAID_FROM = frozenset(vocabulary.PAID_FROM)
+"""The allowed words of the fields the schemas type as ``string``: one home,
+:mod:`schemas.vocabulary` (docs/events.md)."""
 
 MAX_CENTS = (1 << 63) - 1
 """An Avro ``long``: amounts beyond it cannot be written at all."""

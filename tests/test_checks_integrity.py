@@ -47,14 +47,18 @@ def flags(tmp_path):
            "seat 1 set its hand again after it was exposed (table_seq 20); the exposed "
            "setting stands; seat 4 placed fortune 500 after the cards were dealt "
            "(table_seq 8): past-posting"),
-        _r("I3", ["dealt_twice", "not_judgeable"],
-           "card Qc dealt 2 times in the round (seat 4, seat 5) at table_seq 9; card Qc was "
-           "dealt 2 times (seat 4, seat 5)", evaluated=False),
+        # judged as recorded (docs/rules.md 8.1): the fold's sentence alone
+        _r("I3", ["dealt_twice"],
+           "card Qc dealt 2 times in the round (seat 4, seat 5) at table_seq 9"),
         _r("I4", [], None),                                       # tiles: 6-6 twice is lawful
-        _r("I5", ["dealt_twice", "not_judgeable"],
+        _r("I5", ["dealt_twice"],
            "tile 2-4 dealt 2 times in the round (dealer, seat 1) at table_seq 7; tile 6-6 "
            "dealt 3 times in the round (dealer, seat 1, seat 2) at table_seq 8; the set "
-           "holds 2; tile 6-6 is dealt 3 times", evaluated=False),
+           "holds 2"),
+        # a hand holding one card twice has no rank: not judged, and still flagged here
+        _r("I18", ["dealt_twice", "not_judgeable"],
+           "card Ah dealt 2 times in the round (seat 2, seat 2) at table_seq 6; card Ah was "
+           "dealt 2 times (seat 2, seat 2)", evaluated=False),
         _r("I6", ["dealt_twice"], "seat 3 dealt cards twice (table_seq 12)"),
         _r("I7", ["not_ended"], "the round has no RoundEnded in the log (last event at "
                                 "table_seq 30): its end was lost, or it was still being dealt "
@@ -129,8 +133,11 @@ def test_each_past_posted_wager_is_flagged_with_its_seat_and_wager(flags):
 
 def test_a_card_dealt_twice_judged_or_not_and_tiles_beyond_their_copies(flags):
     """The fold names what was dealt twice (tests/test_fold.py); the check selects those
-    rounds and gives the fold's sentences, not the engine's refusal beside them."""
+    rounds, judged as recorded or not, and gives the fold's sentences, not the engine's
+    refusal beside them."""
     assert _of(flags, "card_dealt_twice") == [
+        ("I18", None, None, "card Ah dealt 2 times in the round (seat 2, seat 2) at table_seq "
+                            "6"),
         ("I3", None, None, "card Qc dealt 2 times in the round (seat 4, seat 5) at table_seq 9"),
         ("I5", None, None, "tile 2-4 dealt 2 times in the round (dealer, seat 1) at table_seq "
                            "7; tile 6-6 dealt 3 times in the round (dealer, seat 1, seat 2) at "
@@ -179,7 +186,7 @@ def test_irregular_round_keeps_only_judged_rounds_with_a_kind_no_other_check_nam
 
 
 def test_not_evaluated_still_flags_every_round_not_judged(flags):
-    assert _rounds(flags, "not_evaluated") == ["I15", "I3", "I5", "I8"]
+    assert _rounds(flags, "not_evaluated") == ["I15", "I18", "I8"]
 
 
 # Against the simulator ------------------------------------------------------------------------
@@ -207,8 +214,10 @@ MINE = {
     "unsettled": set(),
 }
 """Each check of this catalogue and the simulator's fault kinds it must flag, every round of
-them and no other. not_evaluated is apart: every dealt_twice round and the missing_events
-rounds the judge cannot read (a withdrawn seat's lost deal is not needed to judge). And every
+them and no other, except on a dealt_twice round: it is judged as recorded (docs/rules.md
+8.1), and the table settled the cards it thought it dealt, so any settlement check may flag
+it too. not_evaluated is apart: only the missing_events rounds the judge cannot read (a
+withdrawn seat's lost deal is not needed to judge), never a dealt_twice round. And every
 labelled round raises some check, this catalogue's or another's (a raise not twice the ante:
 raise_not_twice_ante; the mispays: their own checks)."""
 SEAT_MONEY = {"envy_own_or_dealer_hand", "envy_without_qualifying_wager"}
@@ -241,15 +250,17 @@ def test_each_fault_raises_its_own_check_on_exactly_the_labelled_rounds(shift):
     for f in flags:
         if f["check_id"] in MINE or f["check_id"] == "not_evaluated":
             flagged[f["check_id"]].add(f["round_id"])
+    dealt_twice = {r for r, label in labels.items() if label.kind == "dealt_twice"}
     for check_id, kinds in MINE.items():
         want = {r for r, label in labels.items() if label.kind in kinds}
-        assert flagged[check_id] == want, (check_id, sorted(flagged[check_id] ^ want)[:5])
+        got = flagged[check_id] if "dealt_twice" in kinds else flagged[check_id] - dealt_twice
+        assert got == want, (check_id, sorted(got ^ want)[:5])
         assert not kinds or want, f"the shift injected none of {kinds}"
     unflagged = set(labels) - {f["round_id"] for f in flags}
     assert not unflagged, f"labelled rounds no check flags: {sorted(unflagged)[:5]}"
-    dealt_twice = {r for r, label in labels.items() if label.kind == "dealt_twice"}
     lost = {r for r, label in labels.items() if label.kind == "missing_events"}
-    assert dealt_twice <= flagged["not_evaluated"] <= dealt_twice | lost
+    assert dealt_twice and not dealt_twice & flagged["not_evaluated"]
+    assert flagged["not_evaluated"] <= lost
 
 
 def test_each_flag_names_the_labelled_seat_and_amount(shift):

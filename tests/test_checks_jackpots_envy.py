@@ -154,7 +154,8 @@ STEPS = {"hand_verified": True, "light_illuminated": True, "validated": True, "p
 
 def _jackpot(round_id, seat, hand, recorded, expected, *, meter=False, **changes):
     return {"round_id": round_id, "table_id": "T01", "game": "caribbean_stud", "seat": seat,
-            "hand": hand, "progressive_meter_cents": 1_000_000,
+            "hand": hand, "judged_hand": hand, "hand_known": hand is not None or None,
+            "progressive_meter_cents": 1_000_000,
             "recorded_award_cents": recorded, "expected_net_cents": expected,
             "award_from_meter": meter, "paid_from": "meter" if meter else "table_inventory",
             **STEPS, **changes}
@@ -244,3 +245,4 @@ def test_a_meter_that_moved_within_the_round_is_flagged_judged_or_not(jackpots):
 def test_a_complete_verification_raises_no_jackpot_flag(jackpots):
     assert _of(jackpots, "jackpot_unverified") == [("J4", 3, None, None)]  # never declared
     assert _of(jackpots, "award_from_inventory") == []
+    assert _of(jackpots, "jackpot_hand_declared") == []  # every class declared as judged

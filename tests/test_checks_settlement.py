@@ -314,6 +314,10 @@ def test_a_simulated_shift_raises_exactly_the_labelled_settlement_flags(tmp_path
     assert set(by_round) <= set(labelled), "a round without a label raised a flag"
     seen = collections.Counter()
     for round_id, label in labelled.items():
+        if label.kind == "dealt_twice":
+            # judged as recorded (docs/rules.md 8.1), settled for the cards the table thought
+            # it dealt: any of these checks may flag it (tests/test_replay_dealt_twice.py)
+            continue
         raised = by_round.get(round_id, [])
         ids = {f["check_id"] for f in raised}
         counted = ids & set(SETTLEMENT)

@@ -609,13 +609,16 @@ def test_settle_bonus_wagers_settles_fortune_progressive_and_envy_for_any_seats(
     assert sixth.seven_card_class is None and sixth.fortune is None and sixth.envy_cents == 0
 
 
-def test_settle_bonus_wagers_refuses_a_missing_meter_and_a_card_in_two_hands() -> None:
+def test_settle_bonus_wagers_refuses_a_missing_meter_and_classes_a_card_in_two_hands_as_dealt(
+) -> None:
     hand = BonusHand(seat=1, cards=parse_cards("9c 9d 9h 9s 2d 3d 4d"), progressive_cents=100)
     with pytest.raises(RoundError, match="progressive_meter"):
         settle_bonus_wagers([hand], ruleset=RULESET)
+    # 9c and 9h in both hands: each hand is classed as dealt (docs/rules.md 8.1)
     twin = BonusHand(seat=2, cards=parse_cards("9c Kd Kh 9h 2h 3h 4h"))
-    with pytest.raises(RoundError, match="9c"):
-        settle_bonus_wagers([hand, twin], ruleset=RULESET, meter_cents=0)
+    first, second = settle_bonus_wagers([hand, twin], ruleset=RULESET, meter_cents=0)
+    assert first.seven_card_class is SevenCardClass.FOUR_OF_A_KIND
+    assert second.seven_card_class is SevenCardClass.FLUSH  # Kh 9h 4h 3h 2h
 
 
 def _ruleset_data() -> dict[str, Any]:

@@ -45,7 +45,15 @@ ALSO = {
     "wrong_commission": {"overpay", "underpay"},
     "foul_paid": {"paid_loser", "overpay", "folded_hand_paid"},  # settled as a win or a push
     "raise_paid_not_qualified": SETTLEMENT,
-    "dealt_twice": {"not_evaluated"},                  # a round with a card twice is not judged
+    "dealt_twice": SETTLEMENT | {"envy_mispay", "envy_owed_not_paid", "ace_high_mispay",
+                                 "progressive_not_qualifying", "jackpot_share_wrong",
+                                 "jackpot_hand_declared", "award_from_inventory",
+                                 "raise_not_qualified", "folded_hand_paid",
+                                 "foul_settled_as_win", "house_way", "banker_mispay",
+                                 "banker_commission_wrong", "co_bank_share_wrong",
+                                 "commission_wrong", "commission_on_push_or_loss"},
+    # judged as recorded (docs/rules.md 8.1), the settlements of the cards the table thought
+    # it dealt: any mispay the recorded cards show is flagged too, never not_evaluated
     "missing_events": {"not_evaluated", "round_not_ended"},
 }
 """Beside the check that answers a fault kind (checks.evaluate.FAULT_CHECKS), the other

@@ -6,9 +6,11 @@
 -- Offending rows: one per round, judged or not, in which replay's fold saw a card dealt
 -- more than once (to two parties, or twice to one), a tile dealt more often than the set
 -- holds its face (twice for the 11 doubled faces of docs/rules.md 3.2, else once), or a
--- party dealt twice (problem kind dealt_twice; replay/fold.py). The rules engine of every
--- game refuses such a round (docs/rules.md 8.1: not evaluated, so not_evaluated flags it
--- too); this check says what was dealt twice and where.
+-- party dealt twice (problem kind dealt_twice; replay/fold.py). The rules engine judges such
+-- a round as recorded, each hand as dealt (docs/rules.md 8.1), so every mispay in it is
+-- flagged by its own check as well; only a hand that holds one card twice itself (or a tile
+-- beyond its copies) has no rank, and its round is not evaluated (not_evaluated flags it
+-- too). This check says what was dealt twice and where.
 SELECT
     r.casino,
     r.round_id,

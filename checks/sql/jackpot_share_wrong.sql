@@ -4,7 +4,8 @@
 -- rule: 58 Pa. Code § 688a.7(h)(3) (the progressive is paid at the posted odds); docs/rules.md 6a.13 (a percentage award is the meter times the percentage from that round's meter, rounded down to the cent, shared equally, each share rounded down, among the seats that won the same percentage award in the round), 4.2 ("two royals in one round share the meter")
 -- next: recompute each winner's share from the round's meter reading with the floorperson; recover an overpaid share or pay the shortfall, and correct the progressive meter
 -- Offending rows: in a judged round with two or more percentage-of-meter awards recorded
--- (jackpots.award_from_meter, recorded_award_cents above 0), every such award that differs
+-- (jackpots.award_from_meter, of the class the engine judged: jackpots.judged_hand;
+-- recorded_award_cents above 0), every such award that differs
 -- from the seat's expected award (jackpots.expected_net_cents, already shared by the rules
 -- engine). An award for a hand that does not win is progressive_not_qualifying's. recorded =
 -- the award, expected = the share; but when the seat's Progressive wager was itself settled
@@ -25,7 +26,7 @@ SELECT
     'progressive' AS wager,
     CASE WHEN NOT settled_wrong THEN j.recorded_award_cents END AS recorded_cents,
     CASE WHEN NOT settled_wrong THEN j.expected_net_cents END AS expected_cents,
-    'seat ' || j.seat || ' ' || coalesce(j.hand, '?') || ': awarded ' || j.recorded_award_cents
+    'seat ' || j.seat || ' ' || coalesce(j.judged_hand, '?') || ': awarded ' || j.recorded_award_cents
         || ' cents of the meter ' || coalesce(CAST(j.progressive_meter_cents AS VARCHAR), '?')
         || ' in a round of ' || s.awards || ' percentage awards; its share is '
         || j.expected_net_cents || ' cents'

@@ -48,6 +48,7 @@ from replay.games.results import (
     settled_entry,
 )
 from replay.rulesets import Wheel
+from schemas.vocabulary import GAME_WAGERS
 
 if TYPE_CHECKING:
     from replay.rulesets import Payout, Ruleset
@@ -61,7 +62,7 @@ HAND_SIZE = 5
 ANTE = "ante"
 RAISE = "raise"
 PROGRESSIVE = "progressive"
-WAGER_NAMES = (ANTE, RAISE, PROGRESSIVE)
+WAGER_NAMES = GAME_WAGERS[GAME]
 """The wagers of a Caribbean stud seat, in the order results list them."""
 
 RAISE_PAYTABLE = "raise"
@@ -142,6 +143,16 @@ def hand_class(rank: HighRank) -> str:
     if category is HandCategory.HIGH_CARD and rank.ranks[:2] == (Rank.ACE, Rank.KING):
         return ACE_KING
     return category.value
+
+
+def paytable_class(tokens: Sequence[str], ruleset: Ruleset) -> str | None:
+    """The paytable class (:func:`hand_class`) of five dealt card tokens under ``ruleset``'s
+    wheel; None when the tokens are no Caribbean stud hand (``GameRules.paytable_class``)."""
+    try:
+        return hand_class(rank_hand([parse_card(token) for token in tokens],
+                                    wheel=ruleset.wheel))
+    except (ReplayError, TypeError, ValueError):
+        return None
 
 
 _SYMBOL_RANK = {rank.symbol: rank for rank in Rank if rank is not Rank.JOKER}
@@ -269,8 +280,10 @@ class Seat:
 class CaribbeanRound:
     """A dealt and played Caribbean stud round: the dealer's five cards, the seats, and the
     progressive meter (cents) the round's percentage awards are paid from, required when
-    any seat made a progressive wager (docs/rules.md 6a.13). Validated: no card dealt twice
-    in the round, no seat number twice."""
+    any seat made a progressive wager (docs/rules.md 6a.13). Validated: each hand five
+    distinct cards of the 52, no seat number twice. A card dealt to two parties is a fact of
+    the record, judged as recorded (docs/rules.md 8.1); a round document refuses it
+    (:func:`round_from_document`)."""
 
     round_id: str
     dealer_cards: tuple[Card, ...]
@@ -290,17 +303,6 @@ class CaribbeanRound:
         twice = sorted(n for n, k in Counter(s.seat for s in self.seats).items() if k > 1)
         if twice:
             raise RoundError(f"seat {twice[0]} appears more than once")
-        where: dict[Card, list[str]] = {}
-        for who, cards in (("dealer", self.dealer_cards),
-                           *((f"seat {s.seat}", s.cards) for s in self.seats)):
-            for card in cards:
-                where.setdefault(card, []).append(who)
-        repeated = sorted((c for c, w in where.items() if len(w) > 1), key=lambda c: c.index)
-        if repeated:
-            card = repeated[0]
-            raise RoundError(
-                f"card {card} was dealt {len(where[card])} times ({', '.join(where[card])})"
-            )
         meter = self.progressive_meter_cents
         if meter is not None:
             _amount("round", "progressive_meter", meter)
@@ -590,14 +592,16 @@ def _seat_from_document(obj: object, index: int) -> Seat:
         raise DocumentError(str(exc)) from None
 
 
-def round_from_document(doc: Mapping[str, Any]) -> CaribbeanRound:
+def round_from_document(doc: Mapping[str, Any], *, as_recorded: bool = False) -> CaribbeanRound:
     """The :class:`CaribbeanRound` a round document describes (issue 3 "Round document":
     dealer and seats hold five ``cards``; wagers ``ante``, ``raise``, ``progressive``;
     ``action`` ``fold``, ``concede``, or absent for a seat that raised; ``raise`` and
     ``play`` are read as absent). :class:`DocumentError` names what is wrong and where:
-    a joker or an unknown card, a wrong count, a card dealt twice, a fold with a raise, a
-    seat with no ante, a progressive wager without ``progressive_meter``, a player banker,
-    a dealer's own wager, and the pai gow fields ``high``, ``low`` and ``tiles``."""
+    a joker or an unknown card, a wrong count, a card twice in one hand, a card dealt to two
+    parties (unless ``as_recorded``: a round from the log, judged as recorded, docs/rules.md
+    8.1), a fold with a raise, a seat with no ante, a progressive wager without
+    ``progressive_meter``, a player banker, a dealer's own wager, and the pai gow fields
+    ``high``, ``low`` and ``tiles``."""
     round_id = document.field(doc, "round_id", "the document")
     if not isinstance(round_id, str) or not round_id:
         raise DocumentError(f"round_id must be non-empty text, got {round_id!r}")
@@ -625,10 +629,28 @@ def round_from_document(doc: Mapping[str, Any]) -> CaribbeanRound:
     if meter is not None:
         document.cents(meter, "progressive_meter")
     try:
-        return CaribbeanRound(round_id=round_id, dealer_cards=dealer_cards, seats=seats,
-                              progressive_meter_cents=meter)
+        round = CaribbeanRound(round_id=round_id, dealer_cards=dealer_cards, seats=seats,
+                               progressive_meter_cents=meter)
     except (RoundError, MoneyError) as exc:
         raise DocumentError(str(exc)) from None
+    if not as_recorded:
+        _refuse_repeats(round)
+    return round
+
+
+def _refuse_repeats(round: CaribbeanRound) -> None:
+    """DocumentError naming the first card dealt to two parties of ``round``."""
+    where: dict[Card, list[str]] = {}
+    for who, cards in (("dealer", round.dealer_cards),
+                       *((f"seat {s.seat}", s.cards) for s in round.seats)):
+        for card in cards:
+            where.setdefault(card, []).append(who)
+    repeated = sorted((c for c, w in where.items() if len(w) > 1), key=lambda c: c.index)
+    if repeated:
+        card = repeated[0]
+        raise DocumentError(
+            f"card {card} was dealt {len(where[card])} times ({', '.join(where[card])})"
+        )
 
 
 def result_document(result: RoundResult) -> ResultObject:
@@ -646,11 +668,13 @@ def result_document(result: RoundResult) -> ResultObject:
     )
 
 
-def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> ResultObject:
+def judge_document(doc: Mapping[str, Any], ruleset: Ruleset, *,
+                   as_recorded: bool = False) -> ResultObject:
     """Judge one Caribbean stud round document under ``ruleset`` and return the issue 3
     result object (:func:`round_from_document`, :func:`adjudicate`,
     :func:`result_document`)."""
-    return result_document(adjudicate(round_from_document(doc), ruleset))
+    return result_document(adjudicate(round_from_document(doc, as_recorded=as_recorded),
+                                      ruleset))
 
 
 _CLASSES = (*(c.value for c in HandCategory
@@ -681,4 +705,5 @@ RULES = GameRules(
     paytable_names=frozenset({RAISE_PAYTABLE, PROGRESSIVE_PAYTABLE}),
     paytable_classes=PAYTABLE_CLASSES,
     describe_hand=describe_hand,
+    paytable_class=paytable_class,
 )

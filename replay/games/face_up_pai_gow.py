@@ -66,12 +66,18 @@ from replay.games.results import (
     wager_entry,
     win_ranges,
 )
-from replay.games.seven_card_classes import ACE_HIGH_PAI_GOW_FLAG, CODE_MASK, classify_indexes
+from replay.games.seven_card_classes import (
+    ACE_HIGH_PAI_GOW_FLAG,
+    CODE_MASK,
+    classify_indexes,
+    paytable_class,
+)
 from replay.games.seven_card_classes import ENVY_QUALIFYING_CLASSES as ENVY_QUALIFYING_CLASSES
 from replay.games.seven_card_classes import SevenCardClass as SevenCardClass
 from replay.games.seven_card_classes import is_ace_high_pai_gow as is_ace_high_pai_gow
 from replay.games.seven_card_classes import seven_card_class as seven_card_class
 from replay.rulesets import read_once
+from schemas.vocabulary import GAME_WAGERS
 
 if TYPE_CHECKING:
     from replay.rulesets import Payout, Ruleset
@@ -85,7 +91,7 @@ ACE_HIGH = "ace_high"
 latter also the name of the ruleset paytable it is paid from. The Fortune and Progressive
 wagers and the Envy Bonus are named in :mod:`replay.games.pai_gow_bonus`."""
 
-WAGER_NAMES = frozenset({MAIN, ACE_HIGH, FORTUNE, PROGRESSIVE})
+WAGER_NAMES = frozenset(GAME_WAGERS[GAME])
 
 _AHPG = ACE_HIGH_PAI_GOW_FLAG
 _WIN = Outcome.WIN.value
@@ -265,7 +271,8 @@ def _main_result(amount: int, outcome: Outcome, ruleset: Ruleset) -> WagerEntry:
                      f"got {outcome!r}")
 
 
-def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> ResultObject:
+def judge_document(doc: Mapping[str, Any], ruleset: Ruleset, *,
+                   as_recorded: bool = False) -> ResultObject:
     """The result of one Face Up round document (issue 3 "Round document" and "Result").
 
     The Face Up wager (58 Pa. Code § 688a.7(f); docs/rules.md 6): a fouled player hand loses
@@ -287,7 +294,9 @@ def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> ResultObject:
     zero or absent are left out (6a.18); ``envy`` is the seat's total Envy Bonus.
 
     :class:`DocumentError` names what is wrong and where: a malformed document, unknown
-    fields, cards or wagers, a repeated card, other than seven dealt cards, a set hand
+    fields, cards or wagers, a card twice in one holding, a card dealt to two parties
+    (unless ``as_recorded``: a round of the log, judged as recorded, each hand as dealt:
+    docs/rules.md 8.1), other than seven dealt cards, a set hand
     holding a card not dealt, a dealer hand set other than 5+2 (every seat is compared with
     it), a player banker (Face Up is dealer-banked only: 6a.18), a dealer wager, a missing
     progressive_meter when a Progressive wager is present.
@@ -347,7 +356,7 @@ def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> ResultObject:
     if len(set(numbers)) != len(numbers):
         twice = sorted({n for n in numbers if numbers.count(n) > 1})
         raise DocumentError(f"seats {twice} appear more than once")
-    if round_mask.bit_count() != HAND_SIZE * (len(holdings) + 1):
+    if not as_recorded and round_mask.bit_count() != HAND_SIZE * (len(holdings) + 1):
         raise DocumentError("a card is dealt twice: " + _repeated(
             [("dealer", dealer_cards),
              *((f"seat {n}", h[0]) for n, h in zip(numbers, holdings, strict=True))]))
@@ -470,5 +479,6 @@ RULES = GameRules(
                                                 pays=frozenset({"odds"}))},
     house_ways=frozenset(HOUSE_WAYS),
     describe_hand=describe_hand,
+    paytable_class=paytable_class,
 )
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from replay.cards import Card, render_cards
+from replay.cards import Card
 from replay.errors import MoneyError, RoundError, RulesetError
 from replay.games.base import PaytableClasses
 from replay.games.pai_gow_hands import Settlement
@@ -300,16 +300,14 @@ def settle_bonus_wagers(
       receives that hand's sum; never for its own hand (6a.11). The qualifying hand's own
       wagers do not matter.
 
-    :class:`RoundError` for a seat number used twice, a card in two hands or a missing
-    meter; :class:`RulesetError` when the ruleset lacks a paytable or option needed.
+    Each seat's seven cards are classed as dealt: a card dealt to two seats is a fact of the
+    record, judged as recorded (docs/rules.md 8.1; the round document's reader refuses it
+    for a document given by hand). :class:`RoundError` for a seat number used twice or a
+    missing meter; :class:`RulesetError` when the ruleset lacks a paytable or option needed.
     """
     seats = [h.seat for h in hands]
     if len(set(seats)) != len(seats):
         raise RoundError(f"a seat appears twice among seats {seats}")
-    dealt = [card for h in hands for card in h.cards]
-    if len(set(dealt)) != len(dealt):
-        repeated = sorted({c for c in dealt if dealt.count(c) > 1}, key=lambda c: c.index)
-        raise RoundError(f"cards dealt to two seats: {render_cards(repeated)}")
     if meter_cents is not None and (type(meter_cents) is not int or meter_cents < 0):
         raise MoneyError(f"meter_cents must be non-negative integer cents, got {meter_cents!r}")
     codes = [classify_indexes([c.index for c in h.cards]) & CODE_MASK for h in hands]

@@ -96,6 +96,7 @@ from replay.games.results import (
     seat_entry,
     settled_entry,
 )
+from replay.games.seven_card_classes import paytable_class
 from replay.notation import MAIN as MAIN
 from replay.notation import PaiGowRound, render_round
 from replay.rulesets import Wheel
@@ -208,7 +209,8 @@ def adjudicate(round: PaiGowRound, ruleset: Ruleset) -> RoundResult:
     NOT_EVALUATED, with no seat results: a game or ruleset for another game, an unknown house way, a
     holding of other than 7 dealt cards, a set hand holding cards not dealt, a dealer hand (or a
     hand with a main wager) not set, a dealer hand set other than 5+2 (it cannot be compared), a
-    seat number used twice, a card dealt twice in the round.
+    seat number used twice, a card twice in one holding, a card dealt to two parties (unless
+    the round is judged as recorded: docs/rules.md 8.1).
 
     Otherwise: a fouled player hand loses the main wager (58 Pa. Code § 688a.7(f)(1)(iii), 6a.6),
     and so does a player hand set other than 5+2 (six high and one low, say), which was "not
@@ -432,10 +434,11 @@ def judge_round(classic: ClassicRound, ruleset: Ruleset) -> ClassicJudgement:
                             dealer_main=dealer_main, seats=tuple(results), banker=banker)
 
 
-def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> ResultObject:
+def judge_document(doc: Mapping[str, Any], ruleset: Ruleset, *,
+                   as_recorded: bool = False) -> ResultObject:
     """The result object for a classic round document (issue 3): :func:`read_document`,
     then :func:`judge_round`, as :meth:`ClassicJudgement.as_dict`."""
-    return judge_round(read_document(doc), ruleset).as_dict()
+    return judge_round(read_document(doc, as_recorded=as_recorded), ruleset).as_dict()
 
 
 RULES = GameRules(
@@ -449,5 +452,6 @@ RULES = GameRules(
     paytable_classes=BONUS_PAYTABLE_CLASSES,
     house_ways=frozenset(HOUSE_WAYS),
     describe_hand=describe_hand,
+    paytable_class=paytable_class,
 )
 

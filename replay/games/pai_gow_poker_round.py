@@ -28,15 +28,16 @@ from replay.document import seat_number as read_seat
 from replay.document import wagers as read_wagers
 from replay.errors import RoundError
 from replay.games.pai_gow_banking import DEALER, PlayerBanker, read_banker
-from replay.games.pai_gow_bonus import FORTUNE, PROGRESSIVE, QUALIFYING_WAGER_CENTS
+from replay.games.pai_gow_bonus import PROGRESSIVE, QUALIFYING_WAGER_CENTS
 from replay.games.pai_gow_hands import HAND_SIZE, HIGH_SIZE, LOW_SIZE, set_correctly
 from replay.notation import MAIN, HandHolding, PaiGowRound, SeatHolding
+from schemas.vocabulary import GAME_WAGERS
 
 GAME = "pai_gow_poker"
 """Classic pai gow poker's game name, as in rounds, rulesets and events."""
 
 ACE_HIGH = "ace_high"
-DOCUMENT_WAGERS = frozenset({MAIN, FORTUNE, PROGRESSIVE, ACE_HIGH})
+DOCUMENT_WAGERS = frozenset({*GAME_WAGERS[GAME], ACE_HIGH})
 """Wager names a classic round document may carry. Main, Fortune and Progressive are judged
 here, the last two as in Face Up (6a.18); Ace High exists only in Face Up and is refused."""
 
@@ -111,13 +112,17 @@ def deal_problems(
     round: PaiGowRound,
     must_be_set: Callable[[SeatHolding], bool],
     compared: Callable[[SeatHolding], bool] = lambda seat: False,
+    *,
+    as_recorded: bool = False,
 ) -> list[str]:
     """Every problem with the cards of a round, all at once: a holding of other than 7 dealt
     cards, a set hand holding a card not dealt (docs/rules.md, Words ("set")), the dealer's
     hand (or a seat's for which ``must_be_set``) not set, the dealer's hand (or a seat's for
     which ``compared``: a player banker's) set other than 5+2, a seat number used twice, a
     card dealt twice in the round (one 53-card deck, 1.1). A player's hand set other than
-    5+2 is judged, not refused (:func:`holding_problems`)."""
+    5+2 is judged, not refused (:func:`holding_problems`). ``as_recorded`` (a round of the
+    log: docs/rules.md 8.1): a card dealt to two parties is judged as recorded, each hand as
+    dealt; a card twice in one holding is still a problem (its rank is not defined)."""
     dealer = round.dealer
     problems = holding_problems("dealer", dealer.cards, dealer.high, dealer.low,
                                 must_be_set=True, compared=True)
@@ -134,7 +139,7 @@ def deal_problems(
     problems += [
         f"card {card} was dealt {len(places)} times ({', '.join(places)})"
         for card, places in sorted(where.items(), key=lambda item: item[0].index)
-        if len(places) > 1
+        if len(places) > 1 and not (as_recorded and len(set(places)) == len(places))
     ]
     return problems
 
@@ -216,7 +221,7 @@ def _seat(value: object, index: int) -> SeatHolding:
                        high=high, low=low, wagers=amounts)
 
 
-def read_document(doc: Mapping[str, Any]) -> ClassicRound:
+def read_document(doc: Mapping[str, Any], *, as_recorded: bool = False) -> ClassicRound:
     """A classic round document (issue 3, "Round document") as a :class:`ClassicRound`.
 
     DocumentError names the field and the bad value: a malformed document (not an object, a
@@ -224,7 +229,8 @@ def read_document(doc: Mapping[str, Any]) -> ClassicRound:
     neither ``"dealer"`` nor a seat object, a seat action other than ``play``, a wager not of
     this game (Ace High: 6a.18), a Progressive wager without a ``progressive_meter`` (6a.13),
     and then, all at once: a holding of other than 7 cards, a set hand with
-    cards the seat was not dealt, a card dealt twice in the round, a seat number used twice,
+    cards the seat was not dealt, a card dealt twice in the round (to two parties: unless
+    ``as_recorded``, :func:`deal_problems`), a seat number used twice,
     the dealer's or the banker seat's hand (or a hand with a main wager) not set, the
     dealer's or the banker seat's hand set other than 5+2 (every seat is compared with it),
     a banker seat that is not at the table.
@@ -252,7 +258,7 @@ def read_document(doc: Mapping[str, Any]) -> ClassicRound:
     banker_seat = banker.seat if banker is not None else None
     problems = deal_problems(
         round, lambda seat: seat.seat == banker_seat or seat.wagers.get(MAIN, 0) > 0,
-        compared=lambda seat: seat.seat == banker_seat,
+        compared=lambda seat: seat.seat == banker_seat, as_recorded=as_recorded,
     )
     numbers = [seat.seat for seat in seats]
     if banker_seat is not None and banker_seat not in numbers:

@@ -93,6 +93,7 @@ from replay.games.tile_ranks import is_foul as is_foul
 from replay.games.tile_ranks import rank_hand as rank_hand
 from replay.games.tile_ranks import single_rank as single_rank
 from replay.tiles import TILES_32, Tile, TileError, parse_tile, render_tiles
+from schemas.vocabulary import GAME_WAGERS
 
 if TYPE_CHECKING:
     from replay.rulesets import Ruleset
@@ -115,9 +116,10 @@ collected."""
 _DOCUMENT_KEYS = frozenset(
     {"round_id", "game", "ruleset", "banker", "progressive_meter", "dealer", "seats"}
 )
+
 _DEALER_KEYS = frozenset({"tiles", "high", "low", "wager"})
 _SEAT_KEYS = frozenset({"seat", "tiles", "high", "low", "action", "wagers"})
-_WAGERS = frozenset({MAIN})
+_WAGERS = frozenset(GAME_WAGERS[GAME])
 _SET_KEYS = frozenset({"tiles", "high", "low"})
 
 
@@ -260,7 +262,7 @@ def _set_problems(h: TilesHolding, *, compared: bool = False) -> list[str]:
     return problems
 
 
-def read_document(doc: Mapping[str, Any]) -> TilesRound:
+def read_document(doc: Mapping[str, Any], *, as_recorded: bool = False) -> TilesRound:
     """A pai gow tiles round document (issue 3, "Round document") as a :class:`TilesRound`.
 
     DocumentError names the field and the bad value: a malformed document (not an object, a
@@ -270,9 +272,10 @@ def read_document(doc: Mapping[str, Any]) -> TilesRound:
     more often than dealt: naming the seat and the tile), the dealer's or the banker seat's
     hands set other than 2+2 (every seat is compared with them), a tile dealt more times
     than the 32-tile set holds (two of each of 11 faces, one of 10: naming the tile and the
-    seats), a seat number used twice, a hand with a main wager not set, a banker seat that
-    is not at the table, withdraws or has not set its hand, a dealer wager in a
-    dealer-banked round.
+    seats; with ``as_recorded``, a round of the log, only within one holding: across
+    parties it is judged as recorded, docs/rules.md 8.1), a seat number used twice, a hand
+    with a main wager not set, a banker seat that is not at the table, withdraws or has not
+    set its hand, a dealer wager in a dealer-banked round.
 
     A player's hands set other than 2+2 from the tiles dealt (three and one, say) are a fact
     of play, not bad input: they are read, and the judge has the wager lose
@@ -323,6 +326,7 @@ def read_document(doc: Mapping[str, Any]) -> TilesRound:
         f"{tile.copies}"
         for tile, places in sorted(dealt_by.items(), key=lambda item: item[0].index)
         if len(places) > tile.copies
+        and not (as_recorded and max(map(places.count, places)) <= tile.copies)
     ]
     if problems:
         raise DocumentError("; ".join(problems))
@@ -469,10 +473,11 @@ def judge_round(round: TilesRound, ruleset: Ruleset) -> TilesJudgement:
                           dealer_main=dealer_main, seats=tuple(results), banker=banker)
 
 
-def judge_document(doc: Mapping[str, Any], ruleset: Ruleset) -> ResultObject:
+def judge_document(doc: Mapping[str, Any], ruleset: Ruleset, *,
+                   as_recorded: bool = False) -> ResultObject:
     """The result object for a pai gow tiles round document (issue 3): :func:`read_document`,
     then :func:`judge_round`, as :meth:`TilesJudgement.as_dict`."""
-    return judge_round(read_document(doc), ruleset).as_dict()
+    return judge_round(read_document(doc, as_recorded=as_recorded), ruleset).as_dict()
 
 
 

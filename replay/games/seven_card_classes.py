@@ -33,8 +33,8 @@ from itertools import combinations_with_replacement
 from math import prod
 from types import MappingProxyType
 
-from replay.cards import DECK_53, JOKER, Card, Rank, render_cards
-from replay.errors import HandError
+from replay.cards import DECK_53, JOKER, Card, Rank, parse_card, render_cards
+from replay.errors import HandError, ReplayError
 from replay.games.lazy_table import LazyTable
 
 HAND_SIZE = 7
@@ -323,6 +323,17 @@ def seven_card_class(cards: Sequence[Card]) -> SevenCardClass | None:
     """
     code = classify_indexes(seven_card_indexes(cards, "a seven-card hand"))
     return CLASS_BY_CODE[code & CODE_MASK]
+
+
+def paytable_class(tokens: Sequence[str], ruleset: object = None) -> str | None:
+    """The seven-card class of dealt tokens in notation, as the paytables name it (6a.10);
+    None when they make less than a straight or are not seven different cards
+    (``GameRules.paytable_class``: the class does not depend on the ruleset)."""
+    try:
+        found = seven_card_class([parse_card(token) for token in tokens])
+    except (ReplayError, TypeError, ValueError):
+        return None
+    return None if found is None else found.value
 
 
 def is_ace_high_pai_gow(cards: Sequence[Card]) -> bool:
