@@ -22,7 +22,13 @@ from typing import Any
 
 from replay.cards import DECK_52, DECK_53, JOKER, Card, Rank, Suit, parse_card
 from replay.games import caribbean_stud, pai_gow_tiles
-from replay.games.pai_gow_poker import HOUSE_WAYS, house_way_setting, is_foul, rank_high, rank_low
+from replay.games.pai_gow_poker import (
+    find_house_way,
+    house_way_setting,
+    is_foul,
+    rank_high,
+    rank_low,
+)
 from replay.games.pai_gow_poker import splits as card_splits
 from replay.rulesets import Ruleset
 from replay.tiles import TILES_32, Tile, parse_tile
@@ -195,7 +201,7 @@ def _rig(deck: list[Card], start: int, cards: Sequence[Card]) -> None:
 
 
 def _cards_house_way(cards: Sequence[Card], ruleset: Ruleset) -> Setting:
-    hw = house_way_setting(cards, wheel=ruleset.wheel, way=HOUSE_WAYS[ruleset.house_way])
+    hw = house_way_setting(cards, wheel=ruleset.wheel, way=find_house_way(ruleset))
     return _tokens(hw.high), _tokens(hw.low)
 
 
@@ -230,7 +236,7 @@ def _tile_setting(s: pai_gow_tiles.Setting, *, swapped: bool = False) -> Setting
 
 
 def tiles_house_way(tiles: Sequence[Tile], ruleset: Ruleset) -> Setting:
-    way = pai_gow_tiles.HOUSE_WAYS[ruleset.house_way]
+    way = pai_gow_tiles.find_house_way(ruleset)
     return _tile_setting(pai_gow_tiles.house_way_setting(tiles, way=way).setting)
 
 
@@ -261,7 +267,7 @@ def other_dealer_settings(plan: RoundPlan) -> list[Setting]:
                 if not o[1] and o[2] != hw_key]
     if plan.game == TILES:
         tiles = [parse_tile(t) for t in plan.dealer_dealt]
-        way = pai_gow_tiles.HOUSE_WAYS[plan.ruleset.house_way]
+        way = pai_gow_tiles.find_house_way(plan.ruleset)
         house = pai_gow_tiles.house_way_setting(tiles, way=way).setting
         return [_tile_setting(s) for s in pai_gow_tiles.settings(tiles)
                 if (s.high_rank, s.low_rank) != (house.high_rank, house.low_rank)]

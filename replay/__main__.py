@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from schemas.log_verify import DataVerdict
 
 REPO = Path(__file__).resolve().parent.parent
-COMMANDS = ("run", "adjudicate", "census", "round", "table", "rulesets")
+COMMANDS = ("run", "adjudicate", "census", "round", "table", "rulesets", "house-way")
 
 EPILOG = """\
 commands:
@@ -37,6 +37,8 @@ commands:
   table        a table's last rounds in the order it dealt them
   rulesets     check a rulesets directory (casinos' filings: rulesets check DIR), or list
                the rulesets rounds are judged by (rulesets list [DIR])
+  house-way    check a casino's house-way file (docs/house-way.md): its rules, how it sets
+               given hands, --coverage (python -m replay house-way check --help)
 
 examples:
   python -m replay                              replay ./var/log into ./var/replay
@@ -50,6 +52,7 @@ examples:
   python -m replay round T01-000001 --data var/demo            the round in the terminal
   python -m replay round T01-000001 --data var/demo --html r.html --proof
   python -m replay table T01 --last 10 --data var/demo         the table's last ten rounds
+  python -m replay house-way check my-casino.way --hand "As Ad Kc Kd 9h 7s 2c" --coverage
 
 run judges every game (classic and Face Up pai gow poker, pai gow tiles, Caribbean stud)
 with the same judge as adjudicate, and writes (under DATA/replay/), one row each:
@@ -125,6 +128,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help")):
         argv.insert(0, "run")
+    if argv[0] == "house-way":
+        from replay.house_way_cli import main as house_way_main
+
+        return house_way_main(argv[1:])
     args = _parser().parse_args(argv)
     if args.command == "adjudicate":
         return _adjudicate(args.file)

@@ -26,6 +26,7 @@ from replay.errors import ReplayError
 from replay.games import caribbean_stud, face_up_pai_gow, pai_gow_poker, pai_gow_tiles
 from replay.games import pai_gow_house_way as poker_way
 from replay.games import pai_gow_tiles_house_way as tiles_way
+from replay.games.house_way_text import UnknownHouseWayError
 from replay.games.poker_ranks import high_holds_low, rank_high, rank_low
 from replay.games.results import Outcome
 from replay.games.seven_card_classes import is_ace_high_pai_gow
@@ -131,14 +132,25 @@ def _sign(a: Any, b: Any) -> int:
     return 1 if a > b else -1 if a < b else 0
 
 
+def _found(find: Callable[[Ruleset], object], t: Table) -> object:
+    """The house way the table's ruleset names, or None when it names none known (then the
+    reconstruction shows no house-way setting, as the judge did not evaluate by one)."""
+    try:
+        return find(t.ruleset)
+    except UnknownHouseWayError:
+        return None
+
+
 def _poker_house_way(t: Table, dealer: Holding, cite: str) -> Verdict:
-    way = poker_way.HOUSE_WAYS.get(t.ruleset.house_way)
-    if way is None or len(dealer.cards) != pai_gow_poker.HAND_SIZE:
+    way = _found(poker_way.find_house_way, t)
+    if not isinstance(way, poker_way.HouseWay) or len(dealer.cards) != pai_gow_poker.HAND_SIZE:
         return Verdict(result=None, why=None)
     setting = poker_way.house_way_setting(_cards(dealer.cards), wheel=t.ruleset.wheel, way=way)
     high, low = tuple(map(str, setting.high)), tuple(map(str, setting.low))
     rule = (f"the house way {way.name} (rule {setting.rule.name}, {setting.rule.clause}) sets "
             f"high {' '.join(high)}, low {' '.join(low)}")
+    rule += "".join(f"; also lawful: high {' '.join(map(str, h))}, low {' '.join(map(str, lo))}"
+                    for h, lo in setting.others)
     if dealer.house_way is True:
         words = f"set by the house way: {rule} ({cite})"
     elif dealer.house_way is False:
@@ -298,8 +310,8 @@ def _tiles_hand(h: Holding, banker: tuple[Any, Any] | None, engine: str | None,
 
 
 def _with_tiles_way(t: Table, dealer: Holding, verdict: Verdict) -> Verdict:
-    way = tiles_way.HOUSE_WAYS.get(t.ruleset.house_way)
-    if way is None or len(dealer.cards) != pai_gow_tiles.HAND_SIZE:
+    way = _found(tiles_way.find_house_way, t)
+    if not isinstance(way, tiles_way.HouseWay) or len(dealer.cards) != pai_gow_tiles.HAND_SIZE:
         return verdict
     chosen = tiles_way.house_way_setting([parse_tile(x) for x in dealer.cards], way=way)
     high = tuple(map(str, chosen.setting.high))

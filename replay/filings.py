@@ -285,6 +285,11 @@ def _ruleset(reader: _Reader, relative: str, data: Mapping[str, Any]) -> Ruleset
 
 
 def _from_dict(data: Mapping[str, Any], *, source: str, folder: Path) -> Ruleset:
-    """One ruleset read (``folder``: where the house-way files it names are)."""
-    del folder  # read by ruleset_from_dict once it reads house-way files (base=folder)
-    return ruleset_from_dict(data, source=source)
+    """One ruleset read, with the house-way file it names parsed (``folder``: where it is).
+    A file that is not there (or is a link) is left unread: the check names it once, and the
+    engine does not judge by a way it has not read (docs/house-way.md)."""
+    options = data.get("options")
+    way = options.get("house_way") if isinstance(options, Mapping) else None
+    there = not (isinstance(way, str) and way.endswith(".way")) or (
+        not (folder / way).is_symlink() and (folder / way).is_file())
+    return ruleset_from_dict(data, source=source, base=folder if there else None)

@@ -23,8 +23,9 @@ from dataclasses import fields as dataclass_fields
 from enum import StrEnum
 from functools import cache
 from importlib import resources
+from pathlib import Path
 from types import MappingProxyType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from replay.errors import (
     MoneyError,
@@ -32,6 +33,9 @@ from replay.errors import (
     RulesetError,
     UnknownRulesetError,
 )
+
+if TYPE_CHECKING:
+    from replay.house_ways import HouseWaySpec
 
 _ID = re.compile(r"[a-z][a-z0-9_]*-[a-z0-9][a-z0-9_.-]*")
 _GAME = re.compile(r"[a-z][a-z0-9_]*")
@@ -262,8 +266,10 @@ class Ruleset:
     ``id`` is ``<game>-<name>`` (``pai_gow_poker-classic-v1``); ``effective_from`` and
     ``effective_to`` are ISO dates (see the module docstring for the interval). The options:
     ``wheel`` (docs/rules.md 6a.4) and ``house_way``, the name of the house way the game
-    module sets the dealer's hand by (docs/rules.md 7.5). ``source`` cites where the values
-    come from. ``wheel`` may be given as its value (``"lowest"``); it is stored as the enum.
+    module sets the dealer's hand by (docs/rules.md 7.5): a shipped name, or a house-way file
+    (``flamingo.way``, docs/house-way.md) whose parsed way is ``house_way_spec``.
+    ``source`` cites where the values come from. ``wheel`` may be given as its value
+    (``"lowest"``); it is stored as the enum.
     ``casino``: the casino whose filing this is (docs/rulesets.md), None for Catwalk's own.
     """
 
@@ -281,6 +287,7 @@ class Ruleset:
     )
     source: str = ""
     casino: str | None = None
+    house_way_spec: HouseWaySpec | None = None
 
     def paytable(self, name: str) -> Paytable:
         """The posted paytable ``name``; RulesetError names the ruleset when it has none."""
@@ -429,11 +436,16 @@ def _lawful(source: str, data: object) -> dict[str, CommissionBound]:
     return bounds
 
 
-def ruleset_from_dict(data: Mapping[str, object], *, source: str = "<data>") -> Ruleset:
+def ruleset_from_dict(
+    data: Mapping[str, object], *, source: str = "<data>", base: Path | None = None
+) -> Ruleset:
     """The :class:`Ruleset` described by ``data`` (the JSON layout of ``replay/rulesets/``).
 
     Unknown or missing keys raise :class:`RulesetError` naming ``source`` and the key, so a
-    typo in a data file cannot silently fall back to a default.
+    typo in a data file cannot silently fall back to a default. A ``house_way`` option ending
+    in ``.way`` names a house-way file in the folder ``base`` (the ruleset file's folder); it
+    is read and parsed into ``house_way_spec`` (errors name both files). Without ``base`` it
+    stays unread, and the games refuse to judge by it (fail closed).
     """
     if not isinstance(data, Mapping):
         raise RulesetError(f"{source}: a ruleset must be a JSON object, got {data!r}")
@@ -472,6 +484,12 @@ def ruleset_from_dict(data: Mapping[str, object], *, source: str = "<data>") -> 
     }
     extra = {k: v for k, v in options.items() if k not in _OPTION_KEYS}
     fields: dict[str, Any] = dict(data)
+    house_way = options.get("house_way", "reference-1.3")
+    spec = None
+    if base is not None and isinstance(house_way, str) and house_way.endswith(".way"):
+        from replay.house_ways import house_way_for_ruleset
+
+        spec = house_way_for_ruleset(fields.get("game"), base, house_way, source=source)
     try:
         return Ruleset(
             id=fields["id"],
@@ -490,11 +508,12 @@ def ruleset_from_dict(data: Mapping[str, object], *, source: str = "<data>") -> 
             wheel=_enum_value(
                 Wheel, f"{source}: options wheel", options.get("wheel", Wheel.SECOND_HIGHEST)
             ),
-            house_way=options.get("house_way", "reference-1.3"),
+            house_way=house_way,
             paytables=paytables,
             options=extra,
             source=fields.get("source", ""),
             casino=fields.get("casino"),
+            house_way_spec=spec,
         )
     except RulesetError as exc:
         raise RulesetError(f"{source}: {exc}") from None

@@ -129,7 +129,8 @@ def test_a_house_way_not_shipped_and_a_way_file_not_there(tmp_path):
     assert "caribbean_stud has no house way" in problems[0].detail
     assert "house-way file 'c02.way' is not a file" in problems[1].detail
     assert "'c02-house' is not a house way shipped for pai_gow_tiles" in problems[2].detail
-    (tmp_path / "C02" / "c02.way").write_text("a house way\n")
+    (tmp_path / "C02" / "c02.way").write_text(
+        (REPO / "replay/rulesets/house_ways/reference-1.3.way").read_text())
     found = read_filings(tmp_path)
     assert len(found.problems) == 2  # the .way file is there now
     assert "C02/c02.way" in [f.path for f in found.files]

@@ -137,7 +137,10 @@ def in_force_words(ruleset: Ruleset, today: dt.date) -> str:
 def house_way_of(ruleset: Ruleset) -> Any | None:
     """The house way the game's module sets the dealer's hand by under this ruleset, or None
     for a game with no house way (Caribbean stud: the dealer does not set a hand). Each game
-    module that uses one re-exports its ``HOUSE_WAYS`` (replay/games/)."""
+    module that uses one re-exports its ``HOUSE_WAYS`` (replay/games/); a ruleset read from a
+    casino's filing carries the way parsed from its ``.way`` file (``house_way_spec``)."""
+    if ruleset.house_way_spec is not None:
+        return ruleset.house_way_spec
     try:
         module = importlib.import_module(f"replay.games.{ruleset.game}")
     except ImportError:

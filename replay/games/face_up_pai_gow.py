@@ -33,6 +33,7 @@ from replay.document import cards as read_cards
 from replay.document import wagers as read_wagers
 from replay.errors import MoneyError, RoundError, RulesetError
 from replay.games.base import GameRules, PaytableClasses
+from replay.games.house_way_text import UnknownHouseWayError
 from replay.games.pai_gow_bonus import ENVY as ENVY
 from replay.games.pai_gow_bonus import FORTUNE as FORTUNE
 from replay.games.pai_gow_bonus import PAYTABLE_CLASSES as BONUS_PAYTABLE_CLASSES
@@ -49,7 +50,7 @@ from replay.games.pai_gow_hands import Settlement as Settlement
 from replay.games.pai_gow_hands import describe_hand
 from replay.games.pai_gow_hands import is_foul as is_foul
 from replay.games.pai_gow_house_way import HOUSE_WAYS as HOUSE_WAYS
-from replay.games.pai_gow_house_way import follows_house_way
+from replay.games.pai_gow_house_way import find_house_way, follows_house_way
 from replay.games.pai_gow_house_way import house_way_setting as house_way_setting
 from replay.games.poker_ranks import HighRank as HighRank
 from replay.games.poker_ranks import LowRank as LowRank
@@ -366,10 +367,10 @@ def judge_document(doc: Mapping[str, Any], ruleset: Ruleset, *,
     if meter is None and any(PROGRESSIVE in w for w in wagered):
         raise DocumentError("progressive_meter (cents) is required when a progressive wager "
                             "is present (docs/rules.md 6a.13)")
-    way = HOUSE_WAYS.get(ruleset.house_way)
-    if way is None:
-        raise DocumentError(f"ruleset {ruleset.id} names house way {ruleset.house_way!r}; "
-                            f"known: {', '.join(sorted(HOUSE_WAYS))}")
+    try:
+        way = find_house_way(ruleset)
+    except UnknownHouseWayError as exc:
+        raise DocumentError(str(exc)) from None
 
     wheel = ruleset.wheel
     d_high = rank_high(dealer_high, wheel=wheel)

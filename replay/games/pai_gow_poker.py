@@ -41,6 +41,7 @@ from replay.cards import DECK_53, Card
 from replay.document import DocumentError
 from replay.errors import RoundError
 from replay.games.base import GameRules
+from replay.games.house_way_text import UnknownHouseWayError
 from replay.games.pai_gow_banking import DEALER as DEALER
 from replay.games.pai_gow_banking import OPTION_CO_BANK_ROUNDING as OPTION_CO_BANK_ROUNDING
 from replay.games.pai_gow_banking import OPTION_CO_BANK_SHARE_BPS as OPTION_CO_BANK_SHARE_BPS
@@ -69,6 +70,7 @@ from replay.games.pai_gow_house_way import HOUSE_WAYS as HOUSE_WAYS
 from replay.games.pai_gow_house_way import HouseWay as HouseWay
 from replay.games.pai_gow_house_way import HouseWayRule as HouseWayRule
 from replay.games.pai_gow_house_way import HouseWaySetting as HouseWaySetting
+from replay.games.pai_gow_house_way import find_house_way as find_house_way
 from replay.games.pai_gow_house_way import follows_house_way as follows_house_way
 from replay.games.pai_gow_house_way import house_way as house_way
 from replay.games.pai_gow_house_way import house_way_setting as house_way_setting
@@ -184,7 +186,7 @@ def _dealer_result(round: PaiGowRound, wheel: Wheel, way: HouseWay | None) -> De
         return DealerResult(foul=not high_holds_low(high, low), high_rank=high, low_rank=low)
     setting = house_way_setting(dealer.cards, wheel=wheel, way=way)
     follows = follows_house_way(dealer.cards, dealer.high, dealer.low, wheel=wheel,
-                                preferred=setting)
+                                way=way, preferred=setting)
     return DealerResult(
         foul=not high_holds_low(high, low), house_way=follows, house_way_high=setting.high,
         house_way_low=setting.low, house_way_rule=setting.rule.name, high_rank=high,
@@ -223,17 +225,16 @@ def adjudicate(round: PaiGowRound, ruleset: Ruleset) -> RoundResult:
     """
     notation = render_round(round)
     wheel = ruleset.wheel
-    way = HOUSE_WAYS.get(ruleset.house_way)
     problems: list[str] = []
     if round.game != GAME:
         problems.append(f"round is of game {round.game!r}, not {GAME!r}")
     if ruleset.game != GAME:
         problems.append(f"ruleset {ruleset.id} is for game {ruleset.game!r}, not {GAME!r}")
-    if way is None:
-        problems.append(
-            f"ruleset {ruleset.id} names house way {ruleset.house_way!r}; known: "
-            f"{', '.join(sorted(HOUSE_WAYS))}"
-        )
+    way: HouseWay | None = None
+    try:
+        way = find_house_way(ruleset)
+    except UnknownHouseWayError as exc:
+        problems.append(str(exc))
     problems += deal_problems(round, lambda seat: seat.wagers.get(MAIN, 0) > 0)
     dealer_result = _dealer_result(round, wheel, way)
     if problems:
@@ -360,12 +361,10 @@ def judge_round(classic: ClassicRound, ruleset: Ruleset) -> ClassicJudgement:
     """
     if ruleset.game != GAME:
         raise DocumentError(f"ruleset {ruleset.id} is for game {ruleset.game!r}, not {GAME!r}")
-    way = HOUSE_WAYS.get(ruleset.house_way)
-    if way is None:
-        raise DocumentError(
-            f"ruleset {ruleset.id} names house way {ruleset.house_way!r}; known: "
-            f"{', '.join(sorted(HOUSE_WAYS))}"
-        )
+    try:
+        way = find_house_way(ruleset)
+    except UnknownHouseWayError as exc:
+        raise DocumentError(str(exc)) from None
     wheel = ruleset.wheel
     round = classic.round
     dealer = _dealer_result(round, wheel, way)

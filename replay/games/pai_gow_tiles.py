@@ -41,6 +41,7 @@ from replay.document import (
 )
 from replay.document import field as read_field
 from replay.games.base import GameRules
+from replay.games.house_way_text import UnknownHouseWayError
 from replay.games.pai_gow_banking import DEALER as DEALER
 from replay.games.pai_gow_banking import OPTION_CO_BANK_ROUNDING as OPTION_CO_BANK_ROUNDING
 from replay.games.pai_gow_banking import OPTION_CO_BANK_SHARE_BPS as OPTION_CO_BANK_SHARE_BPS
@@ -67,6 +68,7 @@ from replay.games.pai_gow_tiles_house_way import HouseWay as HouseWay
 from replay.games.pai_gow_tiles_house_way import HouseWayRule as HouseWayRule
 from replay.games.pai_gow_tiles_house_way import HouseWaySetting as HouseWaySetting
 from replay.games.pai_gow_tiles_house_way import allowed_settings as allowed_settings
+from replay.games.pai_gow_tiles_house_way import find_house_way as find_house_way
 from replay.games.pai_gow_tiles_house_way import follows_house_way as follows_house_way
 from replay.games.pai_gow_tiles_house_way import house_way_setting as house_way_setting
 from replay.games.results import Outcome as Outcome
@@ -404,10 +406,10 @@ def judge_round(round: TilesRound, ruleset: Ruleset) -> TilesJudgement:
     """
     if ruleset.game != GAME:
         raise DocumentError(f"ruleset {ruleset.id} is for game {ruleset.game!r}, not {GAME!r}")
-    way = HOUSE_WAYS.get(ruleset.house_way)
-    if way is None:
-        raise DocumentError(f"ruleset {ruleset.id} names house way {ruleset.house_way!r}; "
-                            f"known for {GAME}: {', '.join(sorted(HOUSE_WAYS))}")
+    try:
+        way = find_house_way(ruleset)
+    except UnknownHouseWayError as exc:
+        raise DocumentError(str(exc)) from None
     d = round.dealer
     assert d.tiles is not None and d.high is not None and d.low is not None
     dealer_setting = set_hands(d.high, d.low)

@@ -1,11 +1,14 @@
 """The pai gow tiles house way: how the dealer sets four tiles, and whether a dealer's
-setting conforms (PR pai gow tiles ¶ C, D, E; docs/rules.md 3.4, 6a.15, 6a.16).
+setting conforms (PR pai gow tiles ¶ C, D, E; docs/rules.md 3.4, 6a.15, 6a.16). A casino's
+house way is a file it writes (docs/house-way.md), parsed by
+:func:`~replay.games.pai_gow_tiles_house_way_words.parse_tiles_house_way`.
 
 What this module decides:
 
-- the dealer's house way (:data:`HOUSE_WAY_PR_11_2_D`, :func:`house_way_setting`;
-  PR pai gow tiles ¶ D.1 to D.4, completed where the text is silent: the completions C1-C6 are data
-  of the house way);
+- the dealer's house way (:data:`HOUSE_WAY_PR_11_2_D`, parsed from
+  ``replay/rulesets/house_ways/pr-11.2-d.way``: PR pai gow tiles ¶ D.1 to D.4, completed where
+  the text is silent, C1-C6; :func:`house_way_setting`), and the one a ruleset names
+  (:func:`find_house_way`);
 - whether a dealer's setting conforms to it (:func:`follows_house_way`: every setting the
   written rules allow conforms, :func:`allowed_settings`; the completions only say which
   one the house way prefers).
@@ -15,41 +18,23 @@ Nothing here does I/O.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from replay.errors import HandError
+from replay.games.house_way_text import UnknownHouseWayError
 from replay.games.pai_gow_tiles_hands import Setting, canonical, set_hands, settings
-from replay.games.tile_ranks import SPECIAL_CLASSES, HandClass, single_rank
+from replay.games.pai_gow_tiles_house_way_words import GAME as WAY_GAME
+from replay.games.pai_gow_tiles_house_way_words import HouseWay as HouseWay
+from replay.games.pai_gow_tiles_house_way_words import HouseWayRule as HouseWayRule
+from replay.games.pai_gow_tiles_house_way_words import parse_tiles_house_way
+from replay.house_way_shipped import shipped_house_way_text
 from replay.tiles import Tile, render_tiles
 
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HouseWayRule:
-    """One rule of a tiles house way. ``plays`` says which of the three settings the rule
-    may play; when some may, the one with the highest ``prefer`` is played (the first of
-    :func:`settings` on equal preference: those are settings of identical ranks). ``clause``
-    cites PR pai gow tiles ¶ D (as "D.1" to "D.4") or names the completion (C1-C6, see
-    :data:`HOUSE_WAY_PR_11_2_D`)."""
-
-    name: str
-    clause: str
-    text: str
-    plays: Callable[[Setting], bool] = field(repr=False, compare=False)
-    prefer: Callable[[Setting], tuple[int, ...]] = field(repr=False, compare=False)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HouseWay:
-    """A house way: rules tried in order; the first that may play some setting sets the
-    hand (PR pai gow tiles ¶ D; ¶ E: each casino submits its own and its exceptions).
-    ``completions`` are the decisions, (id, text), taken where the written rules are silent."""
-
-    name: str
-    title: str
-    rules: tuple[HouseWayRule, ...]
-    completions: tuple[tuple[str, str], ...] = ()
+if TYPE_CHECKING:
+    from replay.rulesets import Ruleset
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -60,112 +45,42 @@ class HouseWaySetting:
     setting: Setting
 
 
-def _best_high_then_low(s: Setting) -> tuple[int, ...]:
-    return (s.high_rank.key, s.low_rank.key)
-
-
-def _special_hands_then_best(s: Setting) -> tuple[int, ...]:
-    specials = ((s.high_rank.hand_class in SPECIAL_CLASSES)
-                + (s.low_rank.hand_class in SPECIAL_CLASSES))
-    return (specials, s.high_rank.key, s.low_rank.key)
-
-
-def _plays_supreme_pair(s: Setting) -> bool:
-    return s.high_rank.hand_class is HandClass.GEE_JOON
-
-
-def _plays_pair_wong_gong(s: Setting) -> bool:
-    return s.high_rank.hand_class in SPECIAL_CLASSES
-
-
 NINE_EIGHT_SEVEN: tuple[int, ...] = (9, 8, 7)
 """PR pai gow tiles ¶ D.3: the values of a two-tile hand the dealer plays together."""
 
-
-def _plays_nine_eight_seven(s: Setting) -> bool:
-    return s.high_rank.hand_class is HandClass.POINTS and s.high_rank.points in NINE_EIGHT_SEVEN
-
-
-def _tile_order(t: Tile) -> tuple[int, int]:
-    """Highest-ranked first (6a.15); among equals, the first in FACES order (C6)."""
-    return (-single_rank(t), t.index)
-
-
-def _plays_highest_with_lowest(s: Setting) -> bool:
-    four = s.high + s.low
-    pair = canonical((min(four, key=_tile_order), max(four, key=_tile_order)))
-    return pair in (s.high, s.low)
-
-
-HOUSE_WAY_PR_11_2_D = HouseWay(
-    name="pr-11.2-d",
-    title="PR pai gow tiles ¶ D, the dealer's four rules, completed where the text is silent",
-    rules=(
-        HouseWayRule(
-            name="supreme_pair", clause="D.1",
-            text="With the Supreme Pair (Gee Joon), play it as such: Gee Joon in the high "
-                 "hand, the other two tiles in the low hand.",
-            plays=_plays_supreme_pair, prefer=_best_high_then_low,
-        ),
-        HouseWayRule(
-            name="pair_wong_gong", clause="D.2; C2, C3",
-            text="If possible, always play a pair, wong or gong, in the high hand (C2). When "
-                 "several settings play one, play the one with a pair, wong or gong in both "
-                 "hands; then the highest high hand; then the highest low hand (C3).",
-            plays=_plays_pair_wong_gong, prefer=_special_hands_then_best,
-        ),
-        HouseWayRule(
-            name="nine_eight_seven", clause="D.3; C4",
-            text="Otherwise play two tiles together whose value is nine, eight or seven, as "
-                 "the high hand. When several settings do, play the highest such hand (nine "
-                 "before eight before seven, then the higher single tile); then the highest "
-                 "low hand (C4).",
-            plays=_plays_nine_eight_seven, prefer=_best_high_then_low,
-        ),
-        HouseWayRule(
-            name="highest_with_lowest", clause="D.4; C5",
-            text="Otherwise play the highest-ranked tile with the lowest-ranked tile; the "
-                 "higher ranking of the two hands is the high hand (C5).",
-            plays=_plays_highest_with_lowest, prefer=_best_high_then_low,
-        ),
-    ),
-    completions=(
-        ("C1", "Single tiles rank in the order of docs/rules.md 6a.15; the two Gee Joon tiles "
-               "rank equally, as the lowest single tiles. The higher single tile of a hand "
-               "decides equal points (6a.16)."),
-        ("C2", "A pair, wong or gong (and Gee Joon, D.1) outranks every point hand, so it is "
-               "played as the high hand (anything else fouls unless both hands are one); the "
-               "other two tiles are the low hand."),
-        ("C3", "When more than one setting plays a pair, wong or gong (two pairs; a pair "
-               "beside Teen or Day and a 9 or 8; Teen and Day with two 9s or 8s): first the "
-               "setting with one in both hands (Teen-Day-9-9 is played as two wongs, not as "
-               "the mixed nines over Teen-Day; two pairs as two pairs); then the highest high "
-               "hand; then the highest low hand. So a pair is kept together unless splitting "
-               "it makes a pair, wong or gong of both hands."),
-        ("C4", "Which 9, 8 or 7 (D.3 says 'any'): the highest such hand (nine before eight "
-               "before seven, the order the text gives, then the higher single tile), then "
-               "the highest other hand. A lone Gee Joon tile counts 3 or 6, whichever is "
-               "better (6a.16)."),
-        ("C5", "D.4 does not say which hand holds the highest and the lowest tile: the higher "
-               "ranking of the two hands is the high hand, as in every rule, so the house way "
-               "never fouls."),
-        ("C6", "Ties: a setting is chosen by its ranks alone; settings of identical ranks "
-               "play identically against every hand, and the first in settings() order is "
-               "written. At D.4 the four tiles all rank differently (equal-ranking tiles "
-               "always make a pair or Gee Joon, which D.1 or D.2 plays), so 'highest' and "
-               "'lowest' are never tied. A dealer whose hands have the house way's ranks "
-               "follows it."),
-    ),
-)
+_TEXT, _SOURCE = shipped_house_way_text("pr-11.2-d.way")
+HOUSE_WAY_PR_11_2_D: HouseWay = parse_tiles_house_way(_TEXT, source=_SOURCE)
 """The shipped tiles house way: PR pai gow tiles ¶ D (the same four rules as 58 Pa. Code
 § 621a.8(d), docs/rules.md 3.4), tried in order, with the completions C1-C6 where the text is
-silent (``HOUSE_WAY_PR_11_2_D.completions``, printed in the golden file's header too)."""
+silent (``HOUSE_WAY_PR_11_2_D.completions``, printed in the golden file's header too), parsed
+from ``replay/rulesets/house_ways/pr-11.2-d.way``."""
 
 
 HOUSE_WAYS: Mapping[str, HouseWay] = MappingProxyType(
     {HOUSE_WAY_PR_11_2_D.name: HOUSE_WAY_PR_11_2_D}
 )
 """Tiles house ways by name, as a ruleset's ``house_way`` option names them."""
+
+
+def find_house_way(ruleset: Ruleset) -> HouseWay:
+    """The tiles house way ``ruleset`` names: the one loaded from its ``.way`` file
+    (``ruleset.house_way_spec``), or a shipped one by name. :class:`UnknownHouseWayError`
+    names the ruleset and what is known, so that a round is not evaluated (fail closed)."""
+    spec = ruleset.house_way_spec
+    if spec is not None:
+        if isinstance(spec, HouseWay):
+            return spec
+        raise UnknownHouseWayError(
+            f"ruleset {ruleset.id} names house way {ruleset.house_way!r}, a house way for "
+            f"{getattr(spec, 'game', '?')}, not {WAY_GAME}")
+    way = HOUSE_WAYS.get(ruleset.house_way)
+    if way is None:
+        hint = (" (a house-way file is loaded when the ruleset is read from its JSON file)"
+                if ruleset.house_way.endswith(".way") else "")
+        raise UnknownHouseWayError(
+            f"ruleset {ruleset.id} names house way {ruleset.house_way!r}; known for "
+            f"{WAY_GAME}: {', '.join(sorted(HOUSE_WAYS))}{hint}")
+    return way
 
 
 def house_way_setting(
