@@ -127,6 +127,10 @@ class Commission:
     unit_cents: int = 1
     lowest: CommissionBound | None = None
     highest: CommissionBound | None = None
+    ranged: bool = field(init=False, repr=False, compare=False)
+    """Whether the lawful range can be wider than the collected amount (an end stated with
+    another rounding or unit); when false, :meth:`lawful` is always the point, and the
+    games skip it on their hot paths."""
 
     def __post_init__(self) -> None:
         if type(self.rate_bps) is not int or not 0 <= self.rate_bps <= _BPS_WHOLE:
@@ -134,14 +138,17 @@ class Commission:
                 f"commission rate_bps must be an integer from 0 to {_BPS_WHOLE}, "
                 f"got {self.rate_bps!r}"
             )
-        bound = CommissionBound(rounding=self.rounding, unit_cents=self.unit_cents)
-        object.__setattr__(self, "rounding", bound.rounding)
+        object.__setattr__(self, "rounding", CommissionBound(
+            rounding=self.rounding, unit_cents=self.unit_cents).rounding)
         for name in ("lowest", "highest"):
             value = getattr(self, name)
             if value is not None and not isinstance(value, CommissionBound):
                 raise RulesetError(
                     f"commission {name} must be a CommissionBound or absent, got {value!r}"
                 )
+        collected = CommissionBound(rounding=self.rounding, unit_cents=self.unit_cents)
+        object.__setattr__(self, "ranged", any(
+            end is not None and end != collected for end in (self.lowest, self.highest)))
         for win in _SPOT_WINS:
             self.lawful(win)
 

@@ -145,6 +145,14 @@ def test_6a_19_the_shipped_pai_gow_poker_commission_is_a_point(win: int) -> None
     assert commission.lawful(win) == (win * 5 // 100, win * 5 // 100)
 
 
+def test_6a_19_only_a_range_wider_than_the_point_is_ranged() -> None:
+    # pai gow poker states both ends as the collected rounding: a point, skipped on the hot
+    # path; tiles states other roundings; a policy without ends is a point
+    assert not load_ruleset(CLASSIC).commission.ranged
+    assert load_ruleset("pai_gow_tiles-pr-v1").commission.ranged
+    assert not TILES_VIGORISH.ranged
+
+
 @pytest.mark.parametrize(
     ("lawful", "named"),
     [

@@ -351,7 +351,7 @@ class WagerResult:
 
 def _win(win_cents: int, ruleset: Ruleset) -> WagerResult:
     commission = ruleset.commission.on(win_cents)
-    lawful = ruleset.commission.lawful(win_cents)
+    lawful = ruleset.commission.lawful(win_cents) if ruleset.commission.ranged else None
     return WagerResult(outcome=Outcome.WIN, net_cents=win_cents - commission,
                        commission_cents=commission,
                        commission_range=None if lawful == (commission, commission) else lawful)

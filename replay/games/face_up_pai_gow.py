@@ -259,7 +259,7 @@ def _main_result(amount: int, outcome: Outcome, ruleset: Ruleset) -> WagerEntry:
     if outcome is Outcome.WIN:
         policy = ruleset.commission
         commission = policy.on(amount)
-        if policy.lowest is None and policy.highest is None:  # a point: the shipped ruleset
+        if not policy.ranged:  # a point: the shipped ruleset
             return wager_entry(_WIN, amount - commission, commission)
         net_range, commission_range = win_ranges(amount, policy.lawful(amount))
         return wager_entry(_WIN, amount - commission, commission, net_range=net_range,

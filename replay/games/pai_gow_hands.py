@@ -194,8 +194,9 @@ def settle_main(*, amount_cents: int, outcome: Outcome, ruleset: Ruleset) -> Set
     if amount < 0:
         raise MoneyError(f"amount_cents must not be negative, got {amount}")
     if outcome is Outcome.WIN:
-        commission = ruleset.commission.on(amount)
-        lawful = ruleset.commission.lawful(amount)
+        policy = ruleset.commission
+        commission = policy.on(amount)
+        lawful = policy.lawful(amount) if policy.ranged else None
         return Settlement(outcome=outcome, net_cents=amount - commission,
                           commission_cents=commission,
                           commission_range=None if lawful == (commission, commission)

@@ -210,7 +210,7 @@ def settle_main(*, amount_cents: int, outcome: Outcome, ruleset: Ruleset) -> Set
         raise MoneyError(f"amount_cents must not be negative, got {amount}")
     if outcome is Outcome.WIN:
         vig = vigorish(amount, ruleset)
-        lawful = lawful_vigorish(amount, ruleset)
+        lawful = lawful_vigorish(amount, ruleset) if ruleset.commission.ranged else None
         return Settlement(outcome=outcome, net_cents=amount - vig, commission_cents=vig,
                           commission_range=None if lawful == (vig, vig) else lawful)
     if outcome is Outcome.LOSS:
