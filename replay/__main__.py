@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from schemas.log_verify import DataVerdict
 
 REPO = Path(__file__).resolve().parent.parent
-COMMANDS = ("run", "adjudicate", "census", "round", "table", "rulesets", "house-way")
+COMMANDS = ("run", "adjudicate", "census", "round", "table", "rulesets", "house-way",
+            "whatif")
 
 EPILOG = """\
 commands:
@@ -39,6 +40,9 @@ commands:
                the rulesets rounds are judged by (rulesets list [DIR])
   house-way    check a casino's house-way file (docs/house-way.md): its rules, how it sets
                given hands, --coverage (python -m replay house-way check --help)
+  whatif       judge a period again under a proposed ruleset and write, under DATA/whatif/,
+               the wagers whose expected settlement changes and the money moved by table,
+               game and wager (docs/whatif.md); replay's own outputs are not touched
 
 examples:
   python -m replay                              replay ./var/log into ./var/replay
@@ -53,6 +57,7 @@ examples:
   python -m replay round T01-000001 --data var/demo --html r.html --proof
   python -m replay table T01 --last 10 --data var/demo         the table's last ten rounds
   python -m replay house-way check my-casino.way --hand "As Ad Kc Kd 9h 7s 2c" --coverage
+  python -m replay whatif --ruleset proposed.json --data var/demo --since 2026-11-28
 
 run judges every game (classic and Face Up pai gow poker, pai gow tiles, Caribbean stud)
 with the same judge as adjudicate, and writes (under DATA/replay/), one row each:
@@ -85,7 +90,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = p.add_subparsers(dest="command",
-                           metavar="{run,adjudicate,census,round,table,rulesets}")
+                           metavar="{run,adjudicate,census,round,table,rulesets,whatif}")
     run = sub.add_parser("run", help="replay the log to Parquet (the default)")
     run.add_argument("--data", type=Path, default=None,
                      help="data directory holding log/ (default $CATWALK_DATA or ./var)")
@@ -121,6 +126,9 @@ def _parser() -> argparse.ArgumentParser:
     add_round_parser(sub)
     add_table_parser(sub)
     add_rulesets_parser(sub)
+    from replay.whatif_cli import add_whatif_parser
+
+    add_whatif_parser(sub)
     return p
 
 
@@ -149,6 +157,11 @@ def main(argv: list[str] | None = None) -> int:
             return round_command(data, args.round_id, html=args.html, proof=args.proof,
                                  key=args.key, casino=args.casino, table_id=args.table)
         return table_command(data, args.table_id, last=args.last, casino=args.casino)
+    if args.command == "whatif":
+        from replay.whatif_cli import whatif_command
+
+        return whatif_command(args, args.data or Path(os.environ.get("CATWALK_DATA")
+                                                      or REPO / "var"))
     return _run(args.data or Path(os.environ.get("CATWALK_DATA") or REPO / "var"),
                 args.workers, key=args.key, unverified=args.unverified,
                 rulesets=rulesets_dir(args.rulesets))

@@ -25,15 +25,18 @@ from replay.errors import ReplayError
 from replay.games import find_game
 from replay.games.results import ResultObject
 from replay.rulebook import Rulebook, shipped_book
+from replay.rulesets import Ruleset
 
 
 def judge_document(doc: Mapping[str, Any], book: Rulebook | None = None, *,
-                   casino: str | None = None, as_recorded: bool = False) -> ResultObject:
+                   casino: str | None = None, as_recorded: bool = False,
+                   ruleset: Ruleset | None = None) -> ResultObject:
     """The result object for one round document (README "Round documents"), under the
     ruleset it names, else its game's default, found in ``book`` (default: the shipped
-    rulesets alone; replay/rulebook.py). ``casino``: the round's casino, whose rulesets
-    and the shipped ones alone it may name. A document given by hand refuses a card dealt
-    to two parties (or a tile beyond its copies in the set) as an input error;
+    rulesets alone; replay/rulebook.py), or under ``ruleset`` when given: a ruleset that need
+    not be filed nor in force (a what-if, replay/whatif.py). ``casino``: the round's casino,
+    whose rulesets and the shipped ones alone it may name. A document given by hand refuses
+    a card dealt to two parties (or a tile beyond its copies in the set) as an input error;
     ``as_recorded`` (a round of the log) judges it as recorded, each hand as dealt
     (docs/rules.md 8.1)."""
     book = shipped_book() if book is None else book
@@ -43,9 +46,10 @@ def judge_document(doc: Mapping[str, Any], book: Rulebook | None = None, *,
     if game_name is None:
         raise DocumentError("the document has no 'game'")
     game = find_game(game_name)
-    ruleset_id = doc.get("ruleset")
-    ruleset = (book.find(ruleset_id, casino=casino) if ruleset_id is not None
-               else book.default(game.name))
+    if ruleset is None:
+        ruleset_id = doc.get("ruleset")
+        ruleset = (book.find(ruleset_id, casino=casino) if ruleset_id is not None
+                   else book.default(game.name))
     if ruleset.game != game.name:
         raise DocumentError(f"ruleset {ruleset.id} is for {ruleset.game}, not {game.name}")
     return game.judge_document(doc, ruleset, as_recorded=as_recorded)

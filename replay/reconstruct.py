@@ -26,6 +26,7 @@ from replay.fold import DEALER, Problem, ProblemKind, RoundState
 from replay.games import find_game
 from replay.games.results import ResultObject, WagerEntry
 from replay.rulebook import Rulebook, shipped_book
+from replay.rulesets import Ruleset
 from schemas.events import banker_words
 
 PROGRESSIVE_PAYTABLE = "progressive"
@@ -73,14 +74,16 @@ def _holding(state: RoundState, seat: int, dealt: Mapping[int, tuple[str, ...]],
     return out
 
 
-def round_document(state: RoundState, book: Rulebook | None = None) -> dict[str, Any]:
-    """The round document of a folded round (README "Round documents"), its ruleset chosen
-    from ``book`` (:func:`ruleset_id`); ReplayError when the round never started. What the
+def round_document(state: RoundState, book: Rulebook | None = None, *,
+                   ruleset: str | None = None) -> dict[str, Any]:
+    """The round document of a folded round (README "Round documents"), naming ``ruleset``
+    when given, else the one chosen from ``book`` (:func:`ruleset_id`); ReplayError when the
+    round never started. What the
     document lacks (cards never dealt, a hand never set) is the judge's to report."""
     if state.game is None:
         raise ReplayError("the round never started (no RoundStarted event)")
     doc: dict[str, Any] = {"round_id": state.round_id, "game": state.game,
-                           "ruleset": ruleset_id(state, book)}
+                           "ruleset": ruleset or ruleset_id(state, book)}
     if state.banker_seat is not None:
         doc["banker"] = {"seat": state.banker_seat, "co_bank": state.co_bank}
     if state.meter_cents is not None:
@@ -213,17 +216,20 @@ def _outcome_of(net: int) -> str:
     return "win" if net > 0 else "loss" if net < 0 else "push"
 
 
-def judge_state(state: RoundState, book: Rulebook | None = None) -> Judgement:
+def judge_state(state: RoundState, book: Rulebook | None = None, *,
+                ruleset: Ruleset | None = None) -> Judgement:
     """Judge one folded round through the game registry, failing closed, under the ruleset
     ``book`` (default: the shipped rulesets) gives for the round's casino (replay/rulebook.py):
-    the one the table named, if it is the casino's or a shipped one, else the one in force."""
+    the one the table named, if it is the casino's or a shipped one, else the one in force;
+    or under ``ruleset`` when given (a what-if: replay/whatif.py judges the same rounds under
+    a proposed ruleset)."""
     problems = list(state.problems)
 
     def fail(kind: ProblemKind, text: str) -> None:
         problems.append(Problem(kind=kind, detail=text))
 
     try:
-        doc = round_document(state, book)
+        doc = round_document(state, book, ruleset=None if ruleset is None else ruleset.id)
     except (ReplayError, ValueError, LookupError) as exc:
         fail(ProblemKind.NOT_JUDGEABLE, str(exc))
         return Judgement(document=None, notation=None, ruleset=None, result=None,
@@ -235,7 +241,8 @@ def judge_state(state: RoundState, book: Rulebook | None = None) -> Judgement:
         return Judgement(document=doc, notation=line, ruleset=doc["ruleset"], result=None,
                          expected=returned, evaluated=True, problems=tuple(problems))
     try:
-        result = judge_document(doc, book, casino=state.casino, as_recorded=True)
+        result = judge_document(doc, book, casino=state.casino, as_recorded=True,
+                                ruleset=ruleset)
     except (ReplayError, ValueError, LookupError) as exc:
         fail(ProblemKind.NOT_JUDGEABLE, str(exc))
         return Judgement(document=doc, notation=line, ruleset=doc["ruleset"], result=None,

@@ -7,7 +7,8 @@ house options and the house way the dealer sets by. This page puts them in words
 regulator can read against the posted rules, with money from integer cents. A casino's own
 rulesets (a rulesets directory, docs/rulesets.md) are listed from what replay's manifest
 records (each file and its SHA-256), and shown in full from ``$CATWALK_RULESETS`` when that
-directory holds the very files that judged the data.
+directory holds the very files that judged the data. Below them, the
+what-if runs under ``DATA/whatif/`` (docs/whatif.md), marked as not production.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from dashboard.context import PageContext, Role
 from dashboard.integrity import read_manifest
 from dashboard.money import format_cents
 from dashboard.views import code, literal
+from dashboard.whatif_runs import WHATIF_DIR, WhatIfRun, whatif_runs
 from replay.cards import Card
 from replay.errors import ReplayError
 from replay.games import find_game
@@ -213,6 +215,7 @@ def render(ctx: PageContext) -> None:
         with tab:
             _ruleset(ruleset, default=ruleset.id in defaults, today=today)
     _casino_section(filed, today)
+    _whatif_runs(ctx)
 
 
 def _used(ctx: PageContext, known: Mapping[str, Ruleset],
@@ -392,3 +395,108 @@ def _casino_section(filed: CasinoRulesets, today: dt.date) -> None:
             st.markdown(f"Casino {code(ruleset.casino or '')}'s own ruleset: its rounds of "
                         f"{code(ruleset.game)} are judged by it while it is in force.")
             _ruleset(ruleset, default=False, today=today)
+
+
+# What-if runs -----------------------------------------------------------------------------
+
+WHATIF_DOC = "docs/whatif.md"
+
+
+def _whatif_runs(ctx: PageContext) -> None:
+    """The what-if runs under ``DATA/whatif/`` (dashboard/whatif_runs.py), each marked as
+    not production, with whether its files match its manifest."""
+    st.header("What-if runs (not production)")
+    st.caption("Each run judged the rounds of one game again under a proposed ruleset "
+               f"(`python -m replay whatif`, {code(WHATIF_DOC)}), beside production's "
+               "judgement of the same rounds by the same engine. No other page reads them. "
+               "Money is the patrons' expected net: positive, to the patrons; negative, to "
+               "the house.")
+    runs = whatif_runs(ctx.root)
+    if not runs:
+        st.info(f"No what-if runs under {code(ctx.root / WHATIF_DIR)}: "
+                "`python -m replay whatif --ruleset ID` makes one.")
+        return
+    for run in runs:
+        _whatif_run(run)
+
+
+def whatif_provenance_words(run: WhatIfRun) -> str:
+    """What can be said of the run's provenance (Markdown): a what-if, trusted or not, and
+    why not."""
+    log = _object(run.manifest or {}, "log")
+    if not run.trusted:
+        return ("What-if, not production, NOT TRUSTED: "
+                + "; ".join(literal(p) for p in run.problems)
+                + ". Its figures are not to be relied on; make the run again with "
+                "`python -m replay whatif`.")
+    records = log.get("records")
+    size = f"{records:,} records" if type(records) is int else "an unknown number of records"
+    return (f"What-if, not production. Its files match the SHA-256 its manifest names; the "
+            f"manifest itself is not signed. It was built from the log's signed checkpoint "
+            f"of {size} (Merkle root {code(log.get('root'))}), which verified when the run "
+            "was made.")
+
+
+def _whatif_run(run: WhatIfRun) -> None:
+    st.subheader(f"What-if {run.name}")
+    words = whatif_provenance_words(run)
+    (st.warning if run.trusted else st.error)(words)
+    manifest = run.manifest
+    if manifest is None:
+        return
+    rulesets = _object(manifest, "rulesets")
+    proposed = _object(rulesets, "proposed")
+    production = rulesets.get("production")
+    production = production if isinstance(production, list) else []
+    counts = _object(manifest, "counts")
+    since, until = manifest.get("since"), manifest.get("until")
+    period = ("any day" if since is None and until is None
+              else f"{since or 'the first day'} to {until or 'the last day'}")
+    difference = counts.get("difference_cents")
+    moved = (format_cents(difference, signed=True) if type(difference) is int else "unknown")
+    lines = [
+        f"Proposed ruleset: {code(proposed.get('id'))} (SHA-256 "
+        f"{code(str(proposed.get('sha256'))[:16])}), from {code(proposed.get('source'))}",
+        "Against production's: " + (", ".join(
+            f"{code(r.get('id'))} (SHA-256 {code(str(r.get('sha256'))[:16])})"
+            for r in production if isinstance(r, dict)) or "none"),
+        f"Game: {code(manifest.get('game'))}; rounds dealt (UTC) {period}; casino: "
+        f"{literal(manifest.get('casino') or 'every casino')}",
+        f"Rounds judged under both: {_count(counts, 'rounds_judged')}; changed: "
+        f"{_count(counts, 'rounds_changed')}; not evaluated under one or both: "
+        f"{_count(counts, 'rounds_not_evaluated')} (listed in whatif_not_evaluated.parquet, "
+        "counted neither changed nor unchanged)",
+        f"Wagers changed: {_count(counts, 'wagers_changed')} of "
+        f"{_count(counts, 'wagers_judged')}; money moved: {moved} (to the patrons when "
+        "positive)",
+    ]
+    st.markdown("\n".join(f"- {line}" for line in lines))
+    if run.summary is not None and not run.summary.empty:
+        st.dataframe(whatif_table(run.summary), hide_index=True, width="stretch")
+
+
+def _object(within: Mapping[str, Any], name: str) -> dict[str, Any]:
+    """``within[name]`` when it is a JSON object, else an empty one (a manifest is read as
+    found, never trusted to be well formed)."""
+    value = within.get(name)
+    return value if isinstance(value, dict) else {}
+
+
+def _count(counts: Mapping[str, Any], name: str) -> str:
+    value = counts.get(name)
+    return f"{value:,}" if type(value) is int else "unknown"
+
+
+def whatif_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """The run's summary by casino, table, game and wager, money in dollars."""
+    def money(column: str) -> list[str]:
+        return [format_cents(int(v)) for v in summary[column]]
+
+    return pd.DataFrame({
+        "casino": summary["casino"], "table": summary["table_id"], "game": summary["game"],
+        "wager": summary["wager"], "wagers judged": summary["wagers_judged"],
+        "wagers changed": summary["wagers_changed"],
+        "expected net, production": money("net_before_cents"),
+        "expected net, proposed": money("net_after_cents"),
+        "difference": [format_cents(int(v), signed=True) for v in summary["difference_cents"]],
+    })

@@ -52,6 +52,13 @@ class PaytableClasses:
                              f"got {sorted(self.pays)}")
 
 
+DealerSetting = Callable[[Sequence[str], "Ruleset"],
+                         "tuple[tuple[str, ...], tuple[str, ...]] | None"]
+"""A game's house-way setting of the dealer's dealt tokens (in notation) under a ruleset:
+(high, low) tokens in notation; None when the tokens are no dealer's hand of the game or the
+ruleset's house way is unknown."""
+
+
 PaytableClass = Callable[[Sequence[str], "Ruleset"], "str | None"]
 """A game's paytable class of a party's dealt hand, from its tokens in notation, under a
 ruleset: the name the ruleset's paytables use (``natural_seven_card_straight_flush``,
@@ -86,6 +93,9 @@ class GameRules:
     paytable_class: PaytableClass | None = None
     """The class the engine judges a party's dealt hand to be for the progressive paytable
     (jackpots.parquet ``judged_hand``); None for a game without a progressive."""
+    dealer_setting: DealerSetting | None = None
+    """The dealer's hand as a ruleset's house way sets it, from the dealt tokens (a what-if
+    under another house way, replay/whatif.py); None for a game whose dealer sets no hand."""
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.paytable_classes) - self.paytable_names)

@@ -50,7 +50,7 @@ from replay.games.pai_gow_hands import Settlement as Settlement
 from replay.games.pai_gow_hands import describe_hand
 from replay.games.pai_gow_hands import is_foul as is_foul
 from replay.games.pai_gow_house_way import HOUSE_WAYS as HOUSE_WAYS
-from replay.games.pai_gow_house_way import find_house_way, follows_house_way
+from replay.games.pai_gow_house_way import dealer_setting, find_house_way, follows_house_way
 from replay.games.pai_gow_house_way import house_way_setting as house_way_setting
 from replay.games.poker_ranks import HighRank as HighRank
 from replay.games.poker_ranks import LowRank as LowRank
@@ -479,6 +479,7 @@ RULES = GameRules(
                       ACE_HIGH: PaytableClasses(classes=ACE_HIGH_LINES, required=ACE_HIGH_LINES,
                                                 pays=frozenset({"odds"}))},
     house_ways=frozenset(HOUSE_WAYS),
+    dealer_setting=dealer_setting,
     describe_hand=describe_hand,
     paytable_class=paytable_class,
 )

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from replay.cards import Card, render_cards
-from replay.errors import HandError
+from replay.cards import Card, parse_card, render_cards
+from replay.errors import HandError, ReplayError
 from replay.games.house_way_text import UnknownHouseWayError
 from replay.games.pai_gow_house_way_words import GAME as WAY_GAME
 from replay.games.pai_gow_house_way_words import HouseWay as HouseWay
@@ -158,3 +158,17 @@ def follows_house_way(
         return True
     ranks = (rank_high(high, wheel=wheel), rank_low(low))
     return any((rank_high(h, wheel=wheel), rank_low(lo)) == ranks for h, lo in lawful)
+
+
+def dealer_setting(tokens: Sequence[str],
+                   ruleset: Ruleset) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """The (high, low) hands, as tokens in notation, that the house way ``ruleset`` names
+    sets seven dealt cards into (its preferred setting); None when the tokens are not seven
+    cards of the deck or the ruleset's house way is unknown. A what-if under another house
+    way re-sets the dealer's hand by it (``GameRules.dealer_setting``, replay/whatif.py)."""
+    try:
+        cards = tuple(parse_card(t) for t in tokens)
+        setting = house_way_setting(cards, wheel=ruleset.wheel, way=find_house_way(ruleset))
+    except (ReplayError, ValueError, LookupError):
+        return None
+    return tuple(map(str, setting.high)), tuple(map(str, setting.low))

@@ -70,6 +70,7 @@ from replay.games.pai_gow_house_way import HOUSE_WAYS as HOUSE_WAYS
 from replay.games.pai_gow_house_way import HouseWay as HouseWay
 from replay.games.pai_gow_house_way import HouseWayRule as HouseWayRule
 from replay.games.pai_gow_house_way import HouseWaySetting as HouseWaySetting
+from replay.games.pai_gow_house_way import dealer_setting
 from replay.games.pai_gow_house_way import find_house_way as find_house_way
 from replay.games.pai_gow_house_way import follows_house_way as follows_house_way
 from replay.games.pai_gow_house_way import house_way as house_way
@@ -450,6 +451,7 @@ RULES = GameRules(
     paytable_names=frozenset({FORTUNE, PROGRESSIVE, ENVY}),
     paytable_classes=BONUS_PAYTABLE_CLASSES,
     house_ways=frozenset(HOUSE_WAYS),
+    dealer_setting=dealer_setting,
     describe_hand=describe_hand,
     paytable_class=paytable_class,
 )

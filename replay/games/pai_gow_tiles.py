@@ -68,6 +68,7 @@ from replay.games.pai_gow_tiles_house_way import HouseWay as HouseWay
 from replay.games.pai_gow_tiles_house_way import HouseWayRule as HouseWayRule
 from replay.games.pai_gow_tiles_house_way import HouseWaySetting as HouseWaySetting
 from replay.games.pai_gow_tiles_house_way import allowed_settings as allowed_settings
+from replay.games.pai_gow_tiles_house_way import dealer_setting
 from replay.games.pai_gow_tiles_house_way import find_house_way as find_house_way
 from replay.games.pai_gow_tiles_house_way import follows_house_way as follows_house_way
 from replay.games.pai_gow_tiles_house_way import house_way_setting as house_way_setting
@@ -491,5 +492,6 @@ RULES = GameRules(
     judge_document=judge_document,
     option_names=BANKING_OPTION_NAMES,
     house_ways=frozenset(HOUSE_WAYS),
+    dealer_setting=dealer_setting,
     describe_hand=describe_hand,
 )

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from replay.errors import HandError
+from replay.errors import HandError, ReplayError
 from replay.games.house_way_text import UnknownHouseWayError
 from replay.games.pai_gow_tiles_hands import Setting, canonical, set_hands, settings
 from replay.games.pai_gow_tiles_house_way_words import GAME as WAY_GAME
@@ -31,7 +31,7 @@ from replay.games.pai_gow_tiles_house_way_words import HouseWay as HouseWay
 from replay.games.pai_gow_tiles_house_way_words import HouseWayRule as HouseWayRule
 from replay.games.pai_gow_tiles_house_way_words import parse_tiles_house_way
 from replay.house_way_shipped import shipped_house_way_text
-from replay.tiles import Tile, render_tiles
+from replay.tiles import Tile, parse_tile, render_tiles
 
 if TYPE_CHECKING:
     from replay.rulesets import Ruleset
@@ -135,3 +135,17 @@ def follows_house_way(
         or (mine.high_rank == s.high_rank and mine.low_rank == s.low_rank)
         for s in allowed_settings(tiles4, way=way)
     )
+
+
+def dealer_setting(tokens: Sequence[str],
+                   ruleset: Ruleset) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """The (high, low) hands, as tiles in notation, that the house way ``ruleset`` names sets
+    four dealt tiles into (its preferred setting); None when the tokens are not four tiles or
+    the ruleset's house way is unknown. A what-if under another house way re-sets the
+    dealer's hand by it (``GameRules.dealer_setting``, replay/whatif.py)."""
+    try:
+        tiles = tuple(parse_tile(t) for t in tokens)
+        chosen = house_way_setting(tiles, way=find_house_way(ruleset)).setting
+    except (ReplayError, ValueError, LookupError):
+        return None
+    return tuple(map(str, chosen.high)), tuple(map(str, chosen.low))
