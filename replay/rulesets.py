@@ -152,6 +152,19 @@ class Commission:
         for win in _SPOT_WINS:
             self.lawful(win)
 
+    def as_data(self) -> dict[str, Any]:
+        """The commission in the JSON layout of ``replay/rulesets/`` (what
+        :func:`ruleset_from_dict` reads back to an equal one), ``lawful`` only when an end
+        is stated."""
+        data: dict[str, Any] = {"rate_bps": self.rate_bps, "rounding": self.rounding.value,
+                                "unit_cents": self.unit_cents}
+        ends = {name: {"rounding": end.rounding.value, "unit_cents": end.unit_cents}
+                for name, end in (("lowest", self.lowest), ("highest", self.highest))
+                if end is not None}
+        if ends:
+            data["lawful"] = ends
+        return data
+
     def on(self, win_cents: int) -> int:
         """The commission in cents the house collects on a win of ``win_cents`` cents.
 
