@@ -434,8 +434,12 @@ def chunk(p: Params, lo: int, hi: int) -> dict[str, pa.Table]:
     outcome = np.where((quit_ == 3) & (outcome == WIN), VOID, outcome)
     outcome = np.where((quit_ > 0) & ~((quit_ == 1) & (name == PROGRESSIVE)) & (outcome == WIN),
                        LOSS, outcome)
-    commission = np.where(taxed & (outcome == WIN), amount * 5 // 100, 0)
-    commission = np.where(w_game == TILES, commission // 25 * 25, commission)
+    # the house's commission: 5% rounded down (pai gow poker), or up to the next 25 cents and
+    # never more than the win (tiles), as the shipped rulesets collect it (docs/rules.md 6a.2)
+    exact = amount * 5 // 100
+    tiles_vig = np.minimum((amount * 5 + 2499) // 2500 * 25, amount)
+    commission = np.where(taxed & (outcome == WIN), np.where(w_game == TILES, tiles_vig, exact),
+                          0)
     net = np.select([outcome == WIN, outcome == LOSS], [amount * mult - commission, -amount], 0)
     position = np.where(w_slot == 0, 0,
                         np.where(banked[w_r] & (w_slot == banker_seat[w_r]) & (name == MAIN),
@@ -461,6 +465,11 @@ def chunk(p: Params, lo: int, hi: int) -> dict[str, pa.Table]:
     net = np.where(wrong, amount - fee, net)
     r_comm = np.where(wrong, fee + rng.choice([-25, 25, 100], nw), r_comm)
     r_outcome, r_net = np.where(wrong, WIN, r_outcome), np.where(wrong, amount - r_comm, r_net)
+    # the lawful range (docs/rules.md 6a.19): a tiles main win's vigorish from the exact 5%
+    # rounded down to the cent; every other amount is the point
+    ranged = (w_game == TILES) & (name == MAIN) & (outcome == WIN) & (w_slot != 0)
+    c_lo = np.where(ranged, np.minimum(exact, commission), commission)
+    n_lo, n_hi = net, net + (commission - c_lo)
     no_exp = ~w_eval
     wagers = pa.Table.from_arrays([
         pc.take(round_id, w_r), pc.take(casino_a, w_r), pc.take(table_id, w_r),
@@ -472,6 +481,8 @@ def chunk(p: Params, lo: int, hi: int) -> dict[str, pa.Table]:
         ints(r_comm, pa.int64(), unsettled),
         vocab(OUTCOMES, outcome, no_exp), ints(net, pa.int64(), no_exp),
         ints(commission, pa.int64(), no_exp),
+        ints(n_lo, pa.int64(), no_exp), ints(n_hi, pa.int64(), no_exp),
+        ints(c_lo, pa.int64(), no_exp), ints(commission, pa.int64(), no_exp),
     ], schema=WAGERS)
 
     # the round totals replay writes into rounds (replay/run.py _round_totals), in integer
@@ -483,8 +494,10 @@ def chunk(p: Params, lo: int, hi: int) -> dict[str, pa.Table]:
     in_table = patron & (name != PROGRESSIVE)
     np.add.at(wagered_t, w_r, np.where(in_table, amount, 0))
     np.add.at(house_t, w_r, np.where(in_table, -recorded0, 0))
-    np.add.at(mispay_t, w_r, np.where(patron, recorded0 - net, 0))
-    np.add.at(mispaid_t, w_r, (unsettled | (r_net != net)).astype(np.int64))
+    outside = unsettled | (r_net < n_lo) | (r_net > n_hi)
+    nearest = np.where(unsettled, net, np.where(r_net > n_hi, n_hi, n_lo))
+    np.add.at(mispay_t, w_r, np.where(patron & outside, recorded0 - nearest, 0))
+    np.add.at(mispaid_t, w_r, outside.astype(np.int64))
 
     # envy: pai gow poker and Face Up, 2% of rounds; totals for every other seat with a
     # Fortune or Progressive wager, then the payments ---------------------------------------
@@ -547,6 +560,9 @@ def chunk(p: Params, lo: int, hi: int) -> dict[str, pa.Table]:
         ints(b_rec_net, pa.int64(), b_unsettled), ints(b_comm, pa.int64(), b_unsettled),
         ints(b_net, pa.int64(), b_noexp), ints(b_comm, pa.int64(), b_noexp),
         ints(rng.integers(-400, 401, nb) * 25, pa.int64(), b_noexp),
+        # the range is the point: the bank's amounts are drawn in multiples of 25 cents
+        ints(b_net, pa.int64(), b_noexp), ints(b_net, pa.int64(), b_noexp),
+        ints(b_comm, pa.int64(), b_noexp), ints(b_comm, pa.int64(), b_noexp),
     ], schema=BANKERS)
 
     # jackpots: one row per progressive win ----------------------------------------------

@@ -314,10 +314,14 @@ MEMORY_ENV = "CATWALK_CHECKS_MEMORY"
 PREPARED = (
     ("wager_exceptions",
      "SELECT * FROM wagers "
-     "WHERE recorded_net_cents IS NULL "
-     "   OR recorded_net_cents IS DISTINCT FROM expected_net_cents "
-     "   OR recorded_commission_cents IS DISTINCT FROM expected_commission_cents "
-     "   OR recorded_outcome IS DISTINCT FROM expected_outcome"),
+     "WHERE recorded_net_cents IS NULL OR expected_net_cents IS NULL "
+     "   OR recorded_net_cents NOT BETWEEN expected_net_min_cents AND expected_net_max_cents "
+     "   OR recorded_commission_cents IS NULL AND expected_commission_cents IS NOT NULL "
+     "   OR recorded_commission_cents NOT BETWEEN expected_commission_min_cents "
+     "                                    AND expected_commission_max_cents "
+     "   OR recorded_outcome IS DISTINCT FROM expected_outcome "
+     "   OR recorded_outcome = 'win' AND recorded_net_cents + recorded_commission_cents "
+     "      <> expected_net_cents + expected_commission_cents"),
     ("round_problems",
      "SELECT * FROM rounds "
      "WHERE evaluated IS NOT TRUE OR problems IS NOT NULL OR len(problem_kinds) > 0"),
@@ -326,13 +330,15 @@ PREPARED = (
 )
 """Relations the runner builds once, before the checks run, from the views (so ``since``
 holds for them too), for the checks to read instead of scanning millions of rows each:
-``wager_exceptions``, every wager whose recorded settlement differs in any way from the
-expected one (net, commission or outcome; never settled; or a round not judged, whose
-expected settlement is null), and ``round_problems``, every round not evaluated or with a
-problem, and ``unjudged``, the keys of the rounds not evaluated (a check keeps to judged
-rounds with ``ANTI JOIN unjudged USING (casino, table_id, round_id)``, without joining the
-millions of rows of ``rounds``). A check reads them as it reads the views; a wager
-settled exactly as expected, or a judged round without a problem, is in none of them."""
+``wager_exceptions``, every wager whose recorded settlement falls outside the lawful one
+in any way (a net or a commission outside its lawful range, docs/rules.md 6a.19; another
+outcome; a win whose net and commission do not add up to the amount won; never settled;
+or a round not judged, whose expected settlement is null), and ``round_problems``, every
+round not evaluated or with a problem, and ``unjudged``, the keys of the rounds not
+evaluated (a check keeps to judged rounds with ``ANTI JOIN unjudged USING (casino,
+table_id, round_id)``, without joining the millions of rows of ``rounds``). A check reads
+them as it reads the views; a wager settled lawfully, or a judged round without a
+problem, is in none of them."""
 
 
 def memory_limit() -> str:
@@ -390,14 +396,47 @@ def connect(replay_dir: Path, since: datetime | None = None, *,
     return con
 
 
+RANGE_COLUMNS = {
+    "expected_net_min_cents": "expected_net_cents",
+    "expected_net_max_cents": "expected_net_cents",
+    "expected_commission_min_cents": "expected_commission_cents",
+    "expected_commission_max_cents": "expected_commission_cents",
+}
+"""The lawful range of an expected settlement in ``wagers`` and ``bankers`` (docs/rules.md
+6a.19), each with the point it ranges around."""
+
+RANGED_INPUTS = frozenset({"wagers", "bankers"})
+
+
+def _read(con: duckdb.DuckDBPyConnection, path: Path, name: str) -> duckdb.DuckDBPyRelation:
+    """Replay's file ``name`` as a relation; in ``wagers`` and ``bankers`` the four
+    :data:`RANGE_COLUMNS`, null taken as the point. A file without all four (an older
+    replay's) is judged on the point alone, the range being the point: stricter, never a
+    pass of what the point would flag. A file with some of them and not others is refused."""
+    rel = con.read_parquet(str(path))
+    if name not in RANGED_INPUTS:
+        return rel
+    present = [c for c in RANGE_COLUMNS if c in rel.columns]
+    if present and len(present) < len(RANGE_COLUMNS):
+        absent = [c for c in RANGE_COLUMNS if c not in rel.columns]
+        raise InputError(
+            f"{path} has {', '.join(present)} but not {', '.join(absent)}: not a file replay "
+            f"wrote; re-run `python -m replay` to write it again")
+    if present:
+        return rel.project("* REPLACE (" + ", ".join(
+            f"coalesce({c}, {point}) AS {c}" for c, point in RANGE_COLUMNS.items()) + ")")
+    return rel.project("*, " + ", ".join(
+        f"{point} AS {c}" for c, point in RANGE_COLUMNS.items()))
+
+
 def _views(con: duckdb.DuckDBPyConnection, replay_dir: Path, since: datetime | None,
            live: bool = False) -> None:
     if since is None and not live:
         for name in INPUTS:
-            con.read_parquet(str(replay_dir / f"{name}.parquet")).create_view(name)
+            _read(con, replay_dir / f"{name}.parquet", name).create_view(name)
         return
     for name in INPUTS:
-        con.read_parquet(str(replay_dir / f"{name}.parquet")).create_view(f"all_{name}")
+        _read(con, replay_dir / f"{name}.parquet", name).create_view(f"all_{name}")
     rounds = "SELECT * FROM all_rounds"
     if since is not None:
         con.execute("CREATE TEMP TABLE window_start (since TIMESTAMPTZ NOT NULL)")

@@ -28,6 +28,17 @@ def money(value: Any, *, signed: bool = False) -> str:
     return "" if absent(value) else format_cents(value, signed=signed)
 
 
+def money_lawful(value: Any, low: Any, high: Any, *, signed: bool = False) -> str:
+    """An expected amount with its lawful range where the rules let the house choose
+    (docs/rules.md 6a.19): ``"+$6.50 (lawful +$6.50 to +$6.65)"``; :func:`money` alone when
+    the range is the point or absent. The words are those of replay's reports
+    (``replay.money.format_lawful``)."""
+    text = money(value, signed=signed)
+    if not text or absent(low) or absent(high) or low == high:
+        return text
+    return f"{text} (lawful {money(low, signed=signed)} to {money(high, signed=signed)})"
+
+
 def dollars(cents: Any) -> Decimal | None:
     """Integer cents as exact dollars: ``-2500`` -> ``Decimal("-25.00")``; None for no
     amount. Refuses a float or a bool as :func:`~dashboard.money.format_cents` does."""

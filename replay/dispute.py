@@ -243,14 +243,23 @@ def _hand_views(round_row: Mapping[str, Any], hands: list[dict[str, Any]],
 
 
 def _wager_view(w: Mapping[str, Any]) -> WagerView:
+    """A wager row as a view; the lawful range of an older replay's row (without the
+    columns) is its point (docs/checks.md, "Lawful ranges")."""
     rec, exp = w["recorded_net_cents"], w["expected_net_cents"]
+    low = exp if w.get("expected_net_min_cents") is None else w["expected_net_min_cents"]
+    high = exp if w.get("expected_net_max_cents") is None else w["expected_net_max_cents"]
+    difference = None
+    if rec is not None and exp is not None and low is not None and high is not None:
+        difference = rec - high if rec > high else rec - low if rec < low else 0
     return WagerView(
         seat=w["seat"], position=w["position"], wager=w["wager"],
         amount_cents=w["amount_cents"], recorded_outcome=w["recorded_outcome"],
         recorded_net_cents=rec, recorded_commission_cents=w["recorded_commission_cents"],
         expected_outcome=w["expected_outcome"], expected_net_cents=exp,
         expected_commission_cents=w["expected_commission_cents"],
-        difference_cents=None if rec is None or exp is None else rec - exp)
+        difference_cents=difference, expected_net_min_cents=low, expected_net_max_cents=high,
+        expected_commission_min_cents=w.get("expected_commission_min_cents"),
+        expected_commission_max_cents=w.get("expected_commission_max_cents"))
 
 
 def _event_view(e: Mapping[str, Any]) -> EventView:

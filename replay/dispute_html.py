@@ -19,7 +19,7 @@ from html import escape
 from typing import Any
 
 from replay.dispute_views import HandView, ProofView, RoundReport, WagerView
-from replay.money import format_cents
+from replay.money import format_cents, format_lawful
 from replay.pictures import picture
 from schemas.proof import PROOF_FORMAT
 
@@ -64,6 +64,11 @@ def _e(value: object) -> str:
 
 def _money(cents: int | None, *, signed: bool = False) -> str:
     return "" if cents is None else _e(format_cents(cents, signed=signed))
+
+
+def _lawful(cents: int | None, low: int | None, high: int | None, *,
+            signed: bool = False) -> str:
+    return "" if cents is None else _e(format_lawful(cents, low, high, signed=signed))
 
 
 def _pictures(tokens: Sequence[str]) -> str:
@@ -127,14 +132,16 @@ _WAGER_MONEY = frozenset({2, 4, 5, 7, 8, 9})
 def _wager(w: WagerView) -> str:
     differs = bool(w.difference_cents) or (
         w.expected_outcome is not None and (w.recorded_outcome != w.expected_outcome
-                                            or w.recorded_commission_cents
-                                            != w.expected_commission_cents))
+                                            or not w.commission_lawful))
     diff = _money(w.difference_cents, signed=True)
     return _row([_e(w.position), _e(w.wager), _money(w.amount_cents),
                  _e(w.recorded_outcome or "never settled"), _money(w.recorded_net_cents,
                                                                    signed=True),
                  _money(w.recorded_commission_cents), _e(w.expected_outcome or "not judged"),
-                 _money(w.expected_net_cents, signed=True), _money(w.expected_commission_cents),
+                 _lawful(w.expected_net_cents, w.expected_net_min_cents,
+                         w.expected_net_max_cents, signed=True),
+                 _lawful(w.expected_commission_cents, w.expected_commission_min_cents,
+                         w.expected_commission_max_cents),
                  f'<span class="bad">{diff}</span>' if differs else diff],
                 _WAGER_MONEY)
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from replay.dispute_views import HandView, RoundReport, WagerView
-from replay.money import format_cents
+from replay.money import format_cents, format_lawful
 
 
 def plain(value: object) -> str:
@@ -28,6 +28,12 @@ def money(cents: int | None, *, signed: bool = False) -> str:
     return "-" if cents is None else format_cents(cents, signed=signed)
 
 
+def lawful(cents: int | None, low: int | None, high: int | None, *,
+           signed: bool = False) -> str:
+    """An expected amount with its lawful range when wider (docs/rules.md 6a.19)."""
+    return "-" if cents is None else format_lawful(cents, low, high, signed=signed)
+
+
 def header(report: RoundReport) -> str:
     """One line naming the round: id, casino, table, game, when, dealer, banker, evaluated."""
     evaluated = "evaluated" if report.evaluated else "NOT EVALUATED"
@@ -39,21 +45,24 @@ def header(report: RoundReport) -> str:
 
 
 def settlement(w: WagerView) -> str:
-    """One wager in a line: recorded against expected, and the difference."""
+    """One wager in a line: recorded against expected (with its lawful range where the
+    rules let the house choose), and how far outside that range the recorded net lies."""
     who = f"{w.position} {w.wager}"
     recorded = ("never settled" if w.recorded_outcome is None else
                 f"{w.recorded_outcome} {money(w.recorded_net_cents, signed=True)}"
                 + (f" (commission {money(w.recorded_commission_cents)})"
                    if w.recorded_commission_cents else ""))
+    net = lawful(w.expected_net_cents, w.expected_net_min_cents, w.expected_net_max_cents,
+                 signed=True)
+    commission = lawful(w.expected_commission_cents, w.expected_commission_min_cents,
+                        w.expected_commission_max_cents)
     expected = ("not judged" if w.expected_outcome is None else
-                f"{w.expected_outcome} {money(w.expected_net_cents, signed=True)}"
-                + (f" (commission {money(w.expected_commission_cents)})"
-                   if w.expected_commission_cents else ""))
+                f"{w.expected_outcome} {net}"
+                + (f" (commission {commission})" if w.expected_commission_cents else ""))
     diff = ""
     if w.difference_cents:
         diff = f"  MISPAID {money(w.difference_cents, signed=True)}"
-    elif w.difference_cents == 0 and (w.recorded_commission_cents
-                                      != w.expected_commission_cents):
+    elif w.difference_cents == 0 and not w.commission_lawful:
         diff = "  COMMISSION DIFFERS"
     return (f"{plain(who)} {money(w.amount_cents)}: recorded {plain(recorded)}; expected "
             f"{plain(expected)}{diff}")

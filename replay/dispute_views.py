@@ -46,8 +46,11 @@ class HandView:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class WagerView:
-    """One wager: recorded against expected settlement, in integer cents; ``difference_cents``
-    is recorded minus expected net (None when either is missing)."""
+    """One wager: recorded against expected settlement, in integer cents. The expected
+    settlement is the house's default with its lawful range (``expected_*_min_cents`` to
+    ``expected_*_max_cents``, docs/rules.md 6a.19; None: the point). ``difference_cents`` is
+    how far the recorded net lies outside the lawful range (recorded minus its nearer end;
+    0 inside it; None when either is missing)."""
 
     seat: int | None
     position: str
@@ -60,6 +63,24 @@ class WagerView:
     expected_net_cents: int | None
     expected_commission_cents: int | None
     difference_cents: int | None
+    expected_net_min_cents: int | None = None
+    expected_net_max_cents: int | None = None
+    expected_commission_min_cents: int | None = None
+    expected_commission_max_cents: int | None = None
+
+    @property
+    def commission_lawful(self) -> bool:
+        """Whether the recorded commission is within its lawful range (true when the wager
+        was not judged: there is nothing to compare)."""
+        if self.expected_outcome is None or self.expected_commission_cents is None:
+            return True
+        low = _or(self.expected_commission_min_cents, self.expected_commission_cents)
+        high = _or(self.expected_commission_max_cents, self.expected_commission_cents)
+        return low <= (self.recorded_commission_cents or 0) <= high
+
+
+def _or(value: int | None, point: int) -> int:
+    return point if value is None else value
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -25,3 +25,15 @@ def format_cents(cents: int, *, signed: bool = False) -> str:
     sign = "-" if value < 0 else ("+" if signed and value > 0 else "")
     dollars, rest = divmod(abs(value), 100)
     return f"{sign}${dollars:,}.{rest:02d}"
+
+
+def format_lawful(cents: int, low: int | None, high: int | None, *,
+                  signed: bool = False) -> str:
+    """An expected amount with its lawful range, where the rules let the house choose
+    (docs/rules.md 6a.19): ``format_lawful(665, 650, 665)`` -> ``"$6.65 (lawful $6.50 to
+    $6.65)"``; just :func:`format_cents` when the range is the point or absent."""
+    text = format_cents(cents, signed=signed)
+    if low is None or high is None or low == high:
+        return text
+    return (f"{text} (lawful {format_cents(low, signed=signed)} to "
+            f"{format_cents(high, signed=signed)})")

@@ -24,7 +24,7 @@ from replay.adjudicate import judge_document
 from replay.errors import ReplayError
 from replay.fold import DEALER, Problem, ProblemKind, RoundState
 from replay.games import find_game
-from replay.games.results import ResultObject
+from replay.games.results import ResultObject, WagerEntry
 from replay.rulebook import Rulebook, shipped_book
 from replay.rulesets import Ruleset
 from schemas.events import banker_words
@@ -155,11 +155,43 @@ def notation(doc: Mapping[str, Any]) -> str:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Expected:
-    """What the rules require for one wager."""
+    """What the rules require for one wager: the house's default settlement (``net_cents``,
+    ``commission_cents``) and the lawful range of each, both ends included (docs/rules.md
+    6a.19; the result's ``net_range`` and ``commission_range``). A range not given is the
+    point."""
 
     outcome: str
     net_cents: int
     commission_cents: int
+    net_min_cents: int | None = None
+    net_max_cents: int | None = None
+    commission_min_cents: int | None = None
+    commission_max_cents: int | None = None
+
+    @property
+    def net_range(self) -> tuple[int, int]:
+        """The lowest and highest lawful net (the point when no range was given)."""
+        return (self.net_cents if self.net_min_cents is None else self.net_min_cents,
+                self.net_cents if self.net_max_cents is None else self.net_max_cents)
+
+    @property
+    def commission_range(self) -> tuple[int, int]:
+        """The lowest and highest lawful commission (the point when no range was given)."""
+        return (self.commission_cents if self.commission_min_cents is None
+                else self.commission_min_cents,
+                self.commission_cents if self.commission_max_cents is None
+                else self.commission_max_cents)
+
+    @classmethod
+    def of(cls, entry: WagerEntry) -> Expected:
+        """The expectation of a result's wager entry, its lawful ranges included."""
+        net_lo, net_hi = entry.get("net_range", (entry["net"], entry["net"]))
+        com_lo, com_hi = entry.get("commission_range",
+                                   (entry["commission"], entry["commission"]))
+        return cls(outcome=entry["outcome"], net_cents=entry["net"],
+                   commission_cents=entry["commission"], net_min_cents=net_lo,
+                   net_max_cents=net_hi, commission_min_cents=com_lo,
+                   commission_max_cents=com_hi)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -228,9 +260,7 @@ def judge_state(state: RoundState, book: Rulebook | None = None, *,
     for seat in result["seats"]:
         envy[seat["seat"]] = seat.get("envy", 0)
         for name, entry in seat["wagers"].items():
-            expected[(seat["seat"], name)] = Expected(outcome=entry["outcome"],
-                                                      net_cents=entry["net"],
-                                                      commission_cents=entry["commission"])
+            expected[(seat["seat"], name)] = Expected.of(entry)
     dealer_wager = state.wager(DEALER, "main")
     if dealer_wager is not None and dealer_wager > 0 and state.banker_seat is not None:
         net = result["dealer"]["net"]

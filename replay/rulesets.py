@@ -64,24 +64,15 @@ class Wheel(StrEnum):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Commission:
-    """The house's commission on a winning wager: ``rate_bps`` basis points of the win,
-    rounded by ``rounding`` to a multiple of ``unit_cents`` (docs/rules.md 1.2, 6a.1, 6a.2).
+class CommissionBound:
+    """One end of a commission's lawful range: the rate rounded by ``rounding`` to a
+    multiple of ``unit_cents`` (docs/rules.md 6a.2, 6a.19). JSON form:
+    ``{"rounding": "down", "unit_cents": 1}``."""
 
-    Integer arithmetic only: money is integer cents. ``rounding`` may be given
-    as its value (``"down"``, ``"up_to_unit"``); it is stored as the enum.
-    """
-
-    rate_bps: int
     rounding: CommissionRounding
     unit_cents: int = 1
 
     def __post_init__(self) -> None:
-        if type(self.rate_bps) is not int or not 0 <= self.rate_bps <= _BPS_WHOLE:
-            raise RulesetError(
-                f"commission rate_bps must be an integer from 0 to {_BPS_WHOLE}, "
-                f"got {self.rate_bps!r}"
-            )
         if isinstance(self.rounding, str) and not isinstance(self.rounding, CommissionRounding):
             with suppress(ValueError):
                 object.__setattr__(self, "rounding", CommissionRounding(self.rounding))
@@ -95,22 +86,111 @@ class Commission:
                 f"commission unit_cents must be a positive integer, got {self.unit_cents!r}"
             )
 
+    def of(self, win_cents: int, rate_bps: int) -> int:
+        """``rate_bps`` of ``win_cents`` rounded to this bound, at most the win (a commission
+        never turns a winning wager into a loss: docs/rules.md 6a.2)."""
+        return _rounded(win_cents, rate_bps, self.rounding, self.unit_cents)
+
+
+def _rounded(win_cents: int, rate_bps: int, rounding: CommissionRounding,
+             unit_cents: int) -> int:
+    numerator = win_cents * rate_bps
+    denominator = _BPS_WHOLE * unit_cents
+    if rounding is CommissionRounding.DOWN:
+        units = numerator // denominator
+    else:
+        units = -(-numerator // denominator)
+    return min(units * unit_cents, win_cents)
+
+
+_SPOT_WINS = (0, 1, 9, 10, 19, 20, 21, 24, 25, 26, 99, 100, 499, 500, 501, 700, 701, 1010,
+              2500, 10_001, 123_456_789)
+"""Wins on which a commission's collected amount is checked to lie in its lawful range when
+the policy is made (the check is repeated on every win :meth:`Commission.lawful` is asked)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Commission:
+    """The house's commission on a winning wager: ``rate_bps`` basis points of the win,
+    rounded by ``rounding`` to a multiple of ``unit_cents`` (docs/rules.md 1.2, 6a.1, 6a.2),
+    never more than the win (6a.2): the amount the house collects by default.
+
+    ``lowest`` and ``highest`` state the lawful range where the texts let the house choose
+    (docs/rules.md 6a.19): pai gow tiles from the exact 5% rounded down to the cent to 5%
+    rounded up to the next 25 cents. Absent, that end is the collected amount itself (pai
+    gow poker: a point). Integer arithmetic only: money is integer cents. A rounding may be
+    given as its value (``"down"``, ``"up_to_unit"``); it is stored as the enum.
+    """
+
+    rate_bps: int
+    rounding: CommissionRounding
+    unit_cents: int = 1
+    lowest: CommissionBound | None = None
+    highest: CommissionBound | None = None
+    ranged: bool = field(init=False, repr=False, compare=False)
+    """Whether the lawful range can be wider than the collected amount (an end stated with
+    another rounding or unit); when false, :meth:`lawful` is always the point, and the
+    games skip it on their hot paths."""
+
+    def __post_init__(self) -> None:
+        if type(self.rate_bps) is not int or not 0 <= self.rate_bps <= _BPS_WHOLE:
+            raise RulesetError(
+                f"commission rate_bps must be an integer from 0 to {_BPS_WHOLE}, "
+                f"got {self.rate_bps!r}"
+            )
+        object.__setattr__(self, "rounding", CommissionBound(
+            rounding=self.rounding, unit_cents=self.unit_cents).rounding)
+        for name in ("lowest", "highest"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, CommissionBound):
+                raise RulesetError(
+                    f"commission {name} must be a CommissionBound or absent, got {value!r}"
+                )
+        collected = CommissionBound(rounding=self.rounding, unit_cents=self.unit_cents)
+        object.__setattr__(self, "ranged", any(
+            end is not None and end != collected for end in (self.lowest, self.highest)))
+        for win in _SPOT_WINS:
+            self.lawful(win)
+
+    def as_data(self) -> dict[str, Any]:
+        """The commission in the JSON layout of ``replay/rulesets/`` (what
+        :func:`ruleset_from_dict` reads back to an equal one), ``lawful`` only when an end
+        is stated."""
+        data: dict[str, Any] = {"rate_bps": self.rate_bps, "rounding": self.rounding.value,
+                                "unit_cents": self.unit_cents}
+        ends = {name: {"rounding": end.rounding.value, "unit_cents": end.unit_cents}
+                for name, end in (("lowest", self.lowest), ("highest", self.highest))
+                if end is not None}
+        if ends:
+            data["lawful"] = ends
+        return data
+
     def on(self, win_cents: int) -> int:
-        """The commission in cents on a win of ``win_cents`` cents.
+        """The commission in cents the house collects on a win of ``win_cents`` cents.
 
         docs/rules.md 6a.1 (pai gow poker): 5% rounded down to the cent, so 2500 -> 125 and
         1010 -> 50 (50.5 rounded down). 6a.2 (pai gow tiles): 5% rounded up to the next
-        multiple of 25 cents, so 700 -> 50.
+        multiple of 25 cents, so 700 -> 50, and never more than the win, so 10 -> 10.
         """
         if type(win_cents) is not int or win_cents < 0:
             raise MoneyError(f"a win must be non-negative integer cents, got {win_cents!r}")
-        numerator = win_cents * self.rate_bps
-        denominator = _BPS_WHOLE * self.unit_cents
-        if self.rounding is CommissionRounding.DOWN:
-            units = numerator // denominator
-        else:
-            units = -(-numerator // denominator)
-        return units * self.unit_cents
+        return _rounded(win_cents, self.rate_bps, self.rounding, self.unit_cents)
+
+    def lawful(self, win_cents: int) -> tuple[int, int]:
+        """The (lowest, highest) lawful commission in cents on a win of ``win_cents`` cents
+        (docs/rules.md 6a.2, 6a.19); both ends are :meth:`on` when the policy states no
+        range. Pai gow tiles: 700 -> (35, 50); 10 -> (0, 10) (0.5 cents rounded down; 25
+        cents would exceed the win)."""
+        point = self.on(win_cents)
+        low = point if self.lowest is None else self.lowest.of(win_cents, self.rate_bps)
+        high = point if self.highest is None else self.highest.of(win_cents, self.rate_bps)
+        if not low <= point <= high:
+            raise RulesetError(
+                f"commission {self.rate_bps} bps {self.rounding.value} to {self.unit_cents} "
+                f"cents: the amount collected on a win of {win_cents} cents ({point}) is "
+                f"outside its lawful range {low} to {high}"
+            )
+        return low, high
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -330,7 +410,8 @@ _KEYS = frozenset(
 )
 RULESET_KEYS = _KEYS
 """The keys of a ruleset's JSON object (docs/rulesets.md)."""
-_COMMISSION_KEYS = frozenset({"rate_bps", "rounding", "unit_cents"})
+_COMMISSION_KEYS = frozenset({"rate_bps", "rounding", "unit_cents", "lawful"})
+_BOUND_KEYS = frozenset({"rounding", "unit_cents"})
 _OPTION_KEYS = frozenset({"wheel", "house_way"})
 
 
@@ -346,6 +427,33 @@ def _enum_value(kind: type[_E], where: str, value: object) -> _E:
         raise RulesetError(
             f"{where} must be one of {[m.value for m in kind]}, got {value!r}"
         ) from None
+
+
+def _lawful(source: str, data: object) -> dict[str, CommissionBound]:
+    """The ``lawful`` object of a commission: ``lowest`` and ``highest``, each optional, each
+    ``{"rounding": ..., "unit_cents": ...}`` (docs/rules.md 6a.19)."""
+    where = f"{source}: commission lawful"
+    if not isinstance(data, Mapping) or set(data) - {"lowest", "highest"}:
+        raise RulesetError(
+            f"{where} must be an object with keys lowest and/or highest, got {data!r}"
+        )
+    bounds: dict[str, CommissionBound] = {}
+    for end, bound in data.items():
+        if (not isinstance(bound, Mapping) or set(bound) - _BOUND_KEYS
+                or "rounding" not in bound):
+            raise RulesetError(
+                f"{where} {end} must be an object with keys rounding and optionally "
+                f"unit_cents, got {bound!r}"
+            )
+        try:
+            bounds[end] = CommissionBound(
+                rounding=_enum_value(CommissionRounding, f"{where} {end} rounding",
+                                     bound["rounding"]),
+                unit_cents=bound.get("unit_cents", 1),
+            )
+        except RulesetError as exc:
+            raise RulesetError(f"{where} {end}: {exc}") from None
+    return bounds
 
 
 def ruleset_from_dict(
@@ -373,9 +481,10 @@ def ruleset_from_dict(
     ):
         raise RulesetError(
             f"{source}: commission must be an object with keys rate_bps, rounding and "
-            f"optionally unit_cents, got {commission!r}"
+            f"optionally unit_cents and lawful, got {commission!r}"
         )
     rate: dict[str, Any] = dict(commission)
+    lawful = _lawful(source, rate.get("lawful", {}))
     options = data.get("options", {})
     if not isinstance(options, Mapping) or any(
         not isinstance(v, str | int | bool) for v in options.values()
@@ -414,6 +523,7 @@ def ruleset_from_dict(
                     CommissionRounding, f"{source}: commission rounding", rate["rounding"]
                 ),
                 unit_cents=rate.get("unit_cents", 1),
+                **lawful,
             ),
             wheel=_enum_value(
                 Wheel, f"{source}: options wheel", options.get("wheel", Wheel.SECOND_HIGHEST)

@@ -52,6 +52,7 @@ from replay.batch_decode import KeptRecords, events_of, log_entries, undecodable
 from replay.errors import ReplayError
 from replay.fold import DEALER, Finding, Replayed, RoundState
 from replay.games import find_game
+from replay.games.results import BankerEntry
 from replay.parallel import RowMaker, Shard, Workers, replay_entries, write_parquet
 from replay.reconstruct import (
     Judgement,
@@ -84,8 +85,9 @@ ROUNDS = pa.schema([
 banker's bank, the dealer's own wager against it and the Progressive, which is paid from the
 meter, left out) and the house's win on them as recorded (minus their recorded nets; a
 wager never settled counts 0); ``mispay_cents``: recorded minus expected net over every
-patron's wager, and ``mispaid_wagers``: how many of the round's wagers were settled for a
-net other than the expected one (never settled included), both null when the round was
+patron's wager settled outside its lawful range, the expected net being the nearer end of
+the range (docs/rules.md 6a.19), and ``mispaid_wagers``: how many of the round's wagers
+were settled for a net outside it (never settled included), both null when the round was
 not evaluated. The surveillance checks read them instead of every wager. A total that does
 not fit 64 bits is null."""
 HANDS = pa.schema([
@@ -97,6 +99,11 @@ HANDS = pa.schema([
     ("house_way_high", pa.string()), ("house_way_low", pa.string()),
     ("resets", pa.int32()), ("exposed", pa.bool_()), ("action", pa.string()),
 ])
+RANGE_COLUMNS = (
+    ("expected_net_min_cents", pa.int64()), ("expected_net_max_cents", pa.int64()),
+    ("expected_commission_min_cents", pa.int64()), ("expected_commission_max_cents", pa.int64()),
+)
+"""The lawful range of an expected settlement, both ends included (docs/rules.md 6a.19)."""
 WAGERS = pa.schema([
     ("round_id", pa.string()), ("casino", pa.string()), ("table_id", pa.string()),
     ("game", pa.string()), ("ruleset", pa.string()), ("dealt_at", _TS),
@@ -107,7 +114,11 @@ WAGERS = pa.schema([
     ("recorded_commission_cents", pa.int64()),
     ("expected_outcome", pa.string()), ("expected_net_cents", pa.int64()),
     ("expected_commission_cents", pa.int64()),
+    *RANGE_COLUMNS,
 ])
+"""``expected_net_cents`` and ``expected_commission_cents`` are the house's default
+settlement; ``expected_*_min_cents`` and ``expected_*_max_cents`` the lawful range of each
+(docs/rules.md 6a.19), equal to the point where the rules leave no choice, null with it."""
 ENVY = pa.schema([
     ("round_id", pa.string()), ("casino", pa.string()), ("table_id", pa.string()),
     ("game", pa.string()),
@@ -125,7 +136,10 @@ BANKERS = pa.schema([
     ("recorded_net_cents", pa.int64()), ("recorded_commission_cents", pa.int64()),
     ("expected_net_cents", pa.int64()), ("expected_commission_cents", pa.int64()),
     ("expected_house_net_cents", pa.int64()),
+    *RANGE_COLUMNS,
 ])
+"""The banker's lawful range (``expected_*_min_cents``, ``expected_*_max_cents``) as in
+:data:`WAGERS`: the commission's range and a co-bank's odd cent (docs/rules.md 6a.19)."""
 JACKPOTS = pa.schema([
     ("round_id", pa.string()), ("casino", pa.string()), ("table_id", pa.string()),
     ("game", pa.string()),
@@ -182,6 +196,16 @@ def events_from_log(log_dir: Path, findings: list[Finding]) -> Iterator[tuple[st
                      lambda entry, exc: findings.append(undecodable_finding(entry[1], exc)))
 
 
+def _banker_range(entry: BankerEntry | None) -> dict[str, int | None]:
+    """The banker's lawful range as :data:`BANKERS` columns (the point when it has none)."""
+    if entry is None:
+        return {name: None for name, _ in RANGE_COLUMNS}
+    net_lo, net_hi = entry.get("net_range", (entry["net"], entry["net"]))
+    com_lo, com_hi = entry.get("commission_range", (entry["commission"], entry["commission"]))
+    return {"expected_net_min_cents": net_lo, "expected_net_max_cents": net_hi,
+            "expected_commission_min_cents": com_lo, "expected_commission_max_cents": com_hi}
+
+
 def _position(seat: int) -> str:
     return "dealer" if seat == DEALER else f"seat {seat}"
 
@@ -219,12 +243,16 @@ def _round_totals(state: RoundState, j: Judgement) -> dict[str, int | None]:
         rec = state.settlement(seat, wager)
         net = rec.net_cents if rec is not None else None
         exp = j.expected.get((seat, wager)) if j.evaluated else None
-        if exp is None or net != exp.net_cents:
+        lawful = exp is not None and net is not None and (
+            exp.net_range[0] <= net <= exp.net_range[1])
+        if not lawful:
             mispaid += 1
         if seat == DEALER or (seat == state.banker_seat and wager == "main"):
             continue
-        if exp is not None:
-            mispay += (net or 0) - exp.net_cents
+        if exp is not None and not lawful:
+            low, high = exp.net_range
+            nearest = exp.net_cents if net is None else high if net > high else low
+            mispay += (net or 0) - nearest
         if wager != "progressive":
             wagered += amount
             house_win -= net or 0
@@ -293,6 +321,12 @@ def rows_of(state: RoundState, j: Judgement,
             "expected_outcome": exp.outcome if exp and j.evaluated else None,
             "expected_net_cents": exp.net_cents if exp and j.evaluated else None,
             "expected_commission_cents": exp.commission_cents if exp and j.evaluated else None,
+            "expected_net_min_cents": exp.net_range[0] if exp and j.evaluated else None,
+            "expected_net_max_cents": exp.net_range[1] if exp and j.evaluated else None,
+            "expected_commission_min_cents": (exp.commission_range[0] if exp and j.evaluated
+                                              else None),
+            "expected_commission_max_cents": (exp.commission_range[1] if exp and j.evaluated
+                                              else None),
         })
     largest: dict[int, int] = {}
     for s, w, a in state.wagers:
@@ -334,6 +368,7 @@ def rows_of(state: RoundState, j: Judgement,
             "expected_net_cents": exp_b["net"] if exp_b else None,
             "expected_commission_cents": exp_b["commission"] if exp_b else None,
             "expected_house_net_cents": exp_b["house_net"] if exp_b else None,
+            **_banker_range(exp_b),
         })
     winners = {s for (s, w), e in j.expected.items()
                if w == "progressive" and e.outcome == "win"}

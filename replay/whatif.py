@@ -105,9 +105,7 @@ def ruleset_data(ruleset: Ruleset) -> dict[str, Any]:
         **data,
         "id": ruleset.id, "game": ruleset.game, "title": ruleset.title,
         "effective_from": ruleset.effective_from, "effective_to": ruleset.effective_to,
-        "commission": {"rate_bps": ruleset.commission.rate_bps,
-                       "rounding": ruleset.commission.rounding.value,
-                       "unit_cents": ruleset.commission.unit_cents},
+        "commission": ruleset.commission.as_data(),
         "options": {**ruleset.options, "wheel": ruleset.wheel.value,
                     "house_way": ruleset.house_way},
         "paytables": {name: {hand: payout(p) for hand, p in table.items()}

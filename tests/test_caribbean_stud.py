@@ -692,6 +692,19 @@ def test_the_ruleset_commission_policy_applies_to_winning_antes_and_raises():
     assert (wagers["raise"].net_cents, wagers["raise"].commission_cents) == (1919, 101)
 
 
+def test_6a_19_a_commission_range_the_ruleset_states_is_carried_to_the_result():
+    ranged = variant(commission={"rate_bps": 500, "rounding": "up_to_unit", "unit_cents": 25,
+                                 "lawful": {"lowest": {"rounding": "down"}}})
+    played = round_from_document(doc(DEALER_AK432, seat(1, "Tc Td 7h 5s 2c",
+                                                        **{"ante": 1010, "raise": 2020})))
+    wagers = adjudicate(played, ranged).seats[0].wagers
+    # ante 1010: 5% = 50.5, collected up to 25s = 75, lawful from 50 (down to the cent);
+    # raise 2020: 101, collected 125, lawful from 101
+    assert (wagers["ante"].commission_cents, wagers["ante"].commission_range) == (75, (50, 75))
+    assert (wagers["raise"].commission_cents, wagers["raise"].commission_range) == (
+        125, (101, 125))
+
+
 def test_a_missing_raise_line_is_a_ruleset_error_naming_it():
     table = {k: v for k, v in json.loads(
         (SHIPPED / f"{RULESET.id}.json").read_text(encoding="utf-8"))["paytables"].items()}

@@ -308,3 +308,15 @@ def test_through_the_dashboard_a_link_opens_the_round_and_both_views_are_logged(
     logged = [(e["user"], e["action"], e["target"]) for e in AccessLog(home).entries()]
     assert logged == [(USERS["dispute"], "round_view", OVERPAID_ROUND),
                       (USERS["dispute"], "page_view", "round")]
+
+
+def test_a_tiles_win_shows_the_lawful_range_of_its_vigorish(data: Path) -> None:
+    # seat 1's Mooy pair beats the dealer's Teen wong and its Teen wong the dealer's 8: a
+    # $7.00 win, vigorish 5% = $0.35, collected rounded up to $0.50; lawful from $0.35 to
+    # $0.50, so the net from $6.50 to $6.65 (docs/rules.md 6a.2, 6a.19). The fixture
+    # records no settlement.
+    at = _open(TILES_ROUND)
+    (wager,) = _wagers(at)
+    assert (wager["recorded"], wager["required net"], wager["required commission"],
+            wager["difference"]) == ("not settled", "+$6.50 (lawful +$6.50 to +$6.65)",
+                                     "$0.50 (lawful $0.35 to $0.50)", "")

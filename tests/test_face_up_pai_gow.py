@@ -232,6 +232,21 @@ def test_688a_7_f_3_both_hands_higher_wins_1_to_1_with_no_commission() -> None:
     assert main_result(DEALER_EIGHTS, "Tc Td 7s 6h 5c", "Ah Qc", amount=2510) == win(2510)
 
 
+def test_6a_19_a_commission_range_the_ruleset_states_is_carried_to_the_result() -> None:
+    data = json.loads((Path(__file__).resolve().parent.parent / "replay" / "rulesets"
+                       / f"{RULESET_ID}.json").read_text(encoding="utf-8"))
+    data |= {"id": "face_up_pai_gow-ranged-v1", "commission": {
+        "rate_bps": 500, "rounding": "up_to_unit", "unit_cents": 25,
+        "lawful": {"lowest": {"rounding": "down"}}}}
+    ranged = ruleset_from_dict(data)
+    result = judge_document(doc(DEALER_EIGHTS, seat(1, high="Tc Td 7s 6h 5c", low="Ah Qc",
+                                                    main=2510)), ranged)
+    # 5% of 2510 = 125.5: collected up to 25s = 150, lawful from 125 (down to the cent)
+    assert wager(result, 1, "main") == {"outcome": "win", "net": 2360, "commission": 150,
+                                        "net_range": [2360, 2385],
+                                        "commission_range": [125, 150]}
+
+
 def test_6a_7_a_fouled_dealer_hand_is_reported_and_compared_as_set() -> None:
     # the dealer's pair of 8s set in front of K-9-4-3-2: a foul, and not the house way
     result = judge(doc(("Kh 9s 4c 3d 2h", "8c 8d"),

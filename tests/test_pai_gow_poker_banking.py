@@ -188,22 +188,25 @@ def test_procedure_10_dealer_wagers_only_against_a_player_banker() -> None:
 
 
 @pytest.mark.parametrize(
-    ("seats", "net", "commission", "house_net"),
+    ("seats", "net", "commission", "house_net", "net_range", "commission_range"),
     [
         # seat 2 loses 1001: gross +1001, the banker's half 500.5 rounded toward zero = 500,
-        # the house's 501; commission 5% of 500 = 25: net 475; house 25 + 501 = 526
-        (((2, LOSE, 1001),), 475, 25, 526),
+        # the house's 501; commission 5% of 500 = 25: net 475; house 25 + 501 = 526. The odd
+        # cent may go either way (6a.19): a share of 501 pays 25 (25.05 down): net 476
+        (((2, LOSE, 1001),), 475, 25, 526, [475, 476], [25, 25]),
         # seat 1 wins 1001 and pays 50 (50.05 down): gross -1001, the banker's half -500.5
-        # toward zero = -500, the house's -501; house 50 - 501 = -451
-        (((1, WIN, 1001),), -500, 0, -451),
+        # toward zero = -500, the house's -501; house 50 - 501 = -451; lawful -501 to -500
+        (((1, WIN, 1001),), -500, 0, -451, [-501, -500], [0, 0]),
     ],
 )
 def test_6a_14_co_bank_half_of_an_odd_gross_is_rounded_toward_zero(
-    seats: tuple, net: int, commission: int, house_net: int
+    seats: tuple, net: int, commission: int, house_net: int, net_range: list[int],
+    commission_range: list[int],
 ) -> None:
     result = judge(banked(*seats, co_bank=True))
     assert result["banker"] == {"seat": 3, "net": net, "commission": commission,
-                                "house_net": house_net}
+                                "house_net": house_net, "net_range": net_range,
+                                "commission_range": commission_range}
     assert conserved(result) == 0
 
 

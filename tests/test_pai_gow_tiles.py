@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from replay.adjudicate import judge_document as adjudicate_document
 from replay.document import DocumentError
-from replay.errors import HandError, RulesetError
+from replay.errors import HandError
 from replay.games import find_game
 from replay.games import pai_gow_tiles as game
 from replay.games.pai_gow_tiles import (
@@ -33,11 +33,12 @@ from replay.games.pai_gow_tiles import (
     house_way_setting,
     is_foul,
     judge_document,
+    lawful_vigorish,
     rank_hand,
     settle_main,
     single_rank,
-    vigorish,
 )
+from replay.games.results import settled_entry
 from replay.rulesets import default_ruleset, ruleset_from_dict
 from replay.tiles import FACES, TILES_32, Tile, parse_tiles, render_tiles
 from tests.conftest import run_cli
@@ -361,25 +362,37 @@ def test_6a_2_vigorish_is_5_percent_rounded_up_to_the_next_25_cents(
 
 
 @pytest.mark.parametrize(("win", "vig"), [(1, 1), (20, 20), (24, 24), (25, 25), (26, 25)])
-def test_6a_2_vigorish_on_a_tiny_win_is_capped_at_the_win(win: int, vig: int) -> None:
-    # 5% of 1 cent is 0.05 cents, rounded up to 25 cents; the shipped ruleset caps it at
-    # the win (option vigorish_at_most_win), so a 1-cent win nets 0, never a loss.
+def test_6a_2_vigorish_on_a_tiny_win_is_never_more_than_the_win(win: int, vig: int) -> None:
+    # 5% of 1 cent is 0.05 cents, rounded up to 25 cents; a commission never turns a
+    # winning wager into a loss (docs/rules.md 6a.2), so a 1-cent win nets 0.
     settled = settle_main(amount_cents=win, outcome=Outcome.WIN, ruleset=RULESET)
     assert (settled.commission_cents, settled.net_cents) == (vig, win - vig)
     assert settled.outcome is Outcome.WIN
 
 
-def test_6a_2_uncapped_vigorish_on_a_1_cent_win_is_25_cents() -> None:
-    settled = settle_main(amount_cents=1, outcome=Outcome.WIN,
-                          ruleset=_ruleset(vigorish_at_most_win=False))
-    assert (settled.commission_cents, settled.net_cents) == (25, -24)
+@pytest.mark.parametrize(
+    ("win", "lawful", "arithmetic"),
+    [(700, (35, 50), "$7: 5% = 35 exactly; up to the next 25: 50"),
+     (701, (35, 50), "5% = 35.05, down to the cent 35; up to the next 25: 50"),
+     (500, (25, 25), "$5: 25 exactly, already a multiple of 25"),
+     (10, (0, 10), "5% = 0.5 cents, down to 0; 25 would exceed the win of 10"),
+     (1, (0, 1), "5% = 0.05 cents, down to 0; at most the win of 1"),
+     (2510, (125, 150), "5% = 125.5, down to 125; up to the next 25: 150")],
+)
+def test_6a_2_lawful_vigorish_from_the_exact_5_percent_to_the_next_25_cents(
+    win: int, lawful: tuple[int, int], arithmetic: str
+) -> None:
+    assert lawful_vigorish(win, RULESET) == lawful, arithmetic
+    settled = settle_main(amount_cents=win, outcome=Outcome.WIN, ruleset=RULESET)
+    assert settled.commission_range == (None if lawful[0] == lawful[1] else lawful)
 
 
-def test_vigorish_option_must_be_declared_by_the_ruleset() -> None:
-    with pytest.raises(RulesetError, match="vigorish_at_most_win"):
-        vigorish(700, _ruleset())
-    with pytest.raises(RulesetError, match="true or false, got 1"):
-        vigorish(700, _ruleset(vigorish_at_most_win=1))
+def test_6a_2_the_result_carries_the_lawful_range_of_a_win() -> None:
+    entry = settled_entry(settle_main(amount_cents=700, outcome=Outcome.WIN, ruleset=RULESET))
+    assert entry == {"outcome": "win", "net": 650, "commission": 50,
+                     "net_range": [650, 665], "commission_range": [35, 50]}
+    point = settled_entry(settle_main(amount_cents=500, outcome=Outcome.WIN, ruleset=RULESET))
+    assert point == {"outcome": "win", "net": 475, "commission": 25}
 
 
 def test_pr_K_no_vigorish_on_losses_or_pushes() -> None:
@@ -520,7 +533,10 @@ def test_issue_3_result_of_a_dealer_banked_round() -> None:
         "seats": [
             # Yun pair over 9 Teen, 8 Gor over 5 Mooy: win 700 less 50 (35 rounded up)
             {"seat": 1, "foul": False,
-             "wagers": {"main": {"outcome": "win", "net": 650, "commission": 50}}, "envy": 0},
+             # $7: vigorish 50 by default, lawful from the exact 35 (6a.2, 6a.19)
+             "wagers": {"main": {"outcome": "win", "net": 650, "commission": 50,
+                                 "net_range": [650, 665], "commission_range": [35, 50]}},
+             "envy": 0},
             # 8 Day under 9 Teen, 8 Foo over 5 Mooy: push
             {"seat": 2, "foul": False,
              "wagers": {"main": {"outcome": "push", "net": 0, "commission": 0}}, "envy": 0},
@@ -535,7 +551,9 @@ def test_issue_3_result_of_a_dealer_banked_round() -> None:
     assert list(result) == ["round_id", "ruleset", "evaluated", "dealer", "seats"]
     assert list(result["dealer"]) == ["foul", "house_way", "ace_high_pai_gow", "qualifies", "net"]
     assert list(result["seats"][0]) == ["seat", "foul", "wagers", "envy"]
-    assert list(result["seats"][0]["wagers"]["main"]) == ["outcome", "net", "commission"]
+    assert list(result["seats"][0]["wagers"]["main"]) == ["outcome", "net", "commission",
+                                                           "net_range", "commission_range"]
+    assert list(result["seats"][3]["wagers"]["main"]) == ["outcome", "net", "commission"]
 
 
 def test_6a_16_fouled_tiles_hand_loses() -> None:
@@ -608,8 +626,10 @@ def test_6a_14_co_banked_round_halves_the_gross() -> None:
             dealer=DEALER_VS_BANKER, banker={"seat": 3, "co_bank": True}),
         RULESET,
     )
-    # share 1500 / 2 = 750; vigorish 37.5 -> 50; net 700; house 50 + 750 + 1000 = 1800
-    assert result["banker"] == {"seat": 3, "net": 700, "commission": 50, "house_net": 1800}
+    # share 1500 / 2 = 750; vigorish 37.5 -> 50; net 700; house 50 + 750 + 1000 = 1800;
+    # lawful vigorish 37 (37.5 down to the cent) to 50: net 713 to 700 (6a.19)
+    assert result["banker"] == {"seat": 3, "net": 700, "commission": 50, "house_net": 1800,
+                                "net_range": [700, 713], "commission_range": [37, 50]}
 
 
 def test_6a_14_copies_go_to_the_player_banker_against_the_dealer() -> None:
@@ -683,7 +703,7 @@ def test_every_problem_of_a_document_is_reported_at_once() -> None:
 
 
 def test_an_unknown_house_way_is_named() -> None:
-    ruleset = _ruleset(vigorish_at_most_win=True, house_way="nowhere")
+    ruleset = _ruleset(house_way="nowhere")
     with pytest.raises(DocumentError, match=re.escape(
             "house way 'nowhere'; known for pai_gow_tiles: pr-11.2-d")):
         judge_document(doc(SEAT_WINS), ruleset)
@@ -706,7 +726,8 @@ def test_cli_judges_a_tiles_round_and_names_a_bad_one(tmp_path: Path) -> None:
     lines = done.stdout.splitlines()
     assert len(lines) == 1
     assert json.loads(lines[0])["seats"][0]["wagers"]["main"] == {
-        "outcome": "win", "net": 650, "commission": 50}
+        "outcome": "win", "net": 650, "commission": 50, "net_range": [650, 665],
+        "commission_range": [35, 50]}
     assert "r-18" in done.stderr and "'7-7'" in done.stderr
 
 

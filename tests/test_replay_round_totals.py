@@ -38,3 +38,43 @@ def test_a_rounds_totals_over_the_patrons_wagers(tmp_path):
     # the dealer was never dealt: not judged, so no mispay is claimed; what was wagered and
     # paid is still a fact of the record
     assert [second[k] for k in totals] == [3500, -(2500 - 1000), None, None]
+
+
+TILES_DOC = {
+    "game": "pai_gow_tiles",
+    # the dealer's Teen wong (6-6 3-6) / 8 against the seat's Mooy pair / Teen wong (4-5
+    # 6-6): both hands higher, a win
+    "dealer": {"tiles": ["6-6", "3-6", "1-3", "2-2"], "high": ["6-6", "3-6"],
+               "low": ["1-3", "2-2"]},
+    "seats": [{"seat": 1, "tiles": ["5-5", "5-5", "4-5", "6-6"], "high": ["5-5", "5-5"],
+               "low": ["4-5", "6-6"], "wagers": {"main": 700}}],
+}
+
+
+def test_a_tiles_vigorish_within_its_lawful_range_is_no_mispay(tmp_path):
+    # a $7 win: vigorish lawful from 35 (the exact 5%) to 50 (up to 25 cents), the net
+    # from 650 to 665 (docs/rules.md 6a.2, 6a.19); 51 is a cent beyond: the net 649 is one
+    # cent below the lowest, so the mispay is -1, not -16 from the house's default 665
+    from tests.events_factory import events_of_document
+
+    table = Table()
+    events = [*events_of_document(table, {**TILES_DOC, "round_id": "T01-000001"},
+                                  settle={(1, "main"): ("win", 665, 35)}),
+              *events_of_document(table, {**TILES_DOC, "round_id": "T01-000002"},
+                                  settle={(1, "main"): ("win", 649, 51)})]
+    log = _write(tmp_path, [(e.table_id.encode(), encode(e)) for e in events], batch=4)
+    replay(log, tmp_path / "replay")
+    rows = {r["round_id"]: r for r in
+            pq.read_table(tmp_path / "replay" / "rounds.parquet").to_pylist()}
+    totals = ("mispay_cents", "mispaid_wagers")
+    assert [rows["T01-000001"][k] for k in totals] == [0, 0]
+    assert [rows["T01-000002"][k] for k in totals] == [-1, 1]
+    wagers = pq.read_table(tmp_path / "replay" / "wagers.parquet").to_pylist()
+    assert {(w["expected_net_cents"], w["expected_net_min_cents"], w["expected_net_max_cents"],
+             w["expected_commission_cents"], w["expected_commission_min_cents"],
+             w["expected_commission_max_cents"]) for w in wagers} == {(650, 650, 665, 50, 35, 50)}
+    # the ranges are a fold's output like the rest: the same log, the same bytes
+    replay(log, tmp_path / "again")
+    for name in ("rounds", "wagers", "bankers"):
+        assert (tmp_path / "replay" / f"{name}.parquet").read_bytes() == (
+            tmp_path / "again" / f"{name}.parquet").read_bytes()

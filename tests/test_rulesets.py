@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import datetime as dt
 import itertools
+import re
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from replay.games.pai_gow_poker import HOUSE_WAYS
 from replay.rulesets import (
     DEFAULT_RULESET_IDS,
     Commission,
+    CommissionBound,
     CommissionRounding,
     Ruleset,
     Wheel,
@@ -37,7 +39,9 @@ from replay.rulesets import (
 
 REPLAY = Path(__file__).resolve().parent.parent / "replay"
 CLASSIC = "pai_gow_poker-classic-v1"
-PAI_GOW_COMMISSION = Commission(rate_bps=500, rounding=CommissionRounding.DOWN, unit_cents=1)
+DOWN_TO_THE_CENT = CommissionBound(rounding=CommissionRounding.DOWN, unit_cents=1)
+PAI_GOW_COMMISSION = Commission(rate_bps=500, rounding=CommissionRounding.DOWN, unit_cents=1,
+                                lowest=DOWN_TO_THE_CENT, highest=DOWN_TO_THE_CENT)
 TILES_VIGORISH = Commission(rate_bps=500, rounding=CommissionRounding.UP_TO_UNIT, unit_cents=25)
 
 
@@ -81,7 +85,8 @@ def test_6a_1_commission_is_5_percent_rounded_down_to_the_cent(win: int, commiss
 
 @pytest.mark.parametrize(
     ("win", "vigorish"),
-    [(700, 50), (500, 25), (1000, 50), (1, 25), (0, 0), (1020, 75)],
+    # a 1-cent win: 0.05 cents rounded up is 25, but never more than the win (6a.2): 1
+    [(700, 50), (500, 25), (1000, 50), (1, 1), (24, 24), (26, 25), (0, 0), (1020, 75)],
 )
 def test_6a_2_tiles_vigorish_rounds_up_to_25_cents(win: int, vigorish: int) -> None:
     assert TILES_VIGORISH.on(win) == vigorish
@@ -113,6 +118,70 @@ def test_commission_validation_names_the_bad_value(changes: dict[str, Any], name
     fields.update(changes)
     with pytest.raises(RulesetError, match=named):
         Commission(**fields)
+
+
+TILES_LAWFUL = {"lowest": {"rounding": "down", "unit_cents": 1},
+                "highest": {"rounding": "up_to_unit", "unit_cents": 25}}
+
+
+@pytest.mark.parametrize(
+    ("win", "lawful"),
+    [(700, (35, 50)), (701, (35, 50)), (500, (25, 25)), (10, (0, 10)), (1, (0, 1)),
+     (0, (0, 0)), (2510, (125, 150))],
+)
+def test_6a_19_the_shipped_tiles_vigorish_states_its_lawful_range(
+    win: int, lawful: tuple[int, int]
+) -> None:
+    # 701: 5% = 35.05, down to the cent 35, up to the next 25 cents 50; 10: 0.5 down to 0,
+    # 25 rounded up exceeds the win, so the win; 2510: 125.5 -> 125 and 150
+    commission = load_ruleset("pai_gow_tiles-pr-v1").commission
+    assert commission.lawful(win) == lawful
+    assert lawful[0] <= commission.on(win) <= lawful[1]
+
+
+@pytest.mark.parametrize("win", [0, 1, 19, 20, 1010, 2500])
+def test_6a_19_the_shipped_pai_gow_poker_commission_is_a_point(win: int) -> None:
+    commission = load_ruleset(CLASSIC).commission
+    assert commission.lawful(win) == (win * 5 // 100, win * 5 // 100)
+
+
+def test_6a_19_only_a_range_wider_than_the_point_is_ranged() -> None:
+    # pai gow poker states both ends as the collected rounding: a point, skipped on the hot
+    # path; tiles states other roundings; a policy without ends is a point
+    assert not load_ruleset(CLASSIC).commission.ranged
+    assert load_ruleset("pai_gow_tiles-pr-v1").commission.ranged
+    assert not TILES_VIGORISH.ranged
+
+
+@pytest.mark.parametrize(
+    ("lawful", "named"),
+    [
+        ({"lowest": {"rounding": "down"}, "widest": {"rounding": "down"}}, "'widest'"),
+        ({"lowest": {"rounding": "down", "unit": 1}}, "'unit'"),
+        ({"lowest": {"unit_cents": 1}}, "lowest must be an object with keys rounding"),
+        ({"highest": {"rounding": "nearest"}}, "'nearest'"),
+        ({"highest": {"rounding": "up_to_unit", "unit_cents": 0}}, "got 0"),
+        ([], "lowest and/or highest"),
+    ],
+)
+def test_6a_19_a_bad_lawful_range_is_refused_naming_it(lawful: Any, named: str) -> None:
+    commission = {"rate_bps": 500, "rounding": "up_to_unit", "unit_cents": 25,
+                  "lawful": lawful}
+    with pytest.raises(RulesetError, match=re.escape(named)) as info:
+        ruleset_from_dict(_data(commission=commission), source="casino.json")
+    assert "casino.json" in str(info.value)
+
+
+def test_6a_19_a_range_that_leaves_out_the_amount_collected_is_refused() -> None:
+    # the house collects 5% rounded up to 25 cents; a highest of 5% rounded down would
+    # make the collected amount unlawful on a $7 win (50 above 35)
+    commission = {"rate_bps": 500, "rounding": "up_to_unit", "unit_cents": 25,
+                  "lawful": {"highest": {"rounding": "down", "unit_cents": 1}}}
+    with pytest.raises(RulesetError, match="outside its lawful range"):
+        ruleset_from_dict(_data(commission=commission))
+    assert ruleset_from_dict(_data(commission={
+        "rate_bps": 500, "rounding": "up_to_unit", "unit_cents": 25,
+        "lawful": TILES_LAWFUL})).commission.lawful(700) == (35, 50)
 
 
 def test_in_force_on_a_date_of_the_simulated_shift() -> None:
@@ -150,8 +219,8 @@ def test_ruleset_from_dict_reads_the_json_layout() -> None:
     assert ruleset == Ruleset(
         id="pai_gow_poker-test-v1", game="pai_gow_poker", title="test",
         effective_from="2024-01-01", effective_to="2025-01-01",
-        commission=PAI_GOW_COMMISSION, wheel=Wheel.LOWEST, house_way="reference-1.3",
-        source="test",
+        commission=Commission(rate_bps=500, rounding=CommissionRounding.DOWN, unit_cents=1),
+        wheel=Wheel.LOWEST, house_way="reference-1.3", source="test",
     )
 
 

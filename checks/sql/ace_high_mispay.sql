@@ -29,5 +29,5 @@ ANTI JOIN unjudged AS u USING (casino, table_id, round_id)
 WHERE w.wager = 'ace_high'
   AND w.recorded_net_cents IS NOT NULL
   AND w.expected_net_cents IS NOT NULL
-  AND w.recorded_net_cents <> w.expected_net_cents
+  AND w.recorded_net_cents NOT BETWEEN w.expected_net_min_cents AND w.expected_net_max_cents
 ORDER BY w.casino, w.table_id, w.round_id, w.seat, w.wager

@@ -40,7 +40,9 @@ ANTI JOIN unjudged AS u USING (casino, table_id, round_id)
 LEFT JOIN wager_exceptions AS w
   ON w.casino = j.casino AND w.table_id = j.table_id AND w.round_id = j.round_id
  AND w.seat = j.seat AND w.wager = 'progressive',
-LATERAL (SELECT coalesce(w.recorded_net_cents <> w.expected_net_cents, false) AS settled_wrong)
+LATERAL (SELECT coalesce(w.recorded_net_cents NOT BETWEEN w.expected_net_min_cents
+                                                    AND w.expected_net_max_cents, false)
+                AS settled_wrong)
 WHERE j.award_from_meter
   AND j.recorded_award_cents > 0
   AND j.expected_net_cents > 0

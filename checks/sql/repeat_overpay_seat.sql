@@ -16,12 +16,14 @@
 -- patron sitting there. recorded/expected are the seat's totals over its mispaid wagers of
 -- the overpaid rounds, so the amount at stake is what the seat was overpaid in all.
 WITH seat_rounds AS (
-    -- overpaid seat-rounds: only wagers settled other than expected can make one
+    -- overpaid seat-rounds: only wagers settled outside their lawful range can make one,
+    -- and a seat-round is overpaid when its wagers were paid more than the most the rules
+    -- allow (the highest lawful net, docs/rules.md 6a.19)
     SELECT
         w.casino, w.table_id, w.seat, w.dealer_id, CAST(w.dealt_at AS DATE) AS day,
         w.round_id,
         sum(CAST(w.recorded_net_cents AS HUGEINT)) AS recorded,
-        sum(CAST(w.expected_net_cents AS HUGEINT)) AS expected
+        sum(CAST(w.expected_net_max_cents AS HUGEINT)) AS expected
     FROM wager_exceptions AS w
     ANTI JOIN unjudged AS u USING (casino, table_id, round_id)
     WHERE w.seat IS NOT NULL
@@ -30,7 +32,7 @@ WITH seat_rounds AS (
       AND w.expected_net_cents IS NOT NULL
     GROUP BY w.casino, w.table_id, w.seat, w.dealer_id, day, w.round_id
     HAVING sum(CAST(w.recorded_net_cents AS HUGEINT))
-         > sum(CAST(w.expected_net_cents AS HUGEINT))
+         > sum(CAST(w.expected_net_max_cents AS HUGEINT))
 ), overpaid AS (
     SELECT casino, table_id, dealer_id, day, seat, count(*) AS x,
            sum(recorded) AS recorded, sum(expected) AS expected,

@@ -366,8 +366,10 @@ def _dollar(text: str) -> str:
 
 
 def wagers_table(wagers: tuple[WagerView, ...]) -> pd.DataFrame:
-    """Each wager as recorded and as the rules require; money as currency from integer
-    cents, the difference signed (positive: overpaid). Cells are Markdown for st.table:
+    """Each wager as recorded and as the rules require (with the lawful range where the
+    rules let the house choose, docs/rules.md 6a.19); money as currency from integer cents,
+    the difference signed (positive: overpaid) and counted from the nearer end of the
+    range. Cells are Markdown for st.table:
     text from the log goes through views.cell."""
     rows = [{
         "who": views.cell(w.position),
@@ -377,8 +379,11 @@ def wagers_table(wagers: tuple[WagerView, ...]) -> pd.DataFrame:
         "recorded net": views.money(w.recorded_net_cents, signed=True),
         "recorded commission": views.money(w.recorded_commission_cents),
         "required": views.cell(w.expected_outcome or "not judged"),
-        "required net": views.money(w.expected_net_cents, signed=True),
-        "required commission": views.money(w.expected_commission_cents),
+        "required net": views.money_lawful(w.expected_net_cents, w.expected_net_min_cents,
+                                           w.expected_net_max_cents, signed=True),
+        "required commission": views.money_lawful(w.expected_commission_cents,
+                                                  w.expected_commission_min_cents,
+                                                  w.expected_commission_max_cents),
         "difference": views.money(w.difference_cents, signed=True),
     } for w in wagers]
     return pd.DataFrame(rows)

@@ -328,6 +328,10 @@ class WagerResult:
     outcome: Outcome
     net_cents: int
     commission_cents: int = 0
+    commission_range: tuple[int, int] | None = None
+    """The lawful commission on a win, lowest and highest, where the ruleset states a range
+    wider than the point (docs/rules.md 6a.19); None otherwise (the shipped ruleset takes no
+    commission)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.outcome, Outcome):
@@ -347,8 +351,10 @@ class WagerResult:
 
 def _win(win_cents: int, ruleset: Ruleset) -> WagerResult:
     commission = ruleset.commission.on(win_cents)
+    lawful = ruleset.commission.lawful(win_cents) if ruleset.commission.ranged else None
     return WagerResult(outcome=Outcome.WIN, net_cents=win_cents - commission,
-                       commission_cents=commission)
+                       commission_cents=commission,
+                       commission_range=None if lawful == (commission, commission) else lawful)
 
 
 def _lose(amount_cents: int) -> WagerResult:

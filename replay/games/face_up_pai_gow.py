@@ -65,6 +65,7 @@ from replay.games.results import (
     result_object,
     seat_entry,
     wager_entry,
+    win_ranges,
 )
 from replay.games.seven_card_classes import (
     ACE_HIGH_PAI_GOW_FLAG,
@@ -252,11 +253,17 @@ def _wagers(value: object, where: str) -> dict[str, int]:
 def _main_result(amount: int, outcome: Outcome, ruleset: Ruleset) -> WagerEntry:
     """The Face Up wager's settlement in the result form, by the rule of
     :func:`replay.games.pai_gow_poker.settle_main` (docs/rules.md 1.2, 6: a win pays 1:1 less
-    the ruleset's commission, none for Face Up; a loss loses the amount; a tie returns it),
-    without building a Settlement on the hot path."""
+    the ruleset's commission, none for Face Up, with its lawful range when the ruleset states
+    one, docs/rules.md 6a.19; a loss loses the amount; a tie returns it), without building a
+    Settlement on the hot path."""
     if outcome is Outcome.WIN:
-        commission = ruleset.commission.on(amount)
-        return wager_entry(_WIN, amount - commission, commission)
+        policy = ruleset.commission
+        commission = policy.on(amount)
+        if not policy.ranged:  # a point: the shipped ruleset
+            return wager_entry(_WIN, amount - commission, commission)
+        net_range, commission_range = win_ranges(amount, policy.lawful(amount))
+        return wager_entry(_WIN, amount - commission, commission, net_range=net_range,
+                           commission_range=commission_range)
     if outcome is Outcome.LOSS:
         return wager_entry(_LOSS, -amount, 0)
     if outcome is Outcome.PUSH:

@@ -4,22 +4,24 @@ classic pai gow poker (:mod:`replay.games.pai_gow_poker`) and pai gow tiles
 
 What this module decides, each with the rule it implements:
 
-- who banks a round document (:func:`read_banker`; issue 3 "Round document": ``"banker":
+- who banks a round document (:func:`read_banker`; the round document's ``"banker":
   "dealer" | {"seat": 3, "co_bank": false}``, default ``"dealer"``) as a
   :class:`PlayerBanker` or None;
 - the co-banking player's share of the bank (:func:`co_bank_share`; pai gow poker procedure
   (11), § 621a.1: 50/50; 6a.14: half the gross rounded toward zero), from the ruleset options
-  :data:`OPTION_CO_BANK_SHARE_BPS` and :data:`OPTION_CO_BANK_ROUNDING`;
+  :data:`OPTION_CO_BANK_SHARE_BPS` and :data:`OPTION_CO_BANK_ROUNDING`, and the lawful
+  shares of an odd cent (:func:`co_bank_shares`; 6a.19: either way when the ruleset's
+  :data:`OPTION_CO_BANK_ODD_CENT_EITHER_WAY` says so);
 - the dealer's own wager against a player banker (:func:`dealer_wager_net`; pai gow poker
   procedure (10), 6a.14: the house pays no commission on the dealer's win);
 - the player banker's account of a round and what the house keeps (:func:`banker_account`,
-  :class:`BankerResult`; 6a.14, 1.2: commission on the banker's net win).
+  :class:`BankerResult`; 6a.14, 1.2: the ruleset's commission on the banker's net win, with
+  its lawful range, 6a.19).
 
 What the games decide differently stays theirs and comes in as a parameter: how a hand
-compares with the banker's (each game's ``compare``), the commission on a win (classic: the
-ruleset's commission, 6a.1; tiles: its vigorish, 6a.2, capped at the win when its option
-``vigorish_at_most_win`` says so), and what the seats net on wagers the house, not the
-banker, answers for (classic's Fortune and Progressive wagers and Envy Bonuses, 6a.18).
+compares with the banker's (each game's ``compare``), and what the seats net on wagers the
+house, not the banker, answers for (classic's Fortune and Progressive wagers and Envy
+Bonuses, 6a.18). The commission is the ruleset's in both (classic 6a.1, tiles 6a.2).
 
 No share, rounding or rate is a literal here: they come from the ``Ruleset``. Nothing here
 does I/O.
@@ -27,7 +29,7 @@ does I/O.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
@@ -35,7 +37,7 @@ from typing import TYPE_CHECKING
 from replay.document import DocumentError, seat_number
 from replay.document import field as read_field
 from replay.errors import MoneyError, RulesetError
-from replay.games.results import BankerEntry, SettledWager, banker_entry
+from replay.games.results import BankerEntry, SettledWager, banker_entry, win_ranges
 
 if TYPE_CHECKING:
     from replay.rulesets import Ruleset
@@ -52,7 +54,14 @@ OPTION_CO_BANK_ROUNDING = "co_bank_rounding"
 """Ruleset option: how the co-banking player's share of an odd gross is rounded, a
 :class:`ShareRounding` value (6a.14: toward zero)."""
 
-OPTION_NAMES = frozenset({OPTION_CO_BANK_SHARE_BPS, OPTION_CO_BANK_ROUNDING})
+OPTION_CO_BANK_ODD_CENT_EITHER_WAY = "co_bank_odd_cent_either_way"
+"""Ruleset option (true/false): whether the odd cent of a co-bank that does not split evenly
+may lawfully go to either party (docs/rules.md 6a.19: "half and half" names no rounding), so
+that the co-banking player's share is lawful rounded toward zero or away from it. Absent,
+false: only the share the ruleset's rounding gives is lawful (the stricter reading)."""
+
+OPTION_NAMES = frozenset({OPTION_CO_BANK_SHARE_BPS, OPTION_CO_BANK_ROUNDING,
+                          OPTION_CO_BANK_ODD_CENT_EITHER_WAY})
 """The ruleset options this module reads, for a game's ``RULES.option_names``."""
 
 _BANKER_KEYS = frozenset({"seat", "co_bank"})
@@ -109,18 +118,47 @@ def co_bank_share(gross: int, ruleset: Ruleset) -> int:
     58 Pa. Code § 621a.1: each covers 50%; docs/rules.md 6a.14: half, rounded toward zero),
     from the ruleset's :data:`OPTION_CO_BANK_SHARE_BPS` and :data:`OPTION_CO_BANK_ROUNDING`;
     ``gross`` less the share is the house's."""
-    bps = ruleset.option(OPTION_CO_BANK_SHARE_BPS)
-    if type(bps) is not int or not 0 <= bps <= _BPS_WHOLE:
-        raise RulesetError(
-            f"ruleset {ruleset.id}: option {OPTION_CO_BANK_SHARE_BPS} must be an integer from 0 "
-            f"to {_BPS_WHOLE}, got {bps!r}"
-        )
+    bps = _share_bps(ruleset)
     rounding = ruleset.option(OPTION_CO_BANK_ROUNDING)
     if rounding not in tuple(ShareRounding):
         raise RulesetError(
             f"ruleset {ruleset.id}: option {OPTION_CO_BANK_ROUNDING} must be one of "
             f"{[r.value for r in ShareRounding]}, got {rounding!r}"
         )
+    return _share(gross, bps, ShareRounding(rounding))
+
+
+def co_bank_shares(gross: int, ruleset: Ruleset) -> tuple[int, int]:
+    """The lowest and highest lawful share of the co-banking player (docs/rules.md 6a.19):
+    :func:`co_bank_share` both ends, unless the ruleset's
+    :data:`OPTION_CO_BANK_ODD_CENT_EITHER_WAY` is true, when a gross that does not split
+    evenly may give its odd cent to either party: 1001 -> (500, 501), -1001 -> (-501, -500)."""
+    point = co_bank_share(gross, ruleset)
+    either = ruleset.options.get(OPTION_CO_BANK_ODD_CENT_EITHER_WAY, False)
+    if type(either) is not bool:
+        raise RulesetError(
+            f"ruleset {ruleset.id}: option {OPTION_CO_BANK_ODD_CENT_EITHER_WAY} must be true "
+            f"or false, got {either!r}"
+        )
+    if not either:
+        return point, point
+    bps = _share_bps(ruleset)
+    ends = (_share(gross, bps, ShareRounding.TOWARD_ZERO),
+            _share(gross, bps, ShareRounding.AWAY_FROM_ZERO))
+    return min(ends), max(ends)
+
+
+def _share_bps(ruleset: Ruleset) -> int:
+    bps = ruleset.option(OPTION_CO_BANK_SHARE_BPS)
+    if type(bps) is not int or not 0 <= bps <= _BPS_WHOLE:
+        raise RulesetError(
+            f"ruleset {ruleset.id}: option {OPTION_CO_BANK_SHARE_BPS} must be an integer from 0 "
+            f"to {_BPS_WHOLE}, got {bps!r}"
+        )
+    return bps
+
+
+def _share(gross: int, bps: int, rounding: ShareRounding) -> int:
     whole, rest = divmod(abs(gross) * bps, _BPS_WHOLE)
     if rest and rounding == ShareRounding.AWAY_FROM_ZERO:
         whole += 1
@@ -159,7 +197,11 @@ class BankerResult:
       counterparty), so the player banker's account never holds them; 0 in pai gow tiles;
     - ``house_net``: the house's whole result of the round, which is the sum of the players'
       commissions, the banker's commission, the house's co-bank share and ``dealer_net``,
-      less ``side_net``.
+      less ``side_net``;
+    - ``net_range``, ``commission_range``: the lowest and highest lawful ``net`` and
+      ``commission`` (6a.19: the commission's lawful range on each lawful share, and both
+      shares of a co-bank's odd cent when the ruleset allows either); None when the point is
+      the only lawful amount. ``house_net`` is the house's result under the point.
 
     Money is conserved: the seats' nets on every wager + their bonuses + ``net`` +
     ``house_net`` == 0 (every cent a player or the banker pays or receives comes from or goes
@@ -175,6 +217,8 @@ class BankerResult:
     house_net: int
     dealer_net: int
     side_net: int = 0
+    net_range: tuple[int, int] | None = None
+    commission_range: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
         for name in ("seat", "gross", "share", "commission", "net", "house_net", "dealer_net",
@@ -193,9 +237,11 @@ class BankerResult:
             )
 
     def as_dict(self) -> BankerEntry:
-        """The result object's ``banker`` entry (issue 3 "Result")."""
+        """The result object's ``banker`` entry, with the lawful ranges when wider than the
+        point."""
         return banker_entry(seat=self.seat, net=self.net, commission=self.commission,
-                            house_net=self.house_net)
+                            house_net=self.house_net, net_range=self.net_range,
+                            commission_range=self.commission_range)
 
 
 def banker_account(
@@ -204,7 +250,6 @@ def banker_account(
     players: Iterable[SettledWager],
     dealer_net: int,
     ruleset: Ruleset,
-    commission: Callable[[int], int],
     side_net: int = 0,
 ) -> BankerResult:
     """The player banker's account of a round (docs/rules.md 6a.14; pai gow poker settlement
@@ -214,19 +259,39 @@ def banker_account(
 
     The banker's gross is minus the players' results before commission, minus
     ``dealer_net``; its share is all of it, or :func:`co_bank_share` when the house co-banks;
-    ``commission`` (the game's: the ruleset's commission, or the tiles vigorish) is taken on
-    a positive share only. ``side_net`` is what the seats netted on wagers the house answers
-    for (see :class:`BankerResult`), which the house's result, never the banker's, holds.
+    the ruleset's commission (classic 6a.1, tiles 6a.2) is taken on a positive share only.
+    The lawful ranges (6a.19) run over every lawful share (:func:`co_bank_shares`) and the
+    commission's lawful range on each. ``side_net`` is what the seats netted on wagers the
+    house answers for (see :class:`BankerResult`), which the house's result, never the
+    banker's, holds.
     """
     settled = tuple(players)
     gross = -sum(s.net_cents + s.commission_cents for s in settled) - dealer_net
     share = co_bank_share(gross, ruleset) if banker.co_bank else gross
-    banker_commission = commission(share) if share > 0 else 0
+    banker_commission = ruleset.commission.on(share) if share > 0 else 0
     players_commission = sum(s.commission_cents for s in settled)
+    low, high = co_bank_shares(gross, ruleset) if banker.co_bank else (gross, gross)
+    nets: list[int] = []
+    commissions: list[int] = []
+    for lawful_share in sorted({low, high}):
+        if lawful_share > 0:
+            (net_lo, net_hi), (com_lo, com_hi) = win_ranges(
+                lawful_share, ruleset.commission.lawful(lawful_share))
+        else:
+            net_lo = net_hi = lawful_share
+            com_lo = com_hi = 0
+        nets += [net_lo, net_hi]
+        commissions += [com_lo, com_hi]
+    net = share - banker_commission
+    net_range = (min(nets), max(nets))
+    commission_range = (min(commissions), max(commissions))
     return BankerResult(
         seat=banker.seat, co_bank=banker.co_bank, gross=gross, share=share,
-        commission=banker_commission, net=share - banker_commission,
+        commission=banker_commission, net=net,
         house_net=(players_commission + banker_commission + (gross - share) + dealer_net
                    - side_net),
         dealer_net=dealer_net, side_net=side_net,
+        net_range=None if net_range == (net, net) else net_range,
+        commission_range=(None if commission_range == (banker_commission, banker_commission)
+                          else commission_range),
     )

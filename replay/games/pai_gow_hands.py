@@ -155,6 +155,9 @@ class Settlement:
     outcome: Outcome
     net_cents: int
     commission_cents: int
+    commission_range: tuple[int, int] | None = None
+    """The lawful commission on a win, lowest and highest (docs/rules.md 6a.19); None when
+    ``commission_cents`` is the only lawful amount."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.outcome, Outcome) or self.outcome is Outcome.VOID:
@@ -174,20 +177,30 @@ class Settlement:
             raise MoneyError(f"a loss cannot have a positive net, got {net}")
         if self.outcome is Outcome.PUSH and net:
             raise MoneyError(f"a push has a net of 0, got {net}")
+        if self.commission_range is not None and not (
+                self.outcome is Outcome.WIN
+                and self.commission_range[0] <= commission <= self.commission_range[1]):
+            raise MoneyError(f"commission range {self.commission_range} on a "
+                             f"{self.outcome} with commission {commission}")
 
 
 def settle_main(*, amount_cents: int, outcome: Outcome, ruleset: Ruleset) -> Settlement:
     """The main wager's settlement (docs/rules.md 1.2, 6, 6a.1; pai gow poker settlement (15),
     (16)): a win pays 1:1 less the ruleset's commission on the win (2500 -> net 2375,
-    commission 125); a loss loses the amount; a push returns it (net 0). No commission on
-    pushes or losses."""
+    commission 125), with the commission's lawful range when the ruleset states one wider
+    than the point (6a.19); a loss loses the amount; a push returns it (net 0). No
+    commission on pushes or losses."""
     amount = _cents("amount_cents", amount_cents)
     if amount < 0:
         raise MoneyError(f"amount_cents must not be negative, got {amount}")
     if outcome is Outcome.WIN:
-        commission = ruleset.commission.on(amount)
+        policy = ruleset.commission
+        commission = policy.on(amount)
+        lawful = policy.lawful(amount) if policy.ranged else None
         return Settlement(outcome=outcome, net_cents=amount - commission,
-                          commission_cents=commission)
+                          commission_cents=commission,
+                          commission_range=None if lawful == (commission, commission)
+                          else lawful)
     if outcome is Outcome.LOSS:
         return Settlement(outcome=outcome, net_cents=-amount, commission_cents=0)
     if outcome is Outcome.PUSH:

@@ -428,7 +428,7 @@ def judge_round(classic: ClassicRound, ruleset: Ruleset) -> ClassicJudgement:
         banker = banker_account(
             banker=classic.banker, players=[s.main for s in results if s.main],
             dealer_net=dealer_main.net_cents if dealer_main else 0, ruleset=ruleset,
-            commission=ruleset.commission.on, side_net=side_net,
+            side_net=side_net,
         )
     return ClassicJudgement(round_id=round.round_id, ruleset_id=ruleset.id, dealer=dealer,
                             dealer_main=dealer_main, seats=tuple(results), banker=banker)

@@ -19,8 +19,8 @@ rank of a two-tile hand and the foul (:mod:`replay.games.tile_ranks`; 3.2, 3.3, 
 house way and whether a setting conforms to it (:mod:`replay.games.pai_gow_tiles_house_way`;
 PR pai gow tiles ¶ D).
 
-No rate, rounding, share or amount is a literal here: the vigorish, whether it may exceed
-the win, and the co-bank share come from the ``Ruleset``. Nothing here does I/O.
+No rate, rounding, share or amount is a literal here: the vigorish, its lawful range and
+the co-bank share come from the ``Ruleset``. Nothing here does I/O.
 """
 
 from __future__ import annotations
@@ -51,14 +51,12 @@ from replay.games.pai_gow_banking import PlayerBanker as PlayerBanker
 from replay.games.pai_gow_banking import banker_account, dealer_wager_net, read_banker
 from replay.games.pai_gow_banking import co_bank_share as co_bank_share
 from replay.games.pai_gow_tiles_hands import HAND_SIZE as HAND_SIZE
-from replay.games.pai_gow_tiles_hands import (
-    OPTION_VIGORISH_AT_MOST_WIN as OPTION_VIGORISH_AT_MOST_WIN,
-)
 from replay.games.pai_gow_tiles_hands import Setting as Setting
 from replay.games.pai_gow_tiles_hands import Settlement as Settlement
 from replay.games.pai_gow_tiles_hands import canonical as canonical
 from replay.games.pai_gow_tiles_hands import compare as compare
 from replay.games.pai_gow_tiles_hands import four_tile_hands as four_tile_hands
+from replay.games.pai_gow_tiles_hands import lawful_vigorish as lawful_vigorish
 from replay.games.pai_gow_tiles_hands import set_hands as set_hands
 from replay.games.pai_gow_tiles_hands import settings as settings
 from replay.games.pai_gow_tiles_hands import settle_main as settle_main
@@ -405,7 +403,7 @@ def judge_round(round: TilesRound, ruleset: Ruleset) -> TilesJudgement:
     to the banker, a zero low hand never wins) and pays no vigorish on a win
     (:func:`~replay.games.pai_gow_banking.dealer_wager_net`); the banker's account is
     :func:`~replay.games.pai_gow_banking.banker_account` with :func:`vigorish` on a positive
-    share (6a.14), the ruleset's ``vigorish_at_most_win`` included.
+    share (6a.14) and its lawful range (6a.19).
     """
     if ruleset.game != GAME:
         raise DocumentError(f"ruleset {ruleset.id} is for game {ruleset.game!r}, not {GAME!r}")
@@ -473,7 +471,6 @@ def judge_round(round: TilesRound, ruleset: Ruleset) -> TilesJudgement:
         banker = banker_account(
             banker=round.banker, players=[s.main for s in results if s.main is not None],
             dealer_net=dealer_main.net_cents if dealer_main else 0, ruleset=ruleset,
-            commission=lambda win_cents: vigorish(win_cents, ruleset),
         )
     return TilesJudgement(round_id=round.round_id, ruleset_id=ruleset.id, dealer=dealer,
                           dealer_main=dealer_main, seats=tuple(results), banker=banker)
@@ -493,7 +490,7 @@ RULES = GameRules(
     deck=TILES_32,
     citation="docs/rules.md 3, 6, 6a.2, 6a.14-6a.16; PR pai gow tiles ¶ A to K",
     judge_document=judge_document,
-    option_names=BANKING_OPTION_NAMES | {OPTION_VIGORISH_AT_MOST_WIN},
+    option_names=BANKING_OPTION_NAMES,
     house_ways=frozenset(HOUSE_WAYS),
     dealer_setting=dealer_setting,
     describe_hand=describe_hand,

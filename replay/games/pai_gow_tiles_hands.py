@@ -9,11 +9,11 @@ What this module decides, each with the rule it implements:
 - a set hand against the banker's (:func:`compare`; PR pai gow tiles ¶ H, I, J: win both to
   win, copies to the banker, a player's low hand of value zero never wins);
 - the main wager's settlement (:func:`settle_main`; PR pai gow tiles ¶ K, docs/rules.md 6a.2:
-  1:1 less the ruleset's :func:`vigorish`);
+  1:1 less the ruleset's :func:`vigorish`, lawful within :func:`lawful_vigorish`);
 - every distinct four-tile hand with its multiplicity (:func:`four_tile_hands`).
 
-No rate or rounding is a literal here: the vigorish and whether it may exceed the win come
-from the ``Ruleset``. Nothing here does I/O.
+No rate or rounding is a literal here: the vigorish and its lawful range come from the
+``Ruleset``'s commission. Nothing here does I/O.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from itertools import combinations_with_replacement
 from typing import TYPE_CHECKING
 
-from replay.errors import HandError, MoneyError, RulesetError
+from replay.errors import HandError, MoneyError
 from replay.games.results import Outcome
 from replay.games.tile_ranks import HAND_TILES, HandRank, rank_hand
 from replay.tiles import FACES, Tile, render_tiles
@@ -144,12 +144,6 @@ def compare(
     return Outcome.PUSH
 
 
-OPTION_VIGORISH_AT_MOST_WIN = "vigorish_at_most_win"
-"""Ruleset option (true/false): whether the vigorish is capped at the win. PR pai gow tiles ¶ K
-allows rounding 5% up to 25 cents, which on a win under 25 cents would take more than was won; the
-shipped ruleset caps it at the win (a 1-cent win pays vigorish 1, net 0), which stays within the
-lawful range of 6a.2 (from the exact 5% to the rounded-up amount)."""
-
 def _int(name: str, value: object) -> int:
     if type(value) is not int:
         raise MoneyError(f"{name} must be integer cents, got {value!r}")
@@ -164,6 +158,9 @@ class Settlement:
     outcome: Outcome
     net_cents: int
     commission_cents: int
+    commission_range: tuple[int, int] | None = None
+    """The lawful commission on a win, lowest and highest (docs/rules.md 6a.19); None when
+    ``commission_cents`` is the only lawful amount."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.outcome, Outcome) or self.outcome is Outcome.VOID:
@@ -181,32 +178,41 @@ class Settlement:
             raise MoneyError(f"a loss cannot have a positive net, got {net}")
         if self.outcome is Outcome.PUSH and net:
             raise MoneyError(f"a push has a net of 0, got {net}")
+        if self.commission_range is not None and not (
+                self.outcome is Outcome.WIN
+                and self.commission_range[0] <= commission <= self.commission_range[1]):
+            raise MoneyError(f"commission range {self.commission_range} on a "
+                             f"{self.outcome} with commission {commission}")
 
 
 def vigorish(win_cents: int, ruleset: Ruleset) -> int:
-    """The vigorish on a win (PR pai gow tiles ¶ K; docs/rules.md 6, 6a.2): the ruleset's
-    commission (5% rounded up to the next 25 cents in the shipped ruleset: a $7 win pays 50
-    cents), at most the win when the ruleset's ``vigorish_at_most_win`` option says so."""
-    vig = ruleset.commission.on(win_cents)
-    capped = ruleset.option(OPTION_VIGORISH_AT_MOST_WIN)
-    if type(capped) is not bool:
-        raise RulesetError(
-            f"ruleset {ruleset.id}: option {OPTION_VIGORISH_AT_MOST_WIN} must be true or "
-            f"false, got {capped!r}"
-        )
-    return min(vig, win_cents) if capped else vig
+    """The vigorish the house collects on a win (PR pai gow tiles ¶ K; docs/rules.md 6, 6a.2):
+    the ruleset's commission (5% rounded up to the next 25 cents in the shipped ruleset: a $7
+    win pays 50 cents), never more than the win (a 10-cent win pays 10)."""
+    return ruleset.commission.on(win_cents)
+
+
+def lawful_vigorish(win_cents: int, ruleset: Ruleset) -> tuple[int, int]:
+    """The lowest and highest lawful vigorish on a win (PR pai gow tiles ¶ K; docs/rules.md
+    6a.2, 6a.19): in the shipped ruleset from the exact 5% rounded down to the cent up to 5%
+    rounded up to the next 25 cents, never more than the win: 700 -> (35, 50), 10 -> (0,
+    10)."""
+    return ruleset.commission.lawful(win_cents)
 
 
 def settle_main(*, amount_cents: int, outcome: Outcome, ruleset: Ruleset) -> Settlement:
     """The main wager's settlement (PR pai gow tiles ¶ K): a win pays 1:1 less
-    :func:`vigorish` (a 2500 win: net 2375, vigorish 125); a loss loses the amount (¶ H); a push
+    :func:`vigorish` (a 2500 win: net 2375, vigorish 125), with :func:`lawful_vigorish` when
+    it is wider than the point (a 700 win: 35 to 50); a loss loses the amount (¶ H); a push
     returns it (¶ I, net 0). No vigorish on pushes or losses."""
     amount = _int("amount_cents", amount_cents)
     if amount < 0:
         raise MoneyError(f"amount_cents must not be negative, got {amount}")
     if outcome is Outcome.WIN:
         vig = vigorish(amount, ruleset)
-        return Settlement(outcome=outcome, net_cents=amount - vig, commission_cents=vig)
+        lawful = lawful_vigorish(amount, ruleset) if ruleset.commission.ranged else None
+        return Settlement(outcome=outcome, net_cents=amount - vig, commission_cents=vig,
+                          commission_range=None if lawful == (vig, vig) else lawful)
     if outcome is Outcome.LOSS:
         return Settlement(outcome=outcome, net_cents=-amount, commission_cents=0)
     if outcome is Outcome.PUSH:

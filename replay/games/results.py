@@ -1,11 +1,25 @@
-"""The result object of a judged round (issue 3 "Result"), in one place for every game.
+"""The result object of a judged round, in one place for every game.
 
 Other tools read it, so its keys and their order are fixed here::
 
     {"round_id", "ruleset", "evaluated": true,
      "dealer": {"foul", "house_way", "ace_high_pai_gow", "qualifies", "net"},
-     "seats": [{"seat", "foul", "wagers": {name: {"outcome", "net", "commission"}}, "envy"}],
-     "banker": {"seat", "net", "commission", "house_net"}   (player-banked rounds only)}
+     "seats": [{"seat", "foul",
+                "wagers": {name: {"outcome", "net", "commission",
+                                  ["net_range", "commission_range"]}},
+                "envy"}],
+     "banker": {"seat", "net", "commission", "house_net",
+                ["net_range", "commission_range"]}   (player-banked rounds only)}
+
+``net`` and ``commission`` are the settlement the house makes by default (the ruleset's
+collected commission). Where the texts let the house choose (docs/rules.md 6a.19), every
+amount from ``net_range[0]`` to ``net_range[1]`` and from ``commission_range[0]`` to
+``commission_range[1]`` (integer cents, both ends included) is lawful too: a pai gow tiles
+win of 700 is ``"net": 650, "commission": 50, "net_range": [650, 665], "commission_range":
+[35, 50]``. The two ranges are present together, and only when the lawful range is wider
+than the point, so a result whose every amount is the only lawful one (pai gow poker, Face
+Up, Caribbean stud) has exactly the keys it always had; a reader takes an absent range as
+``[net, net]`` and ``[commission, commission]``.
 
 A game reports what it has and leaves the rest at what a game without it reports:
 ``ace_high_pai_gow`` false (only Face Up has it), ``qualifies`` null (only Caribbean stud),
@@ -19,10 +33,12 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import NotRequired, Protocol, TypedDict
 
+from replay.errors import MoneyError
+
 
 class Outcome(StrEnum):
-    """A wager's outcome, as the result reports it (issue 3 "Result": "outcome is one of win,
-    loss, push, void"; schemas ``WagerSettled.outcome``). The pai gow games settle a wager as
+    """A wager's outcome, as the result reports it (one of win, loss, push, void; schemas
+    ``WagerSettled.outcome``). The pai gow games settle a wager as
     a win, a loss or a push and never void one; only Caribbean stud voids a wager."""
 
     WIN = "win"
@@ -34,11 +50,14 @@ class Outcome(StrEnum):
 
 
 class WagerEntry(TypedDict):
-    """A wager's settlement in the result: outcome, net after commission, commission."""
+    """A wager's settlement in the result: outcome, net after commission, commission, and
+    the lawful ranges of the two where they are wider than the point (module docstring)."""
 
     outcome: str
     net: int
     commission: int
+    net_range: NotRequired[list[int]]
+    commission_range: NotRequired[list[int]]
 
 
 class SeatEntry(TypedDict):
@@ -68,6 +87,8 @@ class BankerEntry(TypedDict):
     net: int
     commission: int
     house_net: int
+    net_range: NotRequired[list[int]]
+    commission_range: NotRequired[list[int]]
 
 
 class ResultObject(TypedDict):
@@ -83,10 +104,41 @@ class ResultObject(TypedDict):
     problems: NotRequired[list[str]]
 
 
-def wager_entry(outcome: str, net: int, commission: int) -> WagerEntry:
+def wager_entry(outcome: str, net: int, commission: int, *,
+                net_range: tuple[int, int] | None = None,
+                commission_range: tuple[int, int] | None = None) -> WagerEntry:
     """A wager's entry: its outcome (win, loss, push, void), its net after commission and
-    the commission, in cents."""
-    return {"outcome": outcome, "net": net, "commission": commission}
+    the commission, in cents, with their lawful ranges when wider than the point
+    (:func:`add_ranges`)."""
+    entry: WagerEntry = {"outcome": outcome, "net": net, "commission": commission}
+    add_ranges(entry, net_range, commission_range)
+    return entry
+
+
+def add_ranges(entry: WagerEntry | BankerEntry, net_range: tuple[int, int] | None,
+               commission_range: tuple[int, int] | None) -> None:
+    """Add ``net_range`` and ``commission_range`` to ``entry`` when either is wider than the
+    entry's point (an absent range is the point). MoneyError when a range does not hold
+    its point: the default settlement is always lawful."""
+    net_lo, net_hi = net_range or (entry["net"], entry["net"])
+    com_lo, com_hi = commission_range or (entry["commission"], entry["commission"])
+    if not (net_lo <= entry["net"] <= net_hi and com_lo <= entry["commission"] <= com_hi):
+        raise MoneyError(
+            f"lawful range net {net_lo} to {net_hi}, commission {com_lo} to {com_hi} does "
+            f"not hold the settlement net {entry['net']}, commission {entry['commission']}"
+        )
+    if net_lo < net_hi or com_lo < com_hi:
+        entry["net_range"] = [net_lo, net_hi]
+        entry["commission_range"] = [com_lo, com_hi]
+
+
+def win_ranges(amount: int, commission_range: tuple[int, int]
+               ) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The lawful (net, commission) ranges of a win of ``amount`` paid 1:1 less a commission
+    in ``commission_range``: the net is the amount less the commission, so its lowest goes
+    with the highest commission."""
+    low, high = commission_range
+    return (amount - high, amount - low), (low, high)
 
 
 class SettledWager(Protocol):
@@ -104,8 +156,14 @@ class SettledWager(Protocol):
 
 
 def settled_entry(settled: SettledWager) -> WagerEntry:
-    """:func:`wager_entry` of a settlement."""
-    return wager_entry(settled.outcome.value, settled.net_cents, settled.commission_cents)
+    """:func:`wager_entry` of a settlement, with its ``commission_range`` (the lawful
+    commission on a win, when the settlement carries one) and the net range that follows."""
+    commission_range: tuple[int, int] | None = getattr(settled, "commission_range", None)
+    if commission_range is None:
+        return wager_entry(settled.outcome.value, settled.net_cents, settled.commission_cents)
+    net_range, _ = win_ranges(settled.net_cents + settled.commission_cents, commission_range)
+    return wager_entry(settled.outcome.value, settled.net_cents, settled.commission_cents,
+                       net_range=net_range, commission_range=commission_range)
 
 
 def seat_entry(
@@ -131,10 +189,17 @@ def dealer_entry(
             "qualifies": qualifies, "net": net}
 
 
-def banker_entry(*, seat: int, net: int, commission: int, house_net: int) -> BankerEntry:
+def banker_entry(*, seat: int, net: int, commission: int, house_net: int,
+                 net_range: tuple[int, int] | None = None,
+                 commission_range: tuple[int, int] | None = None) -> BankerEntry:
     """A player banker's entry: its seat, its net after commission, the commission and the
-    house's net of the round, in cents (docs/rules.md 6a.14)."""
-    return {"seat": seat, "net": net, "commission": commission, "house_net": house_net}
+    house's net of the round, in cents (docs/rules.md 6a.14), with the lawful ranges of the
+    net and the commission when wider than the point (docs/rules.md 6a.19: the commission's
+    range, the co-bank's odd cent)."""
+    entry: BankerEntry = {"seat": seat, "net": net, "commission": commission,
+                          "house_net": house_net}
+    add_ranges(entry, net_range, commission_range)
+    return entry
 
 
 def result_object(
