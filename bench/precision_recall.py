@@ -3,6 +3,12 @@
 
 Usage: .venv/bin/python bench/precision_recall.py [--casinos 10] [--tables 20]
        [--rounds 1000] [--seed 1] [--fault-rate 0.05] [--workers 2] [--data DIR]
+       [--rulesets DIR] [--first-casino N] [--games GAME,...] [--rich-hands P]
+
+``--rulesets DIR`` deals and judges each casino by its own filings (docs/rulesets.md):
+``--rulesets docs/examples/rulesets --first-casino 2 --casinos 1 --games pai_gow_poker``
+measures a shift of casino C02, whose dealers set by the Flamingo house way of its filing
+(docs/house-way.md), not by Catwalk's reference-1.3.
 
 Needs the local broker (`make kafka-up`) or KAFKA_BOOTSTRAP. Simulates one shift per casino
 (C01, C02 ...; seed + casino number), every game and every fault kind at --fault-rate, each
@@ -56,6 +62,14 @@ def main() -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--fault-rate", type=float, default=0.05)
     p.add_argument("--workers", type=int, default=2, help="replay worker processes")
+    p.add_argument("--rulesets", type=Path, default=None, metavar="DIR",
+                   help="the casinos' filings the tables deal by and replay judges by")
+    p.add_argument("--first-casino", type=int, default=1, metavar="N",
+                   help="number of the first casino (C01 by default)")
+    p.add_argument("--games", default=None, metavar="GAME,...",
+                   help="the games dealt (default all four)")
+    p.add_argument("--rich-hands", default=None, metavar="P",
+                   help="share of rounds with a strong hand dealt (the simulator's default)")
     p.add_argument("--data", type=Path, default=None,
                    help="data directory to keep (default: a temporary one, removed)")
     args = p.parse_args()
@@ -71,27 +85,33 @@ def main() -> int:
     rounds = args.casinos * args.tables * args.rounds
     try:
         labels = []
-        for i in range(1, args.casinos + 1):
+        rulesets = [] if args.rulesets is None else ["--rulesets", str(args.rulesets)]
+        dealing = [*rulesets, *(["--games", args.games] if args.games else []),
+                   *(["--rich-hands", args.rich_hands] if args.rich_hands else [])]
+        for i in range(args.first_casino, args.first_casino + args.casinos):
             casino = f"C{i:02d}"
             labels.append(data / f"labels-{casino}.jsonl")
             _run(f"simulate {casino}", [
                 "ingest.simulate", "--casino", casino, "--tables", str(args.tables),
                 "--rounds", str(args.rounds), "--seed", str(args.seed + i),
                 "--fault-rate", str(args.fault_rate), "--labels", str(labels[-1]),
-                "--topic", topic], env)
+                "--topic", topic, *dealing], env)
         _run("ingest", ["ingest", "--data", str(data), "--topic", topic, "--until-idle", "10",
                         "--quiet"], env)
-        _run("replay", ["replay", "--data", str(data), "--workers", str(args.workers)], env)
+        _run("replay", ["replay", "--data", str(data), "--workers", str(args.workers),
+                        *rulesets], env)
         checks = _run("checks", ["checks", "--data", str(data)], env)
         evaluation = _run("evaluate", ["checks.evaluate", "--data", str(data),
                                        *[x for path in labels for x in ("--labels", str(path))]],
                           env, check=False)
         if evaluation.returncode not in (0, 1):
             sys.exit(f"checks.evaluate failed:\n{evaluation.stderr}")
+        games = args.games or "all four games"
+        filings = "" if args.rulesets is None else f", judged by the filings in {args.rulesets}"
         print(f"{rounds:,} rounds ({args.casinos} casinos x {args.tables} tables x "
-              f"{args.rounds}), all four games, every fault kind at --fault-rate "
-              f"{args.fault_rate}, seed {args.seed}; Python {platform.python_version()}, "
-              f"{os.cpu_count()} CPUs\n")
+              f"{args.rounds}), {games}, every fault kind at --fault-rate "
+              f"{args.fault_rate}, seed {args.seed}{filings}; Python "
+              f"{platform.python_version()}, {os.cpu_count()} CPUs\n")
         print("| stage | wall s |\n|---|---:|")
         for name, elapsed in TIMES:
             print(f"| {name} | {elapsed:.1f} |")
