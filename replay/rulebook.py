@@ -162,15 +162,21 @@ class Rulebook:
         return [f.entry() for f in sorted(self.files, key=lambda f: f.path)]
 
 
-def overlaps(rulesets: Iterable[Ruleset]) -> list[tuple[Ruleset, Ruleset]]:
-    """Every pair of rulesets of one casino and game in force on a common day, each pair
-    once, in the order of the days they come into force."""
+def _by_casino_and_game(rulesets: Iterable[Ruleset]) -> list[list[Ruleset]]:
+    """The rulesets of each casino and game (by casino, then game), each group in the order
+    of the days they come into force."""
     groups: dict[tuple[str | None, str], list[Ruleset]] = {}
     for r in rulesets:
         groups.setdefault((r.casino, r.game), []).append(r)
+    return [sorted(groups[key], key=lambda r: (r.effective_from, r.id))
+            for key in sorted(groups, key=lambda k: (k[0] or "", k[1]))]
+
+
+def overlaps(rulesets: Iterable[Ruleset]) -> list[tuple[Ruleset, Ruleset]]:
+    """Every pair of rulesets of one casino and game in force on a common day, each pair
+    once, in the order of the days they come into force."""
     out = []
-    for key in sorted(groups, key=lambda k: (k[0] or "", k[1])):
-        group = sorted(groups[key], key=lambda r: (r.effective_from, r.id))
+    for group in _by_casino_and_game(rulesets):
         for i, a in enumerate(group):
             for b in group[i + 1:]:
                 if a.effective_to is None or b.effective_from < a.effective_to:
@@ -182,12 +188,8 @@ def gaps(rulesets: Iterable[Ruleset]) -> list[tuple[Ruleset, Ruleset]]:
     """Each pair of consecutive rulesets of one casino and game with days between them when
     neither is in force (``a.effective_to`` before ``b.effective_from``); overlapping ones
     are :func:`overlaps`'."""
-    groups: dict[tuple[str | None, str], list[Ruleset]] = {}
-    for r in rulesets:
-        groups.setdefault((r.casino, r.game), []).append(r)
     out = []
-    for key in sorted(groups, key=lambda k: (k[0] or "", k[1])):
-        group = sorted(groups[key], key=lambda r: (r.effective_from, r.id))
+    for group in _by_casino_and_game(rulesets):
         for a, b in itertools.pairwise(group):
             if a.effective_to is not None and a.effective_to < b.effective_from:
                 out.append((a, b))

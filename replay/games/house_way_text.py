@@ -12,9 +12,14 @@ source label in, values out; every error names the source, the line and the rule
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
 
 from replay.errors import ReplayError, RulesetError
+
+if TYPE_CHECKING:
+    from replay.rulesets import Ruleset
 
 FORMAT = "catwalk-house-way 1"
 """The one format version this reader knows (the first line of every house-way file)."""
@@ -34,6 +39,31 @@ class HouseWayFormatError(ReplayError, ValueError):
 
 class UnknownHouseWayError(RulesetError, LookupError):
     """A ruleset names a house way that is not known (not shipped, not loaded from a file)."""
+
+
+_W = TypeVar("_W")
+
+
+def find_way(ruleset: Ruleset, *, kind: type[_W], shipped: Mapping[str, _W], game: str) -> _W:
+    """The house way of ``kind`` (one game family's) that ``ruleset`` names: the one loaded
+    from its ``.way`` file (``ruleset.house_way_spec``), or a shipped one by name.
+    :class:`UnknownHouseWayError` names the ruleset and what is known, so that a round is not
+    evaluated (fail closed), never judged by another way."""
+    spec = ruleset.house_way_spec
+    if spec is not None:
+        if isinstance(spec, kind):
+            return spec
+        raise UnknownHouseWayError(
+            f"ruleset {ruleset.id} names house way {ruleset.house_way!r}, a house way for "
+            f"{getattr(spec, 'game', '?')}, not {game}")
+    way = shipped.get(ruleset.house_way)
+    if way is None:
+        hint = (" (a house-way file is loaded when the ruleset is read from its JSON file)"
+                if ruleset.house_way.endswith(".way") else "")
+        raise UnknownHouseWayError(
+            f"ruleset {ruleset.id} names house way {ruleset.house_way!r}; known for "
+            f"{game}: {', '.join(sorted(shipped))}{hint}")
+    return way
 
 
 def where(source: str, line: int | None = None, rule: str | None = None) -> str:

@@ -24,7 +24,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from replay.errors import HandError, ReplayError
-from replay.games.house_way_text import UnknownHouseWayError
+from replay.games.house_way_text import find_way
 from replay.games.pai_gow_tiles_hands import Setting, canonical, set_hands, settings
 from replay.games.pai_gow_tiles_house_way_words import GAME as WAY_GAME
 from replay.games.pai_gow_tiles_house_way_words import HouseWay as HouseWay
@@ -64,23 +64,10 @@ HOUSE_WAYS: Mapping[str, HouseWay] = MappingProxyType(
 
 def find_house_way(ruleset: Ruleset) -> HouseWay:
     """The tiles house way ``ruleset`` names: the one loaded from its ``.way`` file
-    (``ruleset.house_way_spec``), or a shipped one by name. :class:`UnknownHouseWayError`
-    names the ruleset and what is known, so that a round is not evaluated (fail closed)."""
-    spec = ruleset.house_way_spec
-    if spec is not None:
-        if isinstance(spec, HouseWay):
-            return spec
-        raise UnknownHouseWayError(
-            f"ruleset {ruleset.id} names house way {ruleset.house_way!r}, a house way for "
-            f"{getattr(spec, 'game', '?')}, not {WAY_GAME}")
-    way = HOUSE_WAYS.get(ruleset.house_way)
-    if way is None:
-        hint = (" (a house-way file is loaded when the ruleset is read from its JSON file)"
-                if ruleset.house_way.endswith(".way") else "")
-        raise UnknownHouseWayError(
-            f"ruleset {ruleset.id} names house way {ruleset.house_way!r}; known for "
-            f"{WAY_GAME}: {', '.join(sorted(HOUSE_WAYS))}{hint}")
-    return way
+    (``ruleset.house_way_spec``), or a shipped one by name; :class:`UnknownHouseWayError`
+    otherwise, so that a round is not evaluated (fail closed), never judged by another way
+    (:func:`replay.games.house_way_text.find_way`)."""
+    return find_way(ruleset, kind=HouseWay, shipped=HOUSE_WAYS, game=WAY_GAME)
 
 
 def house_way_setting(
