@@ -64,6 +64,9 @@ def main() -> int:
     p.add_argument("--workers", type=int, default=2, help="replay worker processes")
     p.add_argument("--rulesets", type=Path, default=None, metavar="DIR",
                    help="the casinos' filings the tables deal by and replay judges by")
+    p.add_argument("--against-shipped", action="store_true",
+                   help="with --rulesets: judge the same log again by the shipped rulesets "
+                   "alone (Catwalk's own house ways and paytables) and score that too")
     p.add_argument("--first-casino", type=int, default=1, metavar="N",
                    help="number of the first casino (C01 by default)")
     p.add_argument("--games", default=None, metavar="GAME,...",
@@ -119,6 +122,20 @@ def main() -> int:
         print(evaluation.stdout)
         print("python -m checks said:\n" + "\n".join(
             "    " + line for line in checks.stdout.splitlines()))
+        if args.against_shipped and args.rulesets is not None:
+            shipped = data.parent / f"{data.name}-shipped"
+            shutil.rmtree(shipped, ignore_errors=True)
+            shutil.copytree(data, shipped, ignore=shutil.ignore_patterns("replay*", "checks"))
+            _run("replay, shipped rulesets", ["replay", "--data", str(shipped), "--workers",
+                                              str(args.workers)], env)
+            _run("checks, shipped rulesets", ["checks", "--data", str(shipped)], env)
+            against = _run("evaluate, shipped rulesets", [
+                "checks.evaluate", "--data", str(shipped),
+                *[x for path in labels for x in ("--labels", str(path))]], env, check=False)
+            print("\nThe same log judged by the shipped rulesets alone (no --rulesets):\n")
+            print(against.stdout)
+            if tmp is not None:
+                shutil.rmtree(shipped, ignore_errors=True)
         return evaluation.returncode
     finally:
         if tmp is not None:

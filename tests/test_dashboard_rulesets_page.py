@@ -61,10 +61,12 @@ def test_commission_words_follow_the_rounding_of_each_ruleset() -> None:
     # docs/rules.md 6a.1: 5% of $10.10 is 50.5 cents, rounded down to $0.50.
     assert page.commission_words(load_ruleset("pai_gow_poker-classic-v1")) == (
         "5% of the win, rounded down to the cent (a win of $10.10 pays $0.50 commission).")
-    # docs/rules.md 6a.2: rounded up to the next multiple of 25 cents: $0.75.
+    # docs/rules.md 6a.2: rounded up to the next multiple of 25 cents: $0.75; lawful from
+    # the exact 5% rounded down to the cent (50.5 -> $0.50) up to that $0.75.
     assert page.commission_words(load_ruleset("pai_gow_tiles-pr-v1")) == (
         "5% of the win, rounded up to the next multiple of $0.25 (a win of $10.10 pays "
-        "$0.75 commission).")
+        "$0.75 commission). Lawful: any commission from $0.50 to $0.75 on that win "
+        "(docs/rules.md 6a.19); a settlement is flagged only outside the range.")
     assert page.commission_words(load_ruleset("face_up_pai_gow-pa688a-v1")) == "No commission."
 
 
@@ -88,7 +90,9 @@ def test_every_role_reads_every_shipped_ruleset(data: Path, role: Role) -> None:
         {"ruleset": "pai_gow_tiles-pr-v1", "game": "pai_gow_tiles",
          "in force from": "2000-01-01", "in force until": "no end date", "in force today": "yes",
          "commission": "5% of the win, rounded up to the next multiple of $0.25 (a win of "
-                       "$10.10 pays $0.75 commission).", "house way": "pr-11.2-d"},
+                       "$10.10 pays $0.75 commission). Lawful: any commission from $0.50 to "
+                       "$0.75 on that win (docs/rules.md 6a.19); a settlement is flagged only "
+                       "outside the range.", "house way": "pr-11.2-d"},
     ]
 
 

@@ -300,7 +300,8 @@ def test_a_way_file_not_loaded_fails_closed(tmp_path: Path) -> None:
     path = _ruleset_file(tmp_path, "alt.way")
     ruleset = ruleset_from_dict(json.loads(path.read_text(encoding="utf-8")), source=str(path))
     assert ruleset.house_way_spec is None
-    with pytest.raises(UnknownHouseWayError, match=re.escape("'alt.way'; known for pai_gow_poker: reference-1.3")):
+    with pytest.raises(UnknownHouseWayError,
+                       match=re.escape("'alt.way'; known for pai_gow_poker: reference-1.3")):
         poker_way.find_house_way(ruleset)
     from replay.games.pai_gow_poker import adjudicate
     from replay.notation import parse_round

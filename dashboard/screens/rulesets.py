@@ -104,8 +104,14 @@ def commission_words(ruleset: Ruleset) -> str:
                     else f"rounded up to the next multiple of {format_cents(unit)}")
     example_win = 1010
     example = ruleset.commission.on(example_win)
-    return (f"{percent(rate)} of the win, {rounding} (a win of {format_cents(example_win)} "
-            f"pays {format_cents(example)} commission).")
+    words = (f"{percent(rate)} of the win, {rounding} (a win of {format_cents(example_win)} "
+             f"pays {format_cents(example)} commission).")
+    if not ruleset.commission.ranged:
+        return words
+    low, high = ruleset.commission.lawful(example_win)
+    return (f"{words} Lawful: any commission from {format_cents(low)} to "
+            f"{format_cents(high)} on that win (docs/rules.md 6a.19); a settlement is "
+            "flagged only outside the range.")
 
 
 def option_value(name: str, value: str | int | bool) -> str:
