@@ -38,6 +38,11 @@ examples:
   python -m replay whatif --ruleset my-paytable.json --data var/demo
   python -m replay whatif --ruleset caribbean_stud-standard-v1 --casino C01 \\
       --since 2026-11-28 --until 2026-11-30 --data var/demo --workers 2
+  python -m replay whatif --data var/demo \\
+      --ruleset docs/examples/rulesets/C02/pai_gow_poker-c02-flamingo-v1.json
+      (another house way: the dealer's hand is set again by it, docs/whatif.md)
+  python -m replay whatif --ruleset proposed.json --rulesets casino-filings/ --casino C02
+      (production judged by the casinos' own filings, as `python -m replay --rulesets`)
 """
 
 
@@ -342,6 +347,9 @@ from the summary file written under ``out``)."""
         f"{c['rounds_changed']:,} ({c['wagers_changed']:,} of {c['wagers_judged']:,} wagers); "
         f"not evaluated under one or both: {c['rounds_not_evaluated']:,} (listed in "
         f"{FILES['not_evaluated']}, counted neither changed nor unchanged)",
+        *([f"whatif: the proposed house way set the dealer's hand otherwise in "
+           f"{c['rounds_dealer_reset']:,} rounds, judged with that hand (docs/whatif.md)"]
+          if c.get("rounds_dealer_reset") else []),
         "whatif: money moved, the patrons' expected net, proposed minus production "
         "(positive: to the patrons, negative: to the house):",
     ]
