@@ -24,6 +24,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -46,7 +47,8 @@ from replay.dispute_why import HOUSE_WAY_GAMES, WHEEL_GAMES, Holding, Table, ver
 from replay.errors import ReplayError
 from replay.pictures import card_svg, tile_svg
 from replay.refusal import refusal
-from replay.rulesets import CommissionRounding, Ruleset, load_ruleset
+from replay.rulebook import Rulebook, shipped_book
+from replay.rulesets import CommissionRounding, Ruleset
 
 __all__ = ["EventView", "HandView", "ProofView", "ReportError", "RoundReport", "WagerView",
            "card_svg", "report_html", "report_text", "round_report", "table_rounds",
@@ -152,14 +154,40 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def ruleset_words(ruleset_id: str | None) -> str:
+def judging_book(replay_dir: Path) -> tuple[Rulebook, str | None]:
+    """The rulebook the outputs under ``replay_dir`` were judged by, as far as this reader
+    can trust it: the casinos' filings their manifest records, read from
+    ``$CATWALK_RULESETS`` when that directory holds those very files
+    (replay.filings.judging_filings), else the shipped rulesets alone, with why."""
+    from replay.filings import RULESETS_ENV, judging_filings
+
+    try:
+        manifest = json.loads((replay_dir / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        manifest = None
+    given = manifest.get("ruleset_files") if isinstance(manifest, dict) else None
+    files = tuple((str(f.get("path")), str(f.get("sha256"))) for f in given
+                  if isinstance(f, dict)) if isinstance(given, list) else None
+    found, note = judging_filings(files, os.environ.get(RULESETS_ENV, ""))
+    if found is None or found.problems:
+        return shipped_book(), note
+    return found.book(), None
+
+
+def ruleset_words(ruleset_id: str | None, book: Rulebook | None = None,
+                  note: str | None = None) -> str:
     """What a ruleset says, in one paragraph: its title, when it is in force, commission,
-    wheel, house way, options and sources (replay/rulesets/*.json)."""
+    wheel, house way, options and sources, looked up in ``book`` (default the shipped
+    rulesets; replay/rulesets/*.json, a casino's filing); ``note``: why a casino's filings
+    could not be read, said when the ruleset is not found."""
     if ruleset_id is None:
         return "no ruleset: the round was never started, so none could be chosen"
     try:
-        rs = load_ruleset(ruleset_id)
+        rs = (shipped_book() if book is None else book).find(ruleset_id)
     except (ReplayError, LookupError) as exc:
+        if note:
+            return (f"ruleset {ruleset_id} is neither shipped nor in a casino's filing this "
+                    f"report can read: {note}")
         return f"ruleset {ruleset_id} is not shipped with this version: {exc}"
     return _described(rs)
 
@@ -196,7 +224,7 @@ def _banker_seat(banker: object) -> int | None:
 
 
 def _hand_views(round_row: Mapping[str, Any], hands: list[dict[str, Any]],
-                wagers: list[dict[str, Any]]) -> tuple[HandView, ...]:
+                wagers: list[dict[str, Any]], book: Rulebook) -> tuple[HandView, ...]:
     """Each hand with its result and why (replay/dispute_why.py), the rules engine's
     outcome of the party's deciding wager (the main, else the ante) as the result."""
     evaluated = bool(round_row.get("evaluated"))
@@ -212,7 +240,7 @@ def _hand_views(round_row: Mapping[str, Any], hands: list[dict[str, Any]],
     ruleset_id = round_row.get("ruleset")
     if ruleset_id is not None:
         try:
-            ruleset = load_ruleset(str(ruleset_id))
+            ruleset = book.find(str(ruleset_id))
         except (ReplayError, LookupError):
             ruleset = None
         if ruleset is not None:
@@ -284,6 +312,7 @@ def _reports(reader: _Reader, data: Path, replay_dir: Path, keys: list[Key], *,
              "round_id": sorted({k[2] for k in keys})}
     by: dict[str, dict[Key, list[dict[str, Any]]]] = {}
     notes: list[str] = []
+    book, filings_note = judging_book(replay_dir)
     for name in INPUTS:
         path = replay_dir / f"{name}.parquet"
         if not path.is_file():
@@ -319,12 +348,13 @@ def _reports(reader: _Reader, data: Path, replay_dir: Path, keys: list[Key], *,
         wagers = by["wagers"].get(key, [])
         out[key] = RoundReport(
             round_id=r["round_id"], casino=r["casino"], table_id=r["table_id"],
-            game=r["game"], ruleset=r["ruleset"], ruleset_words=ruleset_words(r["ruleset"]),
+            game=r["game"], ruleset=r["ruleset"],
+            ruleset_words=ruleset_words(r["ruleset"], book, filings_note),
             dealt_at=_iso(r["dealt_at"]), dealer_id=r["dealer_id"], banker=r["banker"],
             evaluated=bool(r["evaluated"]),
             problems=tuple(p for p in (r["problems"] or "").split("; ") if p),
             notation=r["notation"],
-            hands=_hand_views(r, by["hands"].get(key, []), wagers),
+            hands=_hand_views(r, by["hands"].get(key, []), wagers, book),
             wagers=tuple(_wager_view(w) for w in wagers),
             timeline=tuple(_event_view(e) for e in timeline),
             findings=(*(f"{f['kind']} at {f['where']}: {f['detail']}"

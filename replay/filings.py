@@ -84,6 +84,37 @@ class FilingsRefused(RulesetError):
                          f"`python -m replay rulesets check {directory}` lists them")
 
 
+RULESETS_ENV = "CATWALK_RULESETS"
+"""The environment variable naming the rulesets directory (docs/rulesets.md)."""
+
+
+def judging_filings(files: tuple[tuple[str, str], ...] | None,
+                    directory: Path | str | None) -> tuple[Filings | None, str | None]:
+    """The filings that judged outputs whose manifest records ``files`` ((path, SHA-256) of
+    every file of the rulesets directory; None: an older replay, empty: the shipped rulesets
+    alone), read from ``directory``: trusted only when its files hash to the manifest's,
+    file for file, and it has no problem. Else None and why (what to do), so that a reader
+    (the dashboard, the dispute report) never shows other rules as those that judged."""
+    if not files:
+        return None, None
+    if not directory:
+        return None, (f"Set {RULESETS_ENV} to the rulesets directory replay judged by to read "
+                      "these rulesets here in full.")
+    try:
+        found = read_filings(directory)
+    except FilingsError as error:
+        return None, f"{error}."
+    have = tuple((f.path, f.sha256) for f in found.files)
+    if found.problems or have != tuple(files):
+        return None, (
+            f"The rulesets directory {directory} ({RULESETS_ENV}) does not hold the files "
+            "that judged this data (their SHA-256 differ, or files were added or removed"
+            f"{', or it has problems' if found.problems else ''}), so its rulesets are not "
+            "shown as those that judged it. Replay again by it, or name the directory "
+            "replay used.")
+    return found, None
+
+
 def load_rulebook(directory: Path | str) -> Rulebook:
     """The rulebook of the shipped rulesets and ``directory``'s filings. FilingsError when
     the directory cannot be read, FilingsRefused when it has any problem."""

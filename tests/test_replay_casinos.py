@@ -266,3 +266,28 @@ def test_the_simulator_refuses_a_directory_with_problems_before_kafka(tmp_path):
     assert done.returncode == 2
     assert f"simulate: {tmp_path}/C02/x.json: " in done.stderr
     assert "REFUSED" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_dispute_report_of_a_casinos_round_reads_its_filing(tmp_path, two_casinos,
+                                                               monkeypatch):
+    """The dispute report of C02's round describes C02's own ruleset, with why each hand won,
+    when $CATWALK_RULESETS holds the very files replay judged by (their SHA-256 in the
+    manifest); without it, the report says which ruleset it cannot read and what to do,
+    never another ruleset's words."""
+    from replay.dispute import round_report
+
+    data = two_casinos.parent
+    replay(two_casinos, data / "replay", book=load_rulebook(EXAMPLE))
+    monkeypatch.setenv("CATWALK_RULESETS", str(EXAMPLE))
+    report = round_report(data, "B-000001", casino="C02")
+    assert report is not None and report.ruleset == C02_STUD
+    assert report.ruleset_words.startswith(f"{C02_STUD}: Caribbean stud poker at casino C02")
+    (seat,) = [h for h in report.hands if h.seat == 1]
+    assert seat.result == "wins" and seat.why
+    monkeypatch.delenv("CATWALK_RULESETS")
+    blind = round_report(data, "B-000001", casino="C02")
+    assert blind is not None
+    assert blind.ruleset_words.startswith(
+        f"ruleset {C02_STUD} is neither shipped nor in a casino's filing this report can read: "
+        "Set CATWALK_RULESETS to the rulesets directory")
+    assert all(h.why is None for h in blind.hands)

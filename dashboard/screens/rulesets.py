@@ -345,28 +345,14 @@ def casino_rulesets(root: Path) -> CasinoRulesets:
     """The casinos' rulesets the data under ``root`` was judged by (see
     :class:`CasinoRulesets`): trusted only when the directory's files hash to the
     manifest's, file for file."""
-    from replay.filings import FilingsError, read_filings
+    from replay.filings import judging_filings
 
     files = read_manifest(root).ruleset_files
     if not files:
         return CasinoRulesets(files=files)
-    directory = os.environ.get(RULESETS_ENV, "")
-    if not directory:
-        return CasinoRulesets(files=files, note=(
-            f"Set {RULESETS_ENV} to the rulesets directory replay judged by to read these "
-            "rulesets here in full."))
-    try:
-        found = read_filings(directory)
-    except FilingsError as error:
-        return CasinoRulesets(files=files, note=f"{error}.")
-    have = tuple((f.path, f.sha256) for f in found.files)
-    if found.problems or have != tuple(files):
-        return CasinoRulesets(files=files, note=(
-            f"The rulesets directory {directory} ({RULESETS_ENV}) does not hold the files "
-            "that judged this data (their SHA-256 differ, or files were added or removed"
-            f"{', or it has problems' if found.problems else ''}), so its rulesets are not "
-            "shown as those that judged it. Replay again by it, or name the directory "
-            "replay used."))
+    found, note = judging_filings(files, os.environ.get(RULESETS_ENV, ""))
+    if found is None:
+        return CasinoRulesets(files=files, note=note)
     return CasinoRulesets(files=files, rulesets=tuple(f.ruleset for f in found.filings))
 
 
