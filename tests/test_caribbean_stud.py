@@ -80,6 +80,12 @@ def w(outcome: str, net: int) -> dict[str, Any]:
     return {"outcome": outcome, "net": net, "commission": 0}
 
 
+def meter_win(net: int, high: int) -> dict[str, Any]:
+    """A share of the meter paid ``net`` (rounded down), lawful up to ``high`` (rounded up:
+    docs/rules.md 6a.13, 6a.19)."""
+    return {**w("win", net), "net_range": [net, high], "commission_range": [0, 0]}
+
+
 # ---------------------------------------------------------------------------------------
 # Ranking: 52 cards, wheel lowest, kickers (docs/rules.md 4.2, 6a.4)
 # ---------------------------------------------------------------------------------------
@@ -305,19 +311,20 @@ def test_9_7_a_conceded_royal_does_not_share_the_meter():
 
 
 @pytest.mark.parametrize(("cards", "award"), [
-    ("Ts Js Qs Ks As", 2_500_005),  # royal: 100% of the 2,500,005 meter
-    ("9h Th Jh Qh Kh", 250_000),    # straight flush: 10% of 2,500,005 = 250,000.5 -> 250,000
-    ("7c 7d 7h 7s 9c", 50_000),     # four of a kind: $500
-    ("8c 8d 8h 5c 5d", 10_000),     # full house: $100
-    ("2c 6c 9c Jc Kc", 5_000),      # flush: $50
+    ("Ts Js Qs Ks As", w("win", 2_500_005)),  # royal: 100% of the 2,500,005 meter
+    # straight flush: 10% of 2,500,005 = 250,000.5 -> 250,000, lawful up to 250,001 (6a.19)
+    ("9h Th Jh Qh Kh", meter_win(250_000, 250_001)),
+    ("7c 7d 7h 7s 9c", w("win", 50_000)),     # four of a kind: $500
+    ("8c 8d 8h 5c 5d", w("win", 10_000)),     # full house: $100
+    ("2c 6c 9c Jc Kc", w("win", 5_000)),      # flush: $50
 ])
-def test_6_progressive_award_per_posted_line(cards: str, award: int):
+def test_6_progressive_award_per_posted_line(cards: str, award: dict[str, Any]):
     result = judge_document(doc(DEALER_AK432,
                                 seat(1, cards, **{"ante": 1000, "raise": 2000,
                                                   "progressive": 100}),
                                 meter=2_500_005))
     # the wager is not collected when it wins: net is the award (6a.12)
-    assert wagers_of(result, 1)["progressive"] == w("win", award)
+    assert wagers_of(result, 1)["progressive"] == award
 
 
 @pytest.mark.parametrize("cards", ["5h 6d 7c 8s 9h", "Qc Qd Qh 6s 2d", "Ac Kc 5d 3h 2h"])
@@ -359,9 +366,10 @@ def test_6a_13_two_royals_share_the_meter_odd_cent_rounded_down():
         seat(2, "Tc Jc Qc Kc Ac", action="fold", ante=1000, progressive=100),
         meter=2_500_001,
     ))
-    # 100% of 2,500,001 shared by two royals: 1,250,000.5 each -> 1,250,000
-    assert wagers_of(result, 1)["progressive"] == w("win", 1_250_000)
-    assert wagers_of(result, 2)["progressive"] == w("win", 1_250_000)
+    # 100% of 2,500,001 shared by two royals: 1,250,000.5 each -> 1,250,000; the odd cent
+    # to either is lawful (6a.19): up to 1,250,001
+    assert wagers_of(result, 1)["progressive"] == meter_win(1_250_000, 1_250_001)
+    assert wagers_of(result, 2)["progressive"] == meter_win(1_250_000, 1_250_001)
     # the royal also beats the dealer's queens: raise 100 to 1 on 2000 = 200,000
     assert wagers_of(result, 1)["raise"] == w("win", 200_000)
 
@@ -375,9 +383,10 @@ def test_6a_13_three_straight_flushes_share_their_ten_percent():
         seat(4, "Ac Ad Ah 2s 3s", action="fold", ante=500, progressive=100),
         meter=1_000_003,
     ))
-    # 10% of 1,000,003 = 100,000.3 -> 100,000; shared by 3 -> 33,333.33 -> 33,333 each
+    # 10% of 1,000,003 = 100,000.3 -> 100,000; shared by 3 -> 33,333.33 -> 33,333 each;
+    # lawful up to 100,001 shared and rounded up: 33,334 (6a.19)
     for number in (1, 2, 3):
-        assert wagers_of(result, number)["progressive"] == w("win", 33_333)
+        assert wagers_of(result, number)["progressive"] == meter_win(33_333, 33_334)
     assert wagers_of(result, 4)["progressive"] == w("loss", -100)
 
 

@@ -161,17 +161,23 @@ def _jackpot(round_id, seat, hand, recorded, expected, *, meter=False, **changes
             **STEPS, **changes}
 
 
-def _progressive(round_id, seat, recorded_net, expected_net):
+def _progressive(round_id, seat, recorded_net, expected_net, lawful=None):
+    """``lawful``: the expected net's range (lowest, highest), as replay writes it for a
+    share of the meter the texts let the house round either way (docs/rules.md 6a.19)."""
     def outcome(net):
         return "win" if net > 0 else "loss"
 
-    return _side(round_id, seat, "progressive", 100, (outcome(recorded_net), recorded_net, 0),
-                 (outcome(expected_net), expected_net, 0))
+    row = _side(round_id, seat, "progressive", 100, (outcome(recorded_net), recorded_net, 0),
+                (outcome(expected_net), expected_net, 0))
+    if lawful is not None:
+        row.update(expected_net_min_cents=lawful[0], expected_net_max_cents=lawful[1],
+                   expected_commission_min_cents=0, expected_commission_max_cents=0)
+    return row
 
 
 @pytest.fixture
 def jackpots(tmp_path):
-    rounds = [_round(r) for r in ("J1", "J2", "J3", "J4", "J5", "J7")]
+    rounds = [_round(r) for r in ("J1", "J2", "J3", "J4", "J5", "J7", "J8", "J9")]
     rounds.append(_round("J6", evaluated=False, problems="x"))
     rounds += [
         {**_round("M1"), "problem_kinds": ["meter_changed"],
@@ -190,6 +196,12 @@ def jackpots(tmp_path):
         _progressive("J3", 2, 500_000, 500_000),
         _progressive("J7", 1, 1_000_000, 500_000),  # the wager itself settled wrong
         _progressive("J7", 2, 500_000, 500_000),
+        # 100% of a meter of 1,000,001 shared by two royals: 500,000.5, so 500,000 or 500,001
+        # each is lawful (the odd cent to either: 6a.13, 6a.19)
+        _progressive("J8", 1, 500_001, 500_000, lawful=(500_000, 500_001)),  # trap: in range
+        _progressive("J8", 2, 500_000, 500_000, lawful=(500_000, 500_001)),
+        _progressive("J9", 1, 500_000, 500_000, lawful=(500_000, 500_001)),
+        _progressive("J9", 2, 500_000, 500_000, lawful=(500_000, 500_001)),
     ]
     jackpots = [
         _jackpot("J1", 1, "royal_flush", 250_000, 250_000),        # trap: right
@@ -206,6 +218,10 @@ def jackpots(tmp_path):
         _jackpot("J6", 2, "royal_flush", 1_000_000, None, meter=True),
         _jackpot("J7", 1, "royal_flush", 1_000_000, 500_000, meter=True),
         _jackpot("J7", 2, "royal_flush", 500_000, 500_000, meter=True),
+        _jackpot("J8", 1, "royal_flush", 500_001, 500_000, meter=True),  # trap: the odd cent
+        _jackpot("J8", 2, "royal_flush", 500_000, 500_000, meter=True),
+        _jackpot("J9", 1, "royal_flush", 500_002, 500_000, meter=True),  # a cent beyond it
+        _jackpot("J9", 2, "royal_flush", 500_000, 500_000, meter=True),
         _jackpot("J4", 3, None, None, 7_500, hand_verified=False, light_illuminated=False,
                  validated=False, paid=False, documented=False, validated_by=None,
                  validator_role=None, paid_from=None),  # never declared: unverified only
@@ -227,12 +243,15 @@ def test_an_award_for_a_hand_that_does_not_win_the_progressive_is_flagged(jackpo
 
 def test_percentage_awards_that_do_not_share_the_meter_are_flagged(jackpots):
     assert _of(jackpots, "jackpot_share_wrong") == [
-        ("J3", 1, 1_000_000, 500_000), ("J7", 1, None, None)]
+        ("J3", 1, 1_000_000, 500_000), ("J7", 1, None, None), ("J9", 1, 500_002, 500_001)]
+    assert _detail(jackpots, "jackpot_share_wrong", "J9", 1) == (
+        "seat 1 royal_flush: awarded 500002 cents of the meter 1000000 in a round of 2 "
+        "percentage awards; its share is 500000 to 500001 cents")
     assert _detail(jackpots, "jackpot_share_wrong", "J3", 1) == (
         "seat 1 royal_flush: awarded 1000000 cents of the meter 1000000 in a round of 2 "
         "percentage awards; its share is 500000 cents")
     assert [f["wager"] for f in jackpots if f["check_id"] == "jackpot_share_wrong"] == [
-        "progressive", "progressive"]
+        "progressive"] * 3
 
 
 def test_a_meter_that_moved_within_the_round_is_flagged_judged_or_not(jackpots):

@@ -84,6 +84,12 @@ def win(net: int) -> dict[str, Any]:
     return {"outcome": "win", "net": net, "commission": 0}
 
 
+def meter_win(net: int, high: int) -> dict[str, Any]:
+    """A share of the meter paid ``net`` (rounded down), lawful up to ``high`` (rounded up:
+    docs/rules.md 6a.13, 6a.19)."""
+    return {**win(net), "net_range": [net, high], "commission_range": [0, 0]}
+
+
 def loss(amount: int) -> dict[str, Any]:
     return {"outcome": "loss", "net": -amount, "commission": 0}
 
@@ -453,10 +459,11 @@ def test_688a_7_h_3_i_b_fixed_awards_are_posted_sums_not_scaled_and_not_collecte
 
 
 def test_6a_13_percentage_award_is_the_meter_share_rounded_down_to_the_cent() -> None:
-    # royal flush plus royal match: 10% of 2,500,005 = 250,000.5, rounded down to 250,000
+    # royal flush plus royal match: 10% of 2,500,005 = 250,000.5, rounded down to 250,000;
+    # rounded up, 250,001, is lawful too (6a.19)
     result = judge(doc(DEALER_EIGHTS, seat(1, "As Ks Qs Js Ts Kd Qd", progressive=100),
                        meter=2_500_005))
-    assert wager(result, 1, "progressive") == win(250_000)
+    assert wager(result, 1, "progressive") == meter_win(250_000, 250_001)
 
 
 def test_6a_13_two_seats_winning_the_same_percentage_award_share_it_odd_cent_dropped() -> None:
@@ -468,11 +475,12 @@ def test_6a_13_two_seats_winning_the_same_percentage_award_share_it_odd_cent_dro
         seat(4, "As Ks Qs Js Ts Kd Qd", progressive=100),  # royal plus royal match: 10%
         meter=2_500_001,
     ))
-    # 100% of 2,500,001 shared by seats 1 and 3: 1,250,000.5 each, rounded down
-    assert wager(result, 1, "progressive") == win(1_250_000)
-    assert wager(result, 3, "progressive") == win(1_250_000)
-    # 10% of 2,500,001 = 250,000.1 -> 250,000, not shared (a different award)
-    assert wager(result, 4, "progressive") == win(250_000)
+    # 100% of 2,500,001 shared by seats 1 and 3: 1,250,000.5 each, rounded down (the odd
+    # cent to either is lawful: up to 1,250,001, 6a.19)
+    assert wager(result, 1, "progressive") == meter_win(1_250_000, 1_250_001)
+    assert wager(result, 3, "progressive") == meter_win(1_250_000, 1_250_001)
+    # 10% of 2,500,001 = 250,000.1 -> 250,000 (up to 250,001), not shared (another award)
+    assert wager(result, 4, "progressive") == meter_win(250_000, 250_001)
     assert wager(result, 2, "progressive") == win(10_000)  # straight flush: $100
 
 
@@ -485,8 +493,9 @@ def test_6a_13_two_royal_matches_share_the_ten_percent_award() -> None:
         meter=2_500_010,
     ))
     # 10% of 2,500,010 = 250,001, shared by seats 1 and 2: 125,000.5 each, rounded down
-    assert wager(result, 1, "progressive") == win(125_000)
-    assert wager(result, 2, "progressive") == win(125_000)
+    # (the odd cent to either is lawful: up to 125,001, 6a.19)
+    assert wager(result, 1, "progressive") == meter_win(125_000, 125_001)
+    assert wager(result, 2, "progressive") == meter_win(125_000, 125_001)
     assert wager(result, 3, "progressive") == win(10_000)  # a fixed $100, not shared
 
 

@@ -93,6 +93,12 @@ def win(net: int, commission: int = 0) -> dict[str, Any]:
     return {"outcome": "win", "net": net, "commission": commission}
 
 
+def meter_win(net: int, high: int) -> dict[str, Any]:
+    """A share of the meter paid ``net`` (rounded down), lawful up to ``high`` (rounded up:
+    docs/rules.md 6a.13, 6a.19); no commission either way."""
+    return {**win(net), "net_range": [net, high], "commission_range": [0, 0]}
+
+
 def loss(amount: int) -> dict[str, Any]:
     return {"outcome": "loss", "net": -amount, "commission": 0}
 
@@ -150,25 +156,28 @@ def test_6a_13_a_percentage_award_is_rounded_down_and_shared_between_its_winners
     # seats 1 and 2 each hold a royal flush plus royal match (seat 2's royal made with the
     # joker as the ten of diamonds, which 6a.10 allows; the match is a natural K-Q of one
     # suit). The award is 10% of the meter: 2,500,035 x 10% = 250,003.5 cents, rounded down
-    # to 250,003, shared by two: 250,003 / 2 = 125,001.5, rounded down to 125,001 each.
+    # to 250,003, shared by two: 250,003 / 2 = 125,001.5, rounded down to 125,001 each. The
+    # texts say neither how the 10% is rounded nor who takes the odd cent, so up to 250,004
+    # shared and rounded up, 125,002, is lawful too (6a.19).
     # Their $1 wagers are not Qualifying Wagers, so no Envy is paid for the two royals.
     dealer = "9c 8c 6h 4d 2d / 7h 3h"
     result = judge(round_doc(dealer,
                              seat(1, "As Ks Qs Js Ts / Kh Qh", progressive=100),
                              seat(2, "Ad Kd Qd Jd Jk / Kc Qc", progressive=100),
                              meter=2_500_035))
-    assert wagers(result, 1) == {"progressive": win(125_001)}
-    assert wagers(result, 2) == {"progressive": win(125_001)}
+    assert wagers(result, 1) == {"progressive": meter_win(125_001, 125_002)}
+    assert wagers(result, 2) == {"progressive": meter_win(125_001, 125_002)}
     assert envy(result) == {1: 0, 2: 0}
 
 
 def test_6a_13_a_lone_percentage_winner_takes_the_whole_share_of_the_meter() -> None:
-    # seat 1 alone: 10% of 2,500,035 = 250,003.5, rounded down to 250,003. Its Fortune of
-    # 500 pays 2,000 to 1 on royal flush plus royal match: 1,000,000.
+    # seat 1 alone: 10% of 2,500,035 = 250,003.5, rounded down to 250,003 (lawful up to
+    # 250,004). Its Fortune of 500 pays 2,000 to 1 on royal flush plus royal match: 1,000,000.
     result = judge(round_doc("9c 8c 6h 4d 2d / 7h 3h",
                              seat(1, "As Ks Qs Js Ts / Kh Qh", progressive=100, fortune=500),
                              meter=2_500_035))
-    assert wagers(result, 1) == {"fortune": win(1_000_000), "progressive": win(250_003)}
+    assert wagers(result, 1) == {"fortune": win(1_000_000),
+                                 "progressive": meter_win(250_003, 250_004)}
 
 
 def test_6a_6_a_fouled_classic_hand_loses_the_main_wager_and_settles_fortune_on_seven_cards(

@@ -43,6 +43,7 @@ from replay.games.results import Outcome as Outcome
 from replay.games.results import (
     ResultObject,
     dealer_entry,
+    meter_award_range,
     result_object,
     seat_entry,
     settled_entry,
@@ -332,8 +333,17 @@ class WagerResult:
     """The lawful commission on a win, lowest and highest, where the ruleset states a range
     wider than the point (docs/rules.md 6a.19); None otherwise (the shipped ruleset takes no
     commission)."""
+    net_range: tuple[int, int] | None = None
+    """The lawful net of a win paid no commission, lowest and highest: a share of the
+    progressive meter (docs/rules.md 6a.13, 6a.19); None when the net is the only lawful
+    amount."""
 
     def __post_init__(self) -> None:
+        if self.net_range is not None and not (
+                self.outcome is Outcome.WIN and self.commission_range is None
+                and self.net_range[0] <= self.net_cents <= self.net_range[1]):
+            raise MoneyError(f"net range {self.net_range} on a {self.outcome} with net "
+                             f"{self.net_cents}")
         if not isinstance(self.outcome, Outcome):
             raise MoneyError(f"outcome must be an Outcome, got {self.outcome!r}")
         if type(self.net_cents) is not int or type(self.commission_cents) is not int:
@@ -457,9 +467,15 @@ def settle_progressives(
         if won is None:
             out[seat.seat] = _lose(seat.progressive_cents)
             continue
-        award = table[won].win_cents(wager_cents=seat.progressive_cents, meter_cents=meter)
-        out[seat.seat] = WagerResult(outcome=Outcome.WIN,
-                                     net_cents=award // sharing.get(won, 1))
+        line = table[won]
+        if line.meter_bps is None:
+            out[seat.seat] = WagerResult(
+                outcome=Outcome.WIN,
+                net_cents=line.win_cents(wager_cents=seat.progressive_cents))
+            continue
+        low, high = meter_award_range(meter, line.meter_bps, sharing[won])
+        out[seat.seat] = WagerResult(outcome=Outcome.WIN, net_cents=low,
+                                     net_range=(low, high) if low < high else None)
     return out
 
 

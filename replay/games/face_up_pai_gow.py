@@ -414,7 +414,7 @@ def judge_document(doc: Mapping[str, Any], ruleset: Ruleset, *,
 
     _ace_high_table(ruleset)  # a ruleset's Ace High paytable is checked in every round
     try:
-        fortune, progressive, envy = settle_bonus_codes(
+        fortune, progressive, envy, meter_ranges = settle_bonus_codes(
             codes, [w.get(FORTUNE, 0) for w in wagered], [w.get(PROGRESSIVE, 0) for w in wagered],
             ruleset, meter,
         )
@@ -426,7 +426,8 @@ def judge_document(doc: Mapping[str, Any], ruleset: Ruleset, *,
             out["wagers"][FORTUNE] = wager_entry(settled[0], settled[1], 0)
         settled = progressive[k]
         if settled is not None:
-            out["wagers"][PROGRESSIVE] = wager_entry(settled[0], settled[1], 0)
+            out["wagers"][PROGRESSIVE] = wager_entry(settled[0], settled[1], 0,
+                                                     net_range=meter_ranges[k])
         out["envy"] = envy[k]
     return result_object(
         round_id=round_id, ruleset_id=ruleset.id,

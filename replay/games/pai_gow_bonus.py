@@ -29,7 +29,7 @@ from replay.cards import Card
 from replay.errors import MoneyError, RoundError, RulesetError
 from replay.games.base import PaytableClasses
 from replay.games.pai_gow_hands import Settlement
-from replay.games.results import Outcome
+from replay.games.results import Outcome, meter_award_range
 from replay.games.seven_card_classes import (
     CLASS_BY_CODE,
     CODE_MASK,
@@ -175,15 +175,19 @@ def settle_bonus_codes(
     progressive: Sequence[int],
     ruleset: Ruleset,
     meter_cents: int | None,
-) -> tuple[list[Settled | None], list[Settled | None], list[int]]:
+) -> tuple[list[Settled | None], list[Settled | None], list[int],
+           list[tuple[int, int] | None]]:
     """Fortune, Progressive and Envy for seats given by position: their class codes and
-    their Fortune and Progressive wagers in cents (0: none). See
-    :func:`settle_bonus_wagers` for the rules. Face Up's hot path."""
+    their Fortune and Progressive wagers in cents (0: none), and each Progressive win's
+    lawful range when it is a share of the meter wider than one amount
+    (:func:`replay.games.results.meter_award_range`). See :func:`settle_bonus_wagers` for
+    the rules. Face Up's hot path."""
     posted = _posted(ruleset)
     n = len(codes)
     fortune_out: list[Settled | None] = [None] * n
     progressive_out: list[Settled | None] = [None] * n
     envy_out = [0] * n
+    ranges: list[tuple[int, int] | None] = [None] * n
     if any(fortune):
         table = posted.fortune
         if table is None:
@@ -213,11 +217,14 @@ def settle_bonus_codes(
                 line = table[codes[k]]
                 if line is None:
                     progressive_out[k] = (_LOSS, -amount)
+                elif line.meter_bps is not None:
+                    low, high = meter_award_range(meter_cents, line.meter_bps,
+                                                  sharing[codes[k]])
+                    progressive_out[k] = (_WIN, low)
+                    if low < high:
+                        ranges[k] = (low, high)
                 else:
-                    award = line.win_cents(wager_cents=amount, meter_cents=meter_cents)
-                    if line.meter_bps is not None:
-                        award //= sharing[codes[k]]
-                    progressive_out[k] = (_WIN, award)
+                    progressive_out[k] = (_WIN, line.win_cents(wager_cents=amount))
     if any(fortune) or any(progressive):
         threshold = posted.qualifying_cents
         if threshold is None:
@@ -232,7 +239,7 @@ def settle_bonus_codes(
             total = sum(sums)
             for k in qualified:
                 envy_out[k] = total - sums[k]
-    return fortune_out, progressive_out, envy_out
+    return fortune_out, progressive_out, envy_out, ranges
 
 
 # ---------------------------------------------------------------------------------------
@@ -274,10 +281,12 @@ class BonusResult:
     envy_cents: int
 
 
-def _settlement(settled: Settled | None) -> Settlement | None:
+def _settlement(settled: Settled | None,
+                net_range: tuple[int, int] | None = None) -> Settlement | None:
     if settled is None:
         return None
-    return Settlement(outcome=Outcome(settled[0]), net_cents=settled[1], commission_cents=0)
+    return Settlement(outcome=Outcome(settled[0]), net_cents=settled[1], commission_cents=0,
+                      net_range=net_range)
 
 
 def settle_bonus_wagers(
@@ -311,13 +320,14 @@ def settle_bonus_wagers(
     if meter_cents is not None and (type(meter_cents) is not int or meter_cents < 0):
         raise MoneyError(f"meter_cents must be non-negative integer cents, got {meter_cents!r}")
     codes = [classify_indexes([c.index for c in h.cards]) & CODE_MASK for h in hands]
-    fortune, progressive, envy = settle_bonus_codes(
+    fortune, progressive, envy, ranges = settle_bonus_codes(
         codes, [h.fortune_cents for h in hands], [h.progressive_cents for h in hands],
         ruleset, meter_cents,
     )
     return tuple(
         BonusResult(seat=h.seat, seven_card_class=CLASS_BY_CODE[codes[k]],
-                    fortune=_settlement(fortune[k]), progressive=_settlement(progressive[k]),
+                    fortune=_settlement(fortune[k]),
+                    progressive=_settlement(progressive[k], ranges[k]),
                     envy_cents=envy[k])
         for k, h in enumerate(hands)
     )

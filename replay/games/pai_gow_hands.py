@@ -158,8 +158,17 @@ class Settlement:
     commission_range: tuple[int, int] | None = None
     """The lawful commission on a win, lowest and highest (docs/rules.md 6a.19); None when
     ``commission_cents`` is the only lawful amount."""
+    net_range: tuple[int, int] | None = None
+    """The lawful net of a win paid no commission, lowest and highest (a share of the
+    progressive meter: docs/rules.md 6a.13, 6a.19); None when ``net_cents`` is the only
+    lawful amount."""
 
     def __post_init__(self) -> None:
+        if self.net_range is not None and not (
+                self.outcome is Outcome.WIN and self.commission_range is None
+                and self.net_range[0] <= self.net_cents <= self.net_range[1]):
+            raise MoneyError(f"net range {self.net_range} on a {self.outcome} with net "
+                             f"{self.net_cents}")
         if not isinstance(self.outcome, Outcome) or self.outcome is Outcome.VOID:
             raise MoneyError(f"pai gow poker voids no wager: outcome must be a win, loss or "
                              f"push, got {self.outcome!r}")

@@ -141,6 +141,23 @@ def win_ranges(amount: int, commission_range: tuple[int, int]
     return (amount - high, amount - low), (low, high)
 
 
+_BPS_WHOLE = 10_000
+
+
+def meter_award_range(meter_cents: int, meter_bps: int, sharing: int) -> tuple[int, int]:
+    """The lawful range of one winner's share of a percentage-of-meter award (docs/rules.md
+    6a.13, 6a.19): the texts say neither how the percentage is rounded to the cent nor who
+    takes the odd cents when several seats share the award. Lowest: the percentage rounded
+    down to the cent, shared equally and rounded down (what the shipped rulesets pay);
+    highest: rounded up, shared and rounded up (the odd cents to this winner). 10% of a
+    meter of 2,500,001 cents shared by two: 125,000 to 125,001."""
+    whole = meter_cents * meter_bps
+    low = whole // _BPS_WHOLE // sharing
+    rounded_up = -(-whole // _BPS_WHOLE)
+    high = -(-rounded_up // sharing)
+    return low, high
+
+
 class SettledWager(Protocol):
     """A wager's settlement as the games keep it (pai gow ``Settlement``, Caribbean stud
     ``WagerResult``)."""
@@ -157,10 +174,12 @@ class SettledWager(Protocol):
 
 def settled_entry(settled: SettledWager) -> WagerEntry:
     """:func:`wager_entry` of a settlement, with its ``commission_range`` (the lawful
-    commission on a win, when the settlement carries one) and the net range that follows."""
+    commission on a win, when the settlement carries one) and the net range that follows,
+    or its own ``net_range`` (a share of the meter: :func:`meter_award_range`)."""
     commission_range: tuple[int, int] | None = getattr(settled, "commission_range", None)
     if commission_range is None:
-        return wager_entry(settled.outcome.value, settled.net_cents, settled.commission_cents)
+        return wager_entry(settled.outcome.value, settled.net_cents, settled.commission_cents,
+                           net_range=getattr(settled, "net_range", None))
     net_range, _ = win_ranges(settled.net_cents + settled.commission_cents, commission_range)
     return wager_entry(settled.outcome.value, settled.net_cents, settled.commission_cents,
                        net_range=net_range, commission_range=commission_range)
