@@ -220,7 +220,7 @@ def _workers(text: str) -> int:
 def rulesets_dir(given: Path | None) -> Path | None:
     """The rulesets directory to judge by: ``given`` (``--rulesets``), else
     ``$CATWALK_RULESETS`` when set and not empty, else None (the shipped rulesets)."""
-    from replay.rulesets_cli import ENV
+    from replay.filings import RULESETS_ENV as ENV
 
     if given is not None:
         return given

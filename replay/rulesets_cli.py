@@ -17,8 +17,7 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-ENV = "CATWALK_RULESETS"
-"""The environment variable naming the rulesets directory replay judges by."""
+from replay.filings import RULESETS_ENV as ENV
 
 EPILOG = """\
 examples:

@@ -327,6 +327,8 @@ def _house_way(ruleset: Ruleset) -> None:
 # Casinos' rulesets -------------------------------------------------------------------------
 
 RULESETS_ENV = "CATWALK_RULESETS"
+"""replay.filings.RULESETS_ENV, named here so that the page imports replay's filings only
+when the manifest lists a casino's files."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
