@@ -207,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
         data = args.data or Path(os.environ.get("CATWALK_DATA") or REPO / "var")
         if args.follow:
             from checks.follow import follow
-            from replay.__main__ import load_book, rulesets_dir
+            from replay.rulesets_cli import load_book, rulesets_dir
 
             rulesets = rulesets_dir(args.rulesets)
             book = load_book(rulesets, "checks")

@@ -369,8 +369,8 @@ def main(argv: list[str] | None = None) -> int:
         for problem in problems:
             print(f"simulate: {problem}", file=sys.stderr)
         return 2
-    from replay.__main__ import load_book, rulesets_dir
     from replay.errors import NoRulesetInForceError
+    from replay.rulesets_cli import load_book, rulesets_dir
 
     book = load_book(rulesets_dir(args.rulesets), "simulate")
     if isinstance(book, int):

@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from replay.batch_decode import KeptRecords
-    from replay.rulebook import Rulebook
     from schemas.log_verify import DataVerdict
 
 REPO = Path(__file__).resolve().parent.parent
@@ -162,6 +161,8 @@ def main(argv: list[str] | None = None) -> int:
 
         return whatif_command(args, args.data or Path(os.environ.get("CATWALK_DATA")
                                                       or REPO / "var"))
+    from replay.rulesets_cli import rulesets_dir
+
     return _run(args.data or Path(os.environ.get("CATWALK_DATA") or REPO / "var"),
                 args.workers, key=args.key, unverified=args.unverified,
                 rulesets=rulesets_dir(args.rulesets))
@@ -215,39 +216,6 @@ def _workers(text: str) -> int:
     if n < 1:
         raise argparse.ArgumentTypeError(f"--workers must be a whole number from 1, got {text!r}")
     return n
-
-
-def rulesets_dir(given: Path | None) -> Path | None:
-    """The rulesets directory to judge by: ``given`` (``--rulesets``), else
-    ``$CATWALK_RULESETS`` when set and not empty, else None (the shipped rulesets)."""
-    from replay.filings import RULESETS_ENV as ENV
-
-    if given is not None:
-        return given
-    named = os.environ.get(ENV, "")
-    return Path(named) if named else None
-
-
-def load_book(rulesets: Path | None, command: str = "replay") -> Rulebook | int | None:
-    """The rulebook of ``rulesets`` (None: the shipped rulesets alone), or 2, said on
-    standard error, when the directory cannot be read or has any problem."""
-    if rulesets is None:
-        return None
-    from replay.filings import FilingsError, FilingsRefused, load_rulebook
-
-    try:
-        return load_rulebook(rulesets)
-    except FilingsRefused as exc:
-        for problem in exc.problems:
-            print(f"{command}: {problem}", file=sys.stderr)
-        print(f"{command}: REFUSED: the rulesets directory {rulesets} has "
-              f"{len(exc.problems)} problem(s) (above); nothing was done. Fix them "
-              f"(`python -m replay rulesets check {rulesets}`)", file=sys.stderr)
-        return 2
-    except FilingsError as exc:
-        print(f"{command}: {exc}; give --rulesets a folder with one folder per casino, or "
-              "leave it out to judge by the shipped rulesets", file=sys.stderr)
-        return 2
 
 
 def _refused(data: Path, why: str) -> None:
@@ -311,6 +279,8 @@ def _run(data: Path, workers: int = 1, *, key: str | None = None,
         print(f"replay: no log at {data / 'log'}: run `python -m ingest` first "
               "(or `make demo`)", file=sys.stderr)
         return 2
+    from replay.rulesets_cli import load_book
+
     book = load_book(rulesets)
     if isinstance(book, int):
         return book

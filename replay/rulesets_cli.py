@@ -15,9 +15,13 @@ import argparse
 import os
 import sys
 from collections.abc import Iterable
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from replay.filings import RULESETS_ENV as ENV
+
+if TYPE_CHECKING:
+    from replay.rulebook import Rulebook
 
 EPILOG = """\
 examples:
@@ -125,3 +129,34 @@ def _print_filed(directory: str, filed: list[tuple[str, Any]]) -> None:
         for relative, r in sorted(by_casino[casino],
                                   key=lambda x: (x[1].game, x[1].effective_from)):
             print(f"  {r.game:<16} {r.id:<32} {_period(r)}  {_safe(relative)}")
+
+
+def rulesets_dir(given: Path | None) -> Path | None:
+    """The rulesets directory to judge by: ``given`` (``--rulesets``), else
+    ``$CATWALK_RULESETS`` when set and not empty, else None (the shipped rulesets)."""
+    if given is not None:
+        return given
+    named = os.environ.get(ENV, "")
+    return Path(named) if named else None
+
+
+def load_book(rulesets: Path | None, command: str = "replay") -> Rulebook | int | None:
+    """The rulebook of ``rulesets`` (None: the shipped rulesets alone), or 2, said on
+    standard error, when the directory cannot be read or has any problem."""
+    if rulesets is None:
+        return None
+    from replay.filings import FilingsError, FilingsRefused, load_rulebook
+
+    try:
+        return load_rulebook(rulesets)
+    except FilingsRefused as exc:
+        for problem in exc.problems:
+            print(f"{command}: {problem}", file=sys.stderr)
+        print(f"{command}: REFUSED: the rulesets directory {rulesets} has "
+              f"{len(exc.problems)} problem(s) (above); nothing was done. Fix them "
+              f"(`python -m replay rulesets check {rulesets}`)", file=sys.stderr)
+        return 2
+    except FilingsError as exc:
+        print(f"{command}: {exc}; give --rulesets a folder with one folder per casino, or "
+              "leave it out to judge by the shipped rulesets", file=sys.stderr)
+        return 2

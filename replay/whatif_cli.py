@@ -166,7 +166,7 @@ def whatif_command(args: argparse.Namespace, data: Path) -> int:
     except Refused as exc:
         print(f"whatif: {exc}", file=sys.stderr)
         return 2
-    from replay.__main__ import load_book, rulesets_dir
+    from replay.rulesets_cli import load_book, rulesets_dir
     from replay.whatif import WhatIf
 
     book = load_book(rulesets_dir(args.rulesets), "whatif")
