@@ -1,7 +1,7 @@
 """``python -m dashboard``: manage the dashboard's users and check its own journals.
 
 The dashboard itself is served by ``make serve`` (``streamlit run dashboard/app.py``); this
-command manages who may sign in to it (issue 9) and verifies the append-only files it keeps.
+command manages who may sign in to it and verifies the append-only files it keeps.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The access log: every sign-in, page view, round view, export and case action, with who and
-when (issue 9), in one append-only journal, ``HOME/access.jsonl`` (dashboard/journal.py).
+when, in one append-only journal, ``HOME/access.jsonl`` (dashboard/journal.py).
 
 Each entry is ``{"user", "action", "target", "detail"}`` plus the journal's ``seq``, ``at``,
 ``prev`` and ``hash``. ``action`` is one of :data:`dashboard.context.Action`; ``target`` names

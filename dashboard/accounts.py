@@ -5,11 +5,12 @@ whose entries are ``user_added`` (name, role, password hash, by), ``password_set
 password hash, by) and ``user_disabled`` (name, by). Nothing is ever rewritten: a disabled user
 stays in the file, and so does every password hash they had.
 
-Passwords are hashed with scrypt (RFC 7914; a memory-hard function, as issue 9 asks), from the
-standard library: a 16-byte random salt, N=2^15, r=8, p=1 (32 MiB and about a tenth of a second
-per hash), a 32-byte key, stored as ``scrypt$N$r$p$SALT$KEY`` (base64) so that the parameters can
-be raised later without breaking the hashes already stored. The password itself is never stored
-or logged; the repository holds no credentials (``python -m dashboard users add`` makes them).
+Passwords are hashed with scrypt (RFC 7914; a memory-hard function, so that guessing passwords
+from a copied file is slow and costly), from the standard library: a 16-byte random salt,
+N=2^15, r=8, p=1 (32 MiB and about a tenth of a second per hash), a 32-byte key, stored as
+``scrypt$N$r$p$SALT$KEY`` (base64) so that the parameters can be raised later without breaking
+the hashes already stored. The password itself is never stored or logged; the repository
+holds no credentials (``python -m dashboard users add`` makes them).
 
 Sign-in throttle: after 5 failed sign-ins for one name within 15 minutes, :meth:`Accounts.
 authenticate` refuses that name, right password or not, for 15 minutes. The count is kept in the

@@ -1,4 +1,4 @@
-"""Cases: what the analysts did about each flag, kept append-only with who and when (issue 9).
+"""Cases: what the analysts did about each flag, kept append-only with who and when.
 
 A case is keyed by :func:`flag_key`, which is stable across re-runs of the checks (the check and
 the coordinates of what it flagged, not a row number), so a case follows its flag when the

@@ -6,9 +6,10 @@ builds one :class:`PageContext` per run and calls the chosen page's ``render(ctx
 reads Parquet through ``ctx.con`` (one cursor per query), narrows by ``ctx.filters`` and
 records what the user looked at or did with ``ctx.record(...)``.
 
-Roles (issue 9): an *analyst* triages flags and works cases; *dispute* staff look up rounds
-and hand dispute reports to patrons and managers; a *regulator* sees everything and changes
-nothing; an *admin* does everything, users included.
+Roles (docs/guide-analyst.md, docs/guide-dispute.md, docs/guide-regulator.md): an *analyst*
+triages flags and works cases; *dispute* staff look up rounds and hand dispute reports to
+patrons and managers; a *regulator* sees everything and changes nothing; an *admin* does
+everything, users included.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The frame around every page of the dashboard (issue 9): who is signed in, which pages
+"""The frame around every page of the dashboard: who is signed in, which pages
 their role may see, the shared filters, the log-verification banner, the access log, and
 the error boundary.
 

@@ -2,7 +2,7 @@
 
 ``judge_document`` is pure. ``judge_lines`` reads a stream of JSON (one document, or JSON
 lines of them) and yields, per round, either the result or an error that names the round
-and what is wrong, so one bad round never stops the batch (issue 3, "Bad input").
+and what is wrong, so one bad round never stops the batch (README "Round documents").
 """
 
 from __future__ import annotations

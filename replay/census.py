@@ -1,5 +1,5 @@
 """The census: every hand of 5, 6 or 7 cards from a game's deck, counted by the category of
-its best five cards (issue 3, interface 2; docs/rules.md 1.1, 5, 6a.3).
+its best five cards (docs/rules.md 1.1, 5, 6a.3).
 
 ``python -m replay census --game pai_gow_poker --cards 7`` prints :func:`census`. Every hand
 is enumerated and ranked; nothing is counted by formula. The hands are enumerated by
@@ -49,7 +49,7 @@ CENSUS_DECKS: Mapping[str, tuple[Card, ...]] = MappingProxyType({
     "pai_gow_poker": DECK_53,
     "caribbean_stud": DECK_52,
 })
-"""The deck each game's census counts (issue 3: pai gow poker's 53 cards with the joker,
+"""The deck each game's census counts (pai gow poker's 53 cards with the joker,
 docs/rules.md 1.1; Caribbean stud's 52 cards, 4.2)."""
 
 CATEGORIES: tuple[HandCategory, ...] = tuple(HandCategory)

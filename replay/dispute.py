@@ -1,7 +1,7 @@
 """A round as a dispute needs it: what was dealt, why each hand won or lost, what was paid
 against what the rules require, every event with who recorded it, the findings, the ruleset,
-and the proof that ties the round to the signed checkpoint (issue 9, the Round page and
-``python -m replay round``).
+and the proof that ties the round to the signed checkpoint (docs/guide-dispute.md: the Round
+page and ``python -m replay round``).
 
 :func:`round_report` reads what replay and the checks wrote (``DATA/replay/*.parquet``,
 ``DATA/replay/manifest.json``, ``DATA/checks/flags.parquet`` when present) for one round;

@@ -15,9 +15,9 @@ from typing import Any
 from replay.cards import Card, parse_card
 from replay.errors import CardError, ReplayError
 
-# Limits on what ``python -m replay adjudicate`` reads (issue 7): a round document is a few
-# kilobytes and four levels deep, so these leave room for any real one while keeping memory
-# and time bounded.
+# Limits on what ``python -m replay adjudicate`` reads (README "Round documents"): a round
+# document is a few kilobytes and four levels deep, so these leave room for any real one
+# while keeping memory and time bounded.
 MAX_DOCUMENT_BYTES = 1 << 20
 """One round document, or one line of JSON lines, in bytes (1 MiB)."""
 MAX_DEPTH = 64
@@ -78,7 +78,7 @@ def mapping(
 
 
 def round_header(doc: object, game: str, allowed: frozenset[str]) -> tuple[Mapping[str, Any], str]:
-    """A round document (issue 3 "Round document") read as far as its header: an object of
+    """A round document (README "Round documents") read as far as its header: an object of
     ``allowed`` keys with a non-empty text ``round_id`` and a ``game`` that is ``game`` (or
     absent: the dispatcher chose the game). Returns the document and its round_id."""
     top = mapping(doc, "the round document", allowed)

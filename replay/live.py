@@ -1,4 +1,4 @@
-"""Replay kept resident for the live loop (``python -m checks --follow``, issue 9): each
+"""Replay kept resident for the live loop (``python -m checks --follow``): each
 pass costs what the records appended since the last one cost, not the whole log.
 
 :class:`LiveReplay` keeps, between calls of :meth:`LiveReplay.step`, how many records of the

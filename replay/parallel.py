@@ -186,9 +186,9 @@ CHUNK = 1_000
 
 PARENT_SHARE = 0.75
 """The parent's share of tables relative to a helper's (a new key goes to whoever holds
-fewest for its share). The parent takes fewer: it also verifies the log (since issue 6 it
-deals the records as verification reads them, and replays those verification read), then
-merges and writes. Chosen with ``python -m replay --workers 2`` on the shift of
+fewest for its share). The parent takes fewer: it also verifies the log (it deals the
+records as verification reads them, and replays those verification read), then merges and
+writes. Chosen with ``python -m replay --workers 2`` on the shift of
 bench/replay_floor.py (20 tables), from the CPU seconds of each process: 0.6 to 0.9 balance
 the two within a table's work (bench/README.md)."""
 

@@ -1,5 +1,5 @@
 """Verification of a growing log that costs what its new segments cost (the live loop,
-``python -m checks --follow``; issue 9), trusting nothing less than a whole verification.
+``python -m checks --follow``), trusting nothing less than a whole verification.
 
 :class:`ResumableVerifier` is called as ``schemas.log_verify.verify_data`` is and gives the
 same verdict. For the lone ingest's chain, after a whole verification that succeeded it

@@ -1,5 +1,5 @@
 """The Access log page: who signed in, looked at what, exported what and changed which case,
-newest first, with the state of the log's hash chain (issue 9; dashboard/access.py).
+newest first, with the state of the log's hash chain (docs/guide-regulator.md; dashboard/access.py).
 
 Regulators and admins only. The log is append-only and hash-chained (dashboard/journal.py):
 a chain that does not verify is a red error naming the first bad line, and no entry is

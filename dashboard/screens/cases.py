@@ -1,5 +1,5 @@
 """The Cases page: each flag with where its case stands, its history, and for an analyst or
-an admin the actions that move it on (issue 9; dashboard/cases.py).
+an admin the actions that move it on (docs/guide-analyst.md; dashboard/cases.py).
 
 An analyst acknowledges a flag (new -> acknowledged) and records a disposition (dealer
 error, patron error, false alarm, amount recovered, or a note), each kept append-only with

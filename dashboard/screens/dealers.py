@@ -1,4 +1,4 @@
-"""Dealers and tables: who and where the mistakes are, under the shared filters (issue 9).
+"""Dealers and tables: who and where the mistakes are, under the shared filters.
 
 Per dealer or per table (one table of one casino): rounds, the error rate (wagers settled
 for a net other than the rules require, over the wagers of the rounds replay judged), the

@@ -1,4 +1,4 @@
-"""Flags: every flag the checks raised, under the shared filters (issue 9).
+"""Flags: every flag the checks raised, under the shared filters (docs/guide-analyst.md).
 
 An analyst narrows the list by check, severity, kind (rule or statistical), direction
 (overpaid, underpaid, no money) and case status (dashboard/cases.py), searches round ids,

@@ -1,6 +1,7 @@
 """The Log integrity page: whether the data shown was built from a log that verified, the
 signed checkpoints beside the log, the quarantine with its reasons, the log-level findings
-of replay, and the verification run again on demand (issue 9; docs/log-integrity.md).
+of replay, and the verification run again on demand (docs/guide-regulator.md;
+docs/log-integrity.md).
 
 What a regulator reads first: the verdict of the verification replay recorded in its
 manifest, the Merkle root and the checkpoint it ties the data to, and the command that lets

@@ -1,4 +1,4 @@
-"""Overview: the shift at a glance, under the shared filters (issue 9).
+"""Overview: the shift at a glance, under the shared filters (docs/guide-analyst.md).
 
 Rounds audited (judged, and not evaluated: replay could not judge them, which is never a
 pass), flags by check and severity with the rule checks apart from the statistical leads,

@@ -1,4 +1,4 @@
-"""The Round page: one round as a dispute needs it (issue 9; replay/dispute.py).
+"""The Round page: one round as a dispute needs it (docs/guide-dispute.md; replay/dispute.py).
 
 The cards or tiles drawn as pictures, each hand's rank and its result against the banker's
 hand with the rule that decided it, the house way for the dealer, what each wager was paid

@@ -1,5 +1,6 @@
 """The Rulesets page: what each shipped ruleset says, when it is in force, which rulesets
-the data shown was judged under, and the casinos' own rulesets that judged it (issue 9).
+the data shown was judged under, and the casinos' own rulesets that judged it
+(docs/guide-regulator.md).
 
 A ruleset is the data a game is judged under (docs/rules.md 6 and 6a; ``replay/rulesets.py``,
 ``replay/rulesets/*.json``): its posted paytables, its commission (rate and rounding), its

@@ -16,7 +16,8 @@ What this module decides, each with the rule it implements:
 - what a surveillance analyst should see beside the settlement: a raise that is not the
   posted multiple of the ante, a progressive wager that is not the posted amount
   (:func:`irregularities`; 6a.17 "flagged separately");
-- the judgement of a round document (:func:`judge_document`, the issue 3 result form).
+- the judgement of a round document (:func:`judge_document`, as the result object of
+  replay/games/results.py).
 
 No paytable, multiple, amount or rounding is a literal here: they come from the ``Ruleset``.
 The ante pays even money (Caribbean stud rules 9.3.1 and 9.4.1.1, docs/rules.md 4.2), as the
@@ -609,7 +610,7 @@ def _seat_from_document(obj: object, index: int) -> Seat:
 
 
 def round_from_document(doc: Mapping[str, Any], *, as_recorded: bool = False) -> CaribbeanRound:
-    """The :class:`CaribbeanRound` a round document describes (issue 3 "Round document":
+    """The :class:`CaribbeanRound` a round document describes (README "Round documents":
     dealer and seats hold five ``cards``; wagers ``ante``, ``raise``, ``progressive``;
     ``action`` ``fold``, ``concede``, or absent for a seat that raised; ``raise`` and
     ``play`` are read as absent). :class:`DocumentError` names what is wrong and where:
@@ -670,10 +671,11 @@ def _refuse_repeats(round: CaribbeanRound) -> None:
 
 
 def result_document(result: RoundResult) -> ResultObject:
-    """The issue 3 result object of a judged round, keys in the issue's order. Caribbean
-    stud has no fouls, house way, Ace High Pai Gow or envy: ``foul`` false, ``house_way``
-    null, ``ace_high_pai_gow`` false, ``envy`` 0; ``dealer.net`` is 0 (the dealer makes no
-    wager of its own); ``dealer.qualifies`` is the Caribbean stud rule 9.1 answer."""
+    """The result object of a judged round, keys in the order the README's result object
+    gives them. Caribbean stud has no fouls, house way, Ace High Pai Gow or envy: ``foul``
+    false, ``house_way`` null, ``ace_high_pai_gow`` false, ``envy`` 0; ``dealer.net`` is 0
+    (the dealer makes no wager of its own); ``dealer.qualifies`` is the Caribbean stud rule
+    9.1 answer."""
     return result_object(
         round_id=result.round_id, ruleset_id=result.ruleset_id,
         dealer=dealer_entry(foul=False, house_way=None, qualifies=result.dealer_qualifies),
@@ -686,8 +688,8 @@ def result_document(result: RoundResult) -> ResultObject:
 
 def judge_document(doc: Mapping[str, Any], ruleset: Ruleset, *,
                    as_recorded: bool = False) -> ResultObject:
-    """Judge one Caribbean stud round document under ``ruleset`` and return the issue 3
-    result object (:func:`round_from_document`, :func:`adjudicate`,
+    """Judge one Caribbean stud round document under ``ruleset`` and return the result
+    object (:func:`round_from_document`, :func:`adjudicate`,
     :func:`result_document`)."""
     return result_document(adjudicate(round_from_document(doc, as_recorded=as_recorded),
                                       ruleset))

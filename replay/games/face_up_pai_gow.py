@@ -7,7 +7,7 @@ What this module decides, each with the rule it implements:
 - the Face Up wager (§ 688a.7(f); 6: no commission, a dealer Ace High Pai Gow ties every
   Face Up wager, a fouled player hand still loses);
 - the Ace High Bonus (§ 688a.7(h)(1); 6a.9, 6a.12);
-- a whole round document (:func:`judge_document`; issue 3 "Round document" and "Result").
+- a whole round document (:func:`judge_document`; README "Round documents").
 
 What it shares with classic pai gow poker lives in modules both import: the seven-card
 classes and Ace High Pai Gow (:mod:`replay.games.seven_card_classes`; 6a.8, 6a.10), the
@@ -88,9 +88,10 @@ GAME = "face_up_pai_gow"
 
 MAIN = "main"
 ACE_HIGH = "ace_high"
-"""Wager names (issue 3 round document): the Face Up wager and the Ace High Bonus Wager, the
-latter also the name of the ruleset paytable it is paid from. The Fortune and Progressive
-wagers and the Envy Bonus are named in :mod:`replay.games.pai_gow_bonus`."""
+"""Wager names (in a round document, README "Round documents"): the Face Up wager and the
+Ace High Bonus Wager, the latter also the name of the ruleset paytable it is paid from. The
+Fortune and Progressive wagers and the Envy Bonus are named in
+:mod:`replay.games.pai_gow_bonus`."""
 
 WAGER_NAMES = frozenset(GAME_WAGERS[GAME])
 
@@ -274,7 +275,7 @@ def _main_result(amount: int, outcome: Outcome, ruleset: Ruleset) -> WagerEntry:
 
 def judge_document(doc: Mapping[str, Any], ruleset: Ruleset, *,
                    as_recorded: bool = False) -> ResultObject:
-    """The result of one Face Up round document (issue 3 "Round document" and "Result").
+    """The result object of one Face Up round document (README "Round documents").
 
     The Face Up wager (58 Pa. Code § 688a.7(f); docs/rules.md 6): a fouled player hand loses
     ((f)(1)(iii)), even when the dealer has an Ace High Pai Gow (6, 6a.6), and so does a

@@ -2,8 +2,8 @@
 
 The rules engine's 5-card and 7-card tables (replay/games/poker_ranks.py,
 replay/games/seven_card_classes.py) were built whole on first use, about 0.7 s of CPU in
-every process that judges (issue 6), though a shift looks up only a part of them. A
-:class:`LazyTable` holds what was asked for: a key not yet held is worked out by the
+every process that judges, though a shift looks up only a part of them. To keep replay
+fast, a :class:`LazyTable` holds what was asked for: a key not yet held is worked out by the
 table's ``fill`` function (the same function the whole table is built with, so the answer
 is the same; tests compare every key with the whole table) and kept. A key the whole table
 does not hold makes ``fill`` raise KeyError, as the whole table would. Looking up a key

@@ -95,7 +95,7 @@ class PlayerBanker:
 
 
 def read_banker(value: object) -> PlayerBanker | None:
-    """A round document's ``banker`` (issue 3): None for ``"dealer"``, else the
+    """A round document's ``banker`` (README "Round documents"): None for ``"dealer"``, else the
     :class:`PlayerBanker` an object ``{"seat": 3, "co_bank": false}`` names (``co_bank``
     defaults to false). DocumentError names anything else, an unknown key, a missing or bad
     seat, a ``co_bank`` that is not true or false."""

@@ -46,8 +46,9 @@ if TYPE_CHECKING:
 FORTUNE = "fortune"
 PROGRESSIVE = "progressive"
 ENVY = "envy"
-"""Wager names (issue 3 round document) of the Fortune and Progressive wagers, and the names
-of the ruleset paytables they and the Envy Bonus are paid from."""
+"""Wager names (in a round document, README "Round documents") of the Fortune and
+Progressive wagers, and the names of the ruleset paytables they and the Envy Bonus are paid
+from."""
 
 QUALIFYING_WAGER_CENTS = "qualifying_wager_cents"
 """Ruleset option: the least Fortune or Progressive wager that is a Qualifying Wager and so

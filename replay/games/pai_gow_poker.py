@@ -5,10 +5,10 @@ What this module decides, each with the rule it implements:
 
 - the judgement of a whole dealer-banked round from the log (:func:`adjudicate`; 6a.6,
   6a.7);
-- the judgement of a round document (issue 3), dealer-banked or player-banked, with the
-  dealer's wager against a player banker and co-banking 50/50 with the house
-  (:func:`judge_document` = :func:`read_document` + :func:`judge_round`; 1.2, 6a.1, 6a.7,
-  6a.14, 6a.18; pai gow poker procedure (2), (4), (10), (11); pai gow poker settlement
+- the judgement of a round document (README "Round documents"), dealer-banked or
+  player-banked, with the dealer's wager against a player banker and co-banking 50/50 with
+  the house (:func:`judge_document` = :func:`read_document` + :func:`judge_round`; 1.2, 6a.1,
+  6a.7, 6a.14, 6a.18; pai gow poker procedure (2), (4), (10), (11); pai gow poker settlement
   (1)-(16)). Who banks, the co-bank share, the dealer's wager and the player banker's
   account (:class:`BankerResult`) follow the rules pai gow tiles shares, in
   :mod:`replay.games.pai_gow_banking`, with this game's commission;
@@ -276,7 +276,7 @@ class ClassicJudgement:
     """The judgement of a classic round document: the dealer's hand (foul, house way), the
     dealer's own wager against a player banker (``dealer_main``; None when there is none),
     each seat in seat-number order, and the player banker's account (None when the dealer
-    banks). :meth:`as_dict` is the issue's result object."""
+    banks). :meth:`as_dict` is the result object (replay/games/results.py)."""
 
     round_id: str
     ruleset_id: str
@@ -286,9 +286,9 @@ class ClassicJudgement:
     banker: BankerResult | None
 
     def as_dict(self) -> ResultObject:
-        """The result object (issue 3, "Result"), keys in the issue's order; a seat's wagers
-        in the order main, fortune, progressive. Wagers of zero or absent, and the banker
-        seat's own main wager, are left out (6a.18, 6a.14)."""
+        """The result object, keys in the order the README's result object gives them; a
+        seat's wagers in the order main, fortune, progressive. Wagers of zero or absent, and
+        the banker seat's own main wager, are left out (6a.18, 6a.14)."""
         return result_object(
             round_id=self.round_id, ruleset_id=self.ruleset_id,
             dealer=dealer_entry(foul=self.dealer.foul, house_way=self.dealer.house_way,
@@ -436,7 +436,7 @@ def judge_round(classic: ClassicRound, ruleset: Ruleset) -> ClassicJudgement:
 
 def judge_document(doc: Mapping[str, Any], ruleset: Ruleset, *,
                    as_recorded: bool = False) -> ResultObject:
-    """The result object for a classic round document (issue 3): :func:`read_document`,
+    """The result object for a classic round document: :func:`read_document`,
     then :func:`judge_round`, as :meth:`ClassicJudgement.as_dict`."""
     return judge_round(read_document(doc, as_recorded=as_recorded), ruleset).as_dict()
 

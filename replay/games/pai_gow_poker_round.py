@@ -1,6 +1,6 @@
 """A classic pai gow poker round as values: what its record gets wrong, and its reading
-from a round document (issue 3 "Round document"; README "Round documents"; docs/rules.md 1.1,
-6a.13, 6a.14, 6a.18; pai gow poker procedure (1), (4), (10), (11)).
+from a round document (README "Round documents"; docs/rules.md 1.1, 6a.13, 6a.14, 6a.18; pai
+gow poker procedure (1), (4), (10), (11)).
 
 What this module decides:
 
@@ -145,7 +145,7 @@ def deal_problems(
 
 
 # ---------------------------------------------------------------------------------------
-# Round documents (issue 3): dealer-banked and player-banked rounds
+# Round documents: dealer-banked and player-banked rounds
 # ---------------------------------------------------------------------------------------
 
 
@@ -222,7 +222,7 @@ def _seat(value: object, index: int) -> SeatHolding:
 
 
 def read_document(doc: Mapping[str, Any], *, as_recorded: bool = False) -> ClassicRound:
-    """A classic round document (issue 3, "Round document") as a :class:`ClassicRound`.
+    """A classic round document (README "Round documents") as a :class:`ClassicRound`.
 
     DocumentError names the field and the bad value: a malformed document (not an object, a
     missing or unknown key, a value of the wrong type), an unknown card, a banker that is

@@ -4,7 +4,7 @@ PR pai gow tiles ¶ A to K).
 What this module decides, each with the rule it implements:
 
 - the judgement of a round document (:func:`read_document`, :func:`judge_round`,
-  :func:`judge_document`; issue 3 "Round document" and "Result"), dealer-banked or
+  :func:`judge_document`; README "Round documents"), dealer-banked or
   player-banked: a withdrawn seat loses its wager (PR pai gow tiles ¶ F), a fouled hand or
   hands not set 2+2 lose it, the others are compared with the banker's and settled; who banks, the
   co-bank share, the dealer's wager against a player banker and the banker's account
@@ -106,7 +106,7 @@ GAME = "pai_gow_tiles"
 
 
 # ---------------------------------------------------------------------------------------
-# Round documents (issue 3)
+# Round documents
 # ---------------------------------------------------------------------------------------
 
 MAIN = "main"
@@ -266,7 +266,7 @@ def _set_problems(h: TilesHolding, *, compared: bool = False) -> list[str]:
 
 
 def read_document(doc: Mapping[str, Any], *, as_recorded: bool = False) -> TilesRound:
-    """A pai gow tiles round document (issue 3, "Round document") as a :class:`TilesRound`.
+    """A pai gow tiles round document (README "Round documents") as a :class:`TilesRound`.
 
     DocumentError names the field and the bad value: a malformed document (not an object, a
     missing or unknown key, a value of the wrong type), an unknown tile token, other than
@@ -364,7 +364,8 @@ class SeatResult:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TilesJudgement:
-    """The judgement of a round document; :meth:`as_dict` is the issue's result object."""
+    """The judgement of a round document; :meth:`as_dict` is the result object
+    (replay/games/results.py)."""
 
     round_id: str
     ruleset_id: str
@@ -374,9 +375,9 @@ class TilesJudgement:
     banker: BankerResult | None
 
     def as_dict(self) -> ResultObject:
-        """The result object (issue 3, "Result"), keys in the issue's order; seats by seat
-        number; wagers of zero or absent, and the banker seat's own, left out (6a.18,
-        6a.14)."""
+        """The result object, keys in the order the README's result object gives them; seats
+        by seat number; wagers of zero or absent, and the banker seat's own, left out
+        (6a.18, 6a.14)."""
         return result_object(
             round_id=self.round_id, ruleset_id=self.ruleset_id,
             dealer=dealer_entry(foul=self.dealer.foul, house_way=self.dealer.house_way,
@@ -478,7 +479,7 @@ def judge_round(round: TilesRound, ruleset: Ruleset) -> TilesJudgement:
 
 def judge_document(doc: Mapping[str, Any], ruleset: Ruleset, *,
                    as_recorded: bool = False) -> ResultObject:
-    """The result object for a pai gow tiles round document (issue 3): :func:`read_document`,
+    """The result object for a pai gow tiles round document: :func:`read_document`,
     then :func:`judge_round`, as :meth:`TilesJudgement.as_dict`."""
     return judge_round(read_document(doc, as_recorded=as_recorded), ruleset).as_dict()
 

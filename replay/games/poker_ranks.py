@@ -18,11 +18,12 @@ its own prime) and a suit bit; five cards of one suit (the joker has no suit bit
 table by rank bitmask, any other hand a table by the product of its primes. The tables hold
 each answer as an interned :class:`HighRank`, so a call allocates nothing but a list of the
 five card indexes (about 0.6 microseconds a hand in CPython). The tables are filled as they
-are used: a key's rank is worked out the first time the key is looked up (a few
-microseconds) and kept, so that a process pays only for the hands it meets (building every
-key of a wheel option took about 0.15 s in every process; issue 6). The per-card arrays and
-the tables are public (:data:`CARD_PRIME`, :data:`CARD_RANK_BIT`, :data:`CARD_SUIT_BIT`,
-:func:`rank_tables`) for the pai gow house way, which ranks many splits of one hand.
+are used, to keep replay fast: a key's rank is worked out the first time the key is looked
+up (a few microseconds) and kept, so that a process pays only for the hands it meets
+(building every key of a wheel option took about 0.15 s in every process). The per-card
+arrays and the tables are public (:data:`CARD_PRIME`, :data:`CARD_RANK_BIT`,
+:data:`CARD_SUIT_BIT`, :func:`rank_tables`) for the pai gow house way, which ranks many
+splits of one hand.
 """
 
 from __future__ import annotations

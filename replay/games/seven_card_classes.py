@@ -249,9 +249,9 @@ def _build_tables() -> _Tables:
 
 
 def _lazy_tables() -> _Tables:
-    """The tables, each entry worked out the first time its key is looked up (and kept):
-    a process pays only for the hands it meets (building them whole took about 0.35 s in
-    every process; issue 6)."""
+    """The tables, each entry worked out the first time its key is looked up (and kept),
+    to keep replay fast: a process pays only for the hands it meets (building them whole
+    took about 0.35 s in every process)."""
     return _Tables(unsuited=MappingProxyType(LazyTable(_unsuited_entry)),
                    suited=MappingProxyType(LazyTable(_suited_entry)),
                    four_of_a_suit=MappingProxyType(LazyTable(_four_of_a_suit_entry)))
