@@ -18,7 +18,6 @@ import base64
 import binascii
 import os
 import sys
-import time
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -91,25 +90,30 @@ def load_signer(data_dir: Path, explicit: Path | None = None, *, create: bool = 
 
 
 def _create(private_path: Path, name: str) -> Signer:
-    """Create the key file (mode 0600); when another process creates it at the same moment
-    (workers started together), read theirs once it is complete."""
+    """Create the key file (mode 0600), whole or not at all: the key is written and fsynced
+    under a temporary name, then linked to its name, which fails if another process (a
+    worker started at the same moment) got there first; then theirs is read. So a process
+    that finds the file always finds a whole key."""
     signer = Signer(name, Ed25519PrivateKey.generate())
     private_path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = private_path.with_name(f".{private_path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
-        fd = os.open(private_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        deadline = time.monotonic() + 5.0
-        while True:
-            try:
-                return _decode(private_path.read_text(encoding="ascii"), private_path)
-            except (SigningKeyError, OSError, UnicodeDecodeError, ValueError):
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.05)
-    with os.fdopen(fd, "w", encoding="ascii") as fo:
-        fo.write(_encode(name, signer.private))
-        fo.flush()
-        os.fsync(fo.fileno())
+        with os.fdopen(fd, "w", encoding="ascii") as fo:
+            fo.write(_encode(name, signer.private))
+            fo.flush()
+            os.fsync(fo.fileno())
+        try:
+            os.link(tmp, private_path)
+        except FileExistsError:
+            return _decode(private_path.read_text(encoding="ascii"), private_path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    directory = os.open(private_path.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
     print(f"ingest: created the signing key {private_path} (keep it secret; a deployment "
           f"keeps it off the data directory, see docs/log-integrity.md). Public key: "
           f"{signer.verifier.vkey}", file=sys.stderr)
