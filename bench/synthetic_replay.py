@@ -543,6 +543,7 @@ def chunk(p: Params, lo: int, hi: int) -> dict[str, pa.Table]:
         vocab(("total", "payment"), (~is_total).astype(int)), ints(e_rec_all, pa.int64()),
         ints(e_exp_all, pa.int64(), exp_null), pa.array(qual[er, e_seat_all]),
         ints(q_cents[er, e_seat_all], pa.int64(), ~qual[er, e_seat_all]),
+        pa.array(np.full(er.size, 500, np.int64)),  # the shipped rulesets' $5 (6a.11)
     ], schema=ENVY)
 
     # bankers: one row per player-banked round -------------------------------------------
@@ -587,6 +588,8 @@ def chunk(p: Params, lo: int, hi: int) -> dict[str, pa.Table]:
     jackpots = pa.Table.from_arrays([
         pc.take(round_id, j_r), pc.take(casino_a, j_r), pc.take(table_id, j_r),
         pc.take(game_a, j_r), ints(w_slot[jw], pa.int32()), vocab(JACKPOT_HANDS, hand),
+        vocab(JACKPOT_HANDS, hand),  # judged as declared: a synthetic table declares right
+        pa.array(np.ones(nj, bool)),
         ints(meter[j_r], pa.int64()), ints(net[jw], pa.int64()), ints(net[jw], pa.int64()),
         *(pa.array(s) for s in steps),
         pc.if_else(pa.array(steps[2]), floor, pa.nulls(nj, pa.string())),

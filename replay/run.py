@@ -68,6 +68,10 @@ from replay.rulebook import Rulebook, shipped_book
 from replay.timeline import timeline_rows
 from schemas import JACKPOT_STEPS, RoundEvent
 
+QUALIFYING_WAGER_OPTION = "qualifying_wager_cents"
+"""The ruleset option of the least Qualifying Wager (58 Pa. Code § 688a.1; docs/rules.md 6a.11;
+``replay.games.pai_gow_bonus.QUALIFYING_WAGER_CENTS``, named here as this module names no
+game)."""
 _TS = pa.timestamp("us", tz="UTC")
 ROUNDS = pa.schema([
     ("round_id", pa.string()), ("casino", pa.string()), ("table_id", pa.string()),
@@ -125,8 +129,12 @@ ENVY = pa.schema([
     ("seat", pa.int32()), ("for_seat", pa.int32()), ("for_position", pa.string()),
     ("row", pa.string()), ("recorded_cents", pa.int64()), ("expected_cents", pa.int64()),
     ("qualifying_wager", pa.bool_()), ("qualifying_wager_cents", pa.int64()),
+    ("qualifying_minimum_cents", pa.int64()),
 ])
-"""``qualifying_wager``: the seat holds a Fortune or Progressive wager; and
+"""``qualifying_minimum_cents``: the least Qualifying Wager of the ruleset that judged the
+round (its option ``qualifying_wager_cents``: the casino's own, 58 Pa. Code § 688a.1 says $5;
+null when the ruleset is unknown or names none), which the Envy checks use before their
+parameter. ``qualifying_wager``: the seat holds a Fortune or Progressive wager; and
 ``qualifying_wager_cents``, its largest (null when none), which the Envy checks compare
 with the ruleset's minimum for a Qualifying Wager."""
 BANKERS = pa.schema([
@@ -333,6 +341,7 @@ def rows_of(state: RoundState, j: Judgement,
         if w in ("fortune", "progressive") and a > 0:
             largest[s] = max(a, largest.get(s, 0))
     qualifying = set(largest)
+    minimum = _qualifying_minimum(j.ruleset, book)
     envy_seats = {s for s, _, _ in state.envy}
     if j.evaluated:
         envy_seats |= {s for s, v in j.envy.items() if v}
@@ -345,6 +354,7 @@ def rows_of(state: RoundState, j: Judgement,
             "expected_cents": j.envy.get(seat, 0) if j.evaluated else None,
             "qualifying_wager": seat in qualifying,
             "qualifying_wager_cents": largest.get(seat),
+            "qualifying_minimum_cents": minimum,
         })
     for seat, for_seat, amount in sorted(state.envy, key=lambda x: (x[0], x[1] or 0, x[2])):
         out["envy"].append({
@@ -355,6 +365,7 @@ def rows_of(state: RoundState, j: Judgement,
             "row": "payment", "recorded_cents": amount, "expected_cents": None,
             "qualifying_wager": seat in qualifying,
             "qualifying_wager_cents": largest.get(seat),
+            "qualifying_minimum_cents": minimum,
         })
     if state.banker_seat is not None:
         exp_b = result.get("banker") if j.evaluated else None
@@ -451,6 +462,19 @@ class _RowsBy:
 
     def __call__(self, state: RoundState, j: Judgement) -> dict[str, list[dict[str, Any]]]:
         return rows_of(state, j, self.book)
+
+
+def _qualifying_minimum(ruleset_id: str | None, book: Rulebook | None) -> int | None:
+    """The least Qualifying Wager in cents of ``ruleset_id`` (found in ``book``, default the
+    shipped rulesets); None when the ruleset is unknown or has no such option."""
+    if ruleset_id is None:
+        return None
+    try:
+        value = (shipped_book() if book is None else book).find(ruleset_id).options.get(
+            QUALIFYING_WAGER_OPTION)
+    except (ReplayError, LookupError):
+        return None
+    return value if type(value) is int and value >= 0 else None
 
 
 def rows_for(book: Rulebook | None) -> RowMaker:

@@ -265,3 +265,27 @@ def test_a_complete_verification_raises_no_jackpot_flag(jackpots):
     assert _of(jackpots, "jackpot_unverified") == [("J4", 3, None, None)]  # never declared
     assert _of(jackpots, "award_from_inventory") == []
     assert _of(jackpots, "jackpot_hand_declared") == []  # every class declared as judged
+
+
+def test_a_casinos_own_qualifying_wager_minimum_is_the_one_the_envy_checks_use(tmp_path):
+    """Casino C02 files a Qualifying Wager of $10 (its ruleset's qualifying_wager_cents; replay
+    writes it beside each Envy row): a $5 Fortune does not qualify there, though it does under
+    the $5 of the checks' parameter, and a $10 one does. Seat 1 (a $5 Fortune) paid 500 for
+    seat 2's hand is flagged and owed nothing; seat 3 (a $10 Fortune) paid right is not."""
+    rounds = [_round("Q1")]
+    wagers = [_side("Q1", 1, "fortune", 500), _side("Q1", 3, "fortune", 1000)]
+    envy = [
+        {**_envy("Q1", 1, "total", 500, 0, True), "qualifying_wager_cents": 500},
+        {**_envy("Q1", 1, "payment", 500, None, True, for_seat=2),
+         "qualifying_wager_cents": 500},
+        {**_envy("Q1", 3, "total", 500, 500, True), "qualifying_wager_cents": 1000},
+        {**_envy("Q1", 3, "payment", 500, None, True, for_seat=2),
+         "qualifying_wager_cents": 1000},
+    ]
+    flags = _write(tmp_path, {"rounds": rounds, "wagers": wagers, "envy": [
+        {**e, "qualifying_minimum_cents": 1000} for e in envy]})
+    assert _of(flags, "envy_without_qualifying_wager") == [("Q1", 1, 500, 0)]
+    assert _detail(flags, "envy_without_qualifying_wager", "Q1", 1) == (
+        "Envy Bonus of 500 cents paid to seat 1 for seat 2's hand, but the seat holds no "
+        "Fortune or Progressive wager of 1000 cents or more (its largest is 500)")
+    assert _of(flags, "envy_mispay") == [] and _of(flags, "envy_owed_not_paid") == []

@@ -291,3 +291,41 @@ def test_a_dispute_report_of_a_casinos_round_reads_its_filing(tmp_path, two_casi
         f"ruleset {C02_STUD} is neither shipped nor in a casino's filing this report can read: "
         "Set CATWALK_RULESETS to the rulesets directory")
     assert all(h.why is None for h in blind.hands)
+
+
+FACE_UP = {"game": "face_up_pai_gow", "progressive_meter": 2_500_000,
+           "dealer": {"cards": ["Kc", "Kd", "9s", "7h", "3c", "Ah", "Qs"],
+                      "high": ["Kc", "Kd", "9s", "7h", "3c"], "low": ["Ah", "Qs"]},
+           "seats": [{"seat": 1, "cards": ["5s", "5h", "5d", "5c", "2c", "As", "Kh"],
+                      "high": ["5s", "5h", "5d", "5c", "2c"], "low": ["As", "Kh"],
+                      "wagers": {"main": 2500, "fortune": 500}},
+                     {"seat": 2, "cards": ["9c", "9d", "7c", "4h", "2d", "Ad", "Jd"],
+                      "high": ["9c", "9d", "7c", "4h", "2d"], "low": ["Ad", "Jd"],
+                      "wagers": {"main": 1000, "progressive": 500}}]}
+"""The README's Face Up round: seat 1's four fives; seat 2's $5 Progressive is a Qualifying
+Wager under the shipped $5 minimum (58 Pa. Code § 688a.1), so seat 2 is owed the $5 Envy
+Bonus for seat 1's four of a kind (docs/rules.md 6a.11)."""
+
+
+def test_a_casinos_own_qualifying_wager_minimum_judges_its_envy(tmp_path):
+    """C03 files a $10 Qualifying Wager: its seat 2 ($5 Progressive), paid the $5 Envy Bonus
+    as at C01, is owed none there, while C01's, judged by the shipped $5, is owed 500;
+    envy.parquet carries each round's minimum for the Envy checks."""
+    folder = tmp_path / "filings" / "C03"
+    folder.mkdir(parents=True)
+    data = json.loads((REPO / "replay" / "rulesets" / "face_up_pai_gow-pa688a-v1.json")
+                      .read_text(encoding="utf-8"))
+    data.update(id="face_up_pai_gow-c03-v1", casino="C03", effective_from="2026-01-01")
+    data["options"]["qualifying_wager_cents"] = 1000
+    (folder / "face_up_pai_gow-c03-v1.json").write_text(json.dumps(data), encoding="utf-8")
+    events = []
+    for casino in ("C01", "C03"):
+        events += events_of_document(Table("T09", casino=casino),
+                                     {**FACE_UP, "round_id": f"{casino}-000001"},
+                                     envy={(2, 1): 500})
+    log = _write(tmp_path, events)
+    replay(log, tmp_path / "replay", book=load_rulebook(tmp_path / "filings"))
+    totals = {(r["casino"], r["seat"]): (r["expected_cents"], r["qualifying_minimum_cents"])
+              for r in _rows(tmp_path / "replay", "envy") if r["row"] == "total"}
+    assert totals[("C01", 2)] == (500, 500)
+    assert totals[("C03", 2)] == (0, 1000)

@@ -4,6 +4,9 @@
 -- rule: 58 Pa. Code § 688a.1 ("Qualifying Wager", "Envy Bonus") and § 688a.7(h)(2)(ii) (an Envy Bonus is paid to a player holding a Qualifying Wager); docs/rules.md 2.1, 2.4, 6a.11
 -- next: review the video of the Envy payment and the seat's Fortune/Progressive wager; recover the payment and retrain the dealer on Envy eligibility
 -- params: qualifying_wager_cents=500
+-- The least Qualifying Wager is the ruleset's own (envy.qualifying_minimum_cents: the casino's
+-- option qualifying_wager_cents, docs/rules.md 6a.11); the parameter only where replay did
+-- not say it (an older replay, or a ruleset without the option).
 -- Offending rows: every recorded Envy payment (envy rows 'payment') to a seat that holds no
 -- Qualifying Wager, judged round or not. replay's qualifying_wager says the seat holds a
 -- Fortune or Progressive wager of any amount; a wager below $qualifying_wager_cents (the
@@ -27,11 +30,13 @@ SELECT
         || ', but the seat holds '
         || CASE WHEN e.qualifying_wager_cents IS NULL
                 THEN 'no Fortune or Progressive wager'
-                ELSE 'no Fortune or Progressive wager of ' || $qualifying_wager_cents
+                ELSE 'no Fortune or Progressive wager of '
+                     || coalesce(e.qualifying_minimum_cents, $qualifying_wager_cents)
                      || ' cents or more (its largest is ' || e.qualifying_wager_cents || ')' END
         || CASE WHEN e.for_seat IS NULL OR e.for_seat = e.seat
                 THEN ' (the amount is counted by envy_own_or_dealer_hand)' ELSE '' END AS detail
 FROM envy AS e
 WHERE e."row" = 'payment'
-  AND (e.qualifying_wager IS NOT TRUE OR e.qualifying_wager_cents < $qualifying_wager_cents)
+  AND (e.qualifying_wager IS NOT TRUE
+       OR e.qualifying_wager_cents < coalesce(e.qualifying_minimum_cents, $qualifying_wager_cents))
 ORDER BY e.casino, e.table_id, e.round_id, e.seat, e.for_seat NULLS FIRST, e.recorded_cents
