@@ -267,14 +267,21 @@ def _payout(where: str, data: object) -> Payout:
         raise RulesetError(f"{where}: {exc}") from None
 
 
-def _iso_date(name: str, value: object) -> dt.date:
+def strict_date(value: object) -> dt.date | None:
+    """``value`` read as a date written exactly YYYY-MM-DD, else None (no other spelling
+    that ``date.fromisoformat`` would also take, such as 20261128)."""
     if not isinstance(value, str):
-        raise RulesetError(f"{name} must be an ISO date string (YYYY-MM-DD), got {value!r}")
+        return None
     try:
         day = dt.date.fromisoformat(value)
     except ValueError:
-        day = None
-    if day is None or day.isoformat() != value:
+        return None
+    return day if day.isoformat() == value else None
+
+
+def _iso_date(name: str, value: object) -> dt.date:
+    day = strict_date(value)
+    if day is None:
         raise RulesetError(f"{name} must be an ISO date string (YYYY-MM-DD), got {value!r}")
     return day
 

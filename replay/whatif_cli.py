@@ -87,13 +87,12 @@ def add_whatif_parser(sub: Any) -> None:
 
 
 def _day(name: str, text: str | None) -> dt.date | None:
+    from replay.rulesets import strict_date
+
     if text is None:
         return None
-    try:
-        day = dt.date.fromisoformat(text)
-    except ValueError:
-        day = None
-    if day is None or day.isoformat() != text:
+    day = strict_date(text)
+    if day is None:
         raise Refused(f"{name} must be a date written YYYY-MM-DD, got {text!r}")
     return day
 
