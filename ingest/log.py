@@ -22,6 +22,7 @@ import fcntl
 import json
 import os
 import socket
+import stat
 import sys
 import uuid
 from collections.abc import Callable
@@ -375,13 +376,36 @@ def _write_atomic(path: Path, text: str) -> None:
 
 def _lock(log_dir: Path) -> IO[str]:
     """Hold an exclusive lock on the log (``log_dir/.lock``) for this process's life; the
-    kernel releases it when the process ends, however it ends."""
-    fo = (log_dir / ".lock").open("a+", encoding="utf-8")
+    kernel releases it when the process ends, however it ends.
+
+    The lock file is opened without following a symbolic link (``O_NOFOLLOW``) and without
+    truncating it, and must be a regular file with one name: a link planted there would
+    otherwise make ingest write over the file it points to, outside the data directory
+    (CWE-59, link following). Anything else there is refused (LogError) and left as it is."""
+    path = log_dir / ".lock"
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
+                     | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        kind = ("a symbolic link" if path.is_symlink()
+                else f"not a file ingest can open ({exc.strerror})")
+        raise LogError(f"{path} is {kind}: ingest locks the log with a regular file of its "
+                       "own there and follows no link out of the data directory; remove it "
+                       "and start again") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+        os.close(fd)
+        kind = ("not a regular file" if not stat.S_ISREG(info.st_mode)
+                else f"a regular file with {info.st_nlink} names (a hard link)")
+        raise LogError(f"{path} is {kind}: ingest locks the log with a regular file of its "
+                       "own there and writes into no other; remove it and start again")
+    os.set_blocking(fd, True)
+    fo = os.fdopen(fd, "r+", encoding="utf-8")
     try:
         fcntl.flock(fo.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         fo.seek(0)
-        holder = fo.read().strip() or "another process"
+        holder = fo.read(200).strip() or "another process"
         fo.close()
         raise LogError(
             f"{log_dir} is already being written by {holder}: a second writer would corrupt "
