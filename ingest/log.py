@@ -4,7 +4,8 @@ A batch is made durable in this order, so that every message ends in the log exa
 or in quarantine with its reason, whatever crashes (docs/design.md principles 2 and 3):
 
 1. the quarantine file of the batch (``quarantine/segment-NNNNNN.jsonl``) is written and
-   fsynced, when the batch has bad messages;
+   fsynced, when the batch has bad messages; its lines are leaves of the quarantine's own
+   Merkle tree, whose size and root the segment's checkpoint signs (schemas/quarantine.py);
 2. the log segment is written under a temporary name, fsynced, renamed into place, and the
    directory fsynced. The rename is the commit point: the segment header records the next
    Kafka offset of every partition, quarantined messages included;
@@ -52,6 +53,7 @@ from schemas.logformat import (
     segments,
 )
 from schemas.merkle import Tree, leaf_hash
+from schemas.quarantine import META_QUARANTINE, grown, header, header_tree, rebuilt
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -151,6 +153,8 @@ class LogWriter:
         self._log_id = uuid.uuid4().hex
         self._checkpoint: str | None = None
         self._last_messages: dict[str, str] = {}
+        self._qtree: Tree | None = None
+        """The quarantine's tree as the last checkpoint signed it; None until known."""
         if segs:
             last = segs[-1]
             match = SEGMENT.match(last.name)
@@ -164,6 +168,10 @@ class LogWriter:
         for q in self.quarantine_dir.glob("segment-*.jsonl"):
             if int(q.stem.split("-")[1]) > self._number:
                 q.unlink()
+        if self._qtree is None:
+            # Checkpoints that did not sign the quarantine: it is signed from now on, as the
+            # files stand (verify says of the segments before that it was not signed).
+            self._qtree = rebuilt(self.quarantine_dir, self._number)
 
     def _resume_signed(self, last: Path, meta: dict[str, str]) -> None:
         """Go on from the last segment's signed checkpoint and tree (no re-reading)."""
@@ -182,6 +190,13 @@ class LogWriter:
         self._tree, self._checkpoint, self._log_id = tree, meta[META_CHECKPOINT], cp.log_id
         self._position, self._last_hash, self._next = cp.size, cp.chain, dict(cp.next_offsets)
         self._last_messages = dict(cp.last_messages)
+        if cp.quarantine is not None:
+            parsed = header_tree(meta.get(META_QUARANTINE))
+            if parsed is None or (parsed[0].size, parsed[0].root()) != cp.quarantine:
+                raise LogError(f"{last.name}: the quarantine tree in its header does not give "
+                               "the signed quarantine root (the header was edited); run "
+                               "`python -m ingest verify`")
+            self._qtree = parsed[0]
 
     def _resume_unsigned(self, segs: list[Path], last: Path) -> None:
         """A log written before checkpoints: rebuild the tree by reading it all once."""
@@ -238,12 +253,15 @@ class LogWriter:
         return self._last_messages.get(key) if own is not None else None
 
     def _sign(self, tree: Tree, segment: str, chain: bytes, nxt: dict[str, int],
-              last: dict[str, str] | None = None) -> str:
+              last: dict[str, str] | None = None, qtree: Tree | None = None) -> str:
         now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        signed_q = qtree if qtree is not None else self._qtree
+        assert signed_q is not None
         return self.signer.sign(Checkpoint(
             log_id=self._log_id, size=tree.size, root=tree.root(), signed_at=now,
             next_offsets=nxt, segment=segment, chain=chain,
-            last_messages=self._last_messages if last is None else last))
+            last_messages=self._last_messages if last is None else last,
+            quarantine=(signed_q.size, signed_q.root())))
 
     def append(self, accepted: list[Received], quarantined: list[Quarantined]) -> Path | None:
         """Make one batch durable (see the module docstring); returns the new segment."""
@@ -263,11 +281,15 @@ class LogWriter:
         number = self._number + 1
         name = segment_name(number)
         qpath = self.quarantine_dir / name.replace(".avro", ".jsonl")
+        lines = [q.to_json() for q in quarantined]
+        batch = [leaf_hash(line.encode()) for line in lines]
+        assert self._qtree is not None
+        qtree = grown(self._qtree, batch)
         if quarantined:
             try:
                 with qpath.open("w", encoding="utf-8") as fo:
-                    for q in quarantined:
-                        fo.write(q.to_json() + "\n")
+                    for line in lines:
+                        fo.write(line + "\n")
                     fo.flush()
                     os.fsync(fo.fileno())
                 _fsync_dir(self.quarantine_dir)
@@ -290,10 +312,10 @@ class LogWriter:
                             "offset": m.offset, "timestamp_ms": m.timestamp_ms, "key": m.key,
                             "value": m.value, "prev_hash": prev, "hash": digest})
             position, prev = position + 1, digest
-        checkpoint = self._sign(tree, name, prev, nxt, last)
+        checkpoint = self._sign(tree, name, prev, nxt, last, qtree)
         tmp = self.log_dir / (name + ".tmp")
         try:
-            self._write_segment(tmp, records, nxt, checkpoint, tree)
+            self._write_segment(tmp, records, nxt, checkpoint, tree, header(qtree, batch))
         except BaseException:
             # Nothing was committed: leave no half-written file holding the disk, and no
             # quarantine file without its segment.
@@ -305,13 +327,14 @@ class LogWriter:
         _fsync_dir(self.log_dir)
         self._number, self._position, self._last_hash, self._next = number, position, prev, nxt
         self._tree, self._checkpoint, self._last_messages = tree, checkpoint, last
+        self._qtree = qtree
         _write_atomic(self.checkpoint_dir / name.replace(".avro", ".checkpoint"), checkpoint)
         _write_atomic(self.checkpoint_dir / "latest.checkpoint", checkpoint)
         self._announce(checkpoint)
         return final
 
     def _write_segment(self, tmp: Path, records: list[dict[str, object]], nxt: dict[str, int],
-                       checkpoint: str, tree: Tree) -> None:
+                       checkpoint: str, tree: Tree, quarantine: str) -> None:
         with tmp.open("wb") as fo:
             writer(
                 fo, record_schema(), records, codec="deflate", codec_compression_level=1,
@@ -321,6 +344,7 @@ class LogWriter:
                     META_TREE: json.dumps({"size": tree.size,
                                            "subtrees": [h.hex() for h in tree.subtrees]}),
                     META_LOG_ID: self._log_id,
+                    META_QUARANTINE: quarantine,
                 },
                 strict_allow_default=True,
             )
