@@ -42,8 +42,10 @@ from schemas.logformat import (
     META_NEXT_OFFSETS,
     META_TREE,
     SEGMENT,
+    Headers,
     LogError,
     chain_next,
+    headers_field,
     leaf_input,
     next_offsets,
     read_segment,
@@ -68,6 +70,8 @@ class Received:
     value: bytes | None
     """None for a tombstone (a message without a value): it goes to quarantine, never to
     the log."""
+    headers: Headers = ()
+    """The message's Kafka headers, kept in its record (and its leaf input when any)."""
 
     @property
     def coordinates(self) -> str:
@@ -93,6 +97,8 @@ class Quarantined:
                 "reason": self.reason,
                 "key_b64": None if m.key is None else base64.b64encode(m.key).decode(),
                 "value_b64": None if m.value is None else base64.b64encode(m.value).decode(),
+                **({"headers": [[k, None if v is None else base64.b64encode(v).decode()]
+                                for k, v in m.headers]} if m.headers else {}),
             },
             sort_keys=True,
         )
@@ -209,7 +215,7 @@ class LogWriter:
                 self._tree.append(leaf_hash(leaf_input(
                     position=rec.position, topic=rec.topic, partition=rec.partition,
                     offset=rec.offset, timestamp_ms=rec.timestamp_ms, key=rec.key,
-                    value=rec.value)))
+                    value=rec.value, headers=rec.headers)))
                 self._position, self._last_hash = rec.position + 1, rec.hash
 
     def refresh_peers(self) -> None:
@@ -305,12 +311,13 @@ class LogWriter:
                                "quarantine, not in the log")
             leaf = leaf_input(position=position, topic=m.topic, partition=m.partition,
                               offset=m.offset, timestamp_ms=m.timestamp_ms, key=m.key,
-                              value=m.value)
+                              value=m.value, headers=m.headers)
             digest = chain_next(prev, leaf)
             tree.append(leaf_hash(leaf))
             records.append({"position": position, "topic": m.topic, "partition": m.partition,
                             "offset": m.offset, "timestamp_ms": m.timestamp_ms, "key": m.key,
-                            "value": m.value, "prev_hash": prev, "hash": digest})
+                            "value": m.value, "prev_hash": prev, "hash": digest,
+                            "headers": headers_field(m.headers)})
             position, prev = position + 1, digest
         checkpoint = self._sign(tree, name, prev, nxt, last, qtree)
         tmp = self.log_dir / (name + ".tmp")

@@ -48,7 +48,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from fastavro import reader
-from fastavro.schema import to_parsing_canonical_form
 
 from schemas.checkpoint import Checkpoint, CheckpointError, Verifier, open_signed, parse
 from schemas.logformat import (
@@ -63,9 +62,10 @@ from schemas.logformat import (
     chain_next,
     chain_of,
     chains,
+    headers_of,
+    is_log_schema,
     leaf_input,
     read_segment,
-    record_schema,
     segment_metadata,
     segments,
 )
@@ -136,8 +136,7 @@ def _event_id(value: bytes) -> str:
 def _records(segment: Path, meta: dict[str, str]) -> Iterator[dict[str, Any]]:
     with segment.open("rb") as fo:
         records = reader(fo)
-        if to_parsing_canonical_form(records.writer_schema) != to_parsing_canonical_form(
-                record_schema()):
+        if not is_log_schema(records.writer_schema):
             raise VerifyFailed(f"{segment.name}: not a log segment (its schema is not "
                           "catwalk.log.LogRecord)")
         meta.update({k: v for k, v in records.metadata.items() if not k.startswith("avro.")})
@@ -330,7 +329,7 @@ def walk_segment(seg: Path, key: Verifier, at: Walked, hooks: Hooks,
             leaf = leaf_input(position=count, topic=rec["topic"],
                               partition=rec["partition"], offset=rec["offset"],
                               timestamp_ms=rec["timestamp_ms"], key=rec["key"],
-                              value=rec["value"])
+                              value=rec["value"], headers=headers_of(rec.get("headers")))
             if rec["hash"] != chain_next(prev, leaf):
                 raise VerifyFailed(f"{_where(seg, number, count, rec)}, "
                                    f"{_event_id(rec['value'])}): its contents do not "
