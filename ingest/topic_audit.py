@@ -27,7 +27,6 @@ from schemas.log_verify import LOG_ERRORS, DataVerdict, LogVerdict
 from schemas.logformat import Chain, read_log
 from schemas.merkle import Tree
 from schemas.quarantine import (
-    UNSIGNED,
     QuarantineUnreadable,
     committed_files,
     grown,
@@ -105,7 +104,8 @@ def _quarantined(chain: Chain, verdict: LogVerdict,
                 continue
             why = None
             if not verdict.quarantine_signed or cp.quarantine is None:
-                why = f"only in the quarantine of the {chain.label}, which is {UNSIGNED}"
+                why = (f"only in the quarantine of the {chain.label}, which is not signed "
+                       "(written before checkpoints signed the quarantine): not trusted")
             elif where[2] >= cp.next_offsets.get(f"{where[0]}[{where[1]}]", 0):
                 why = (f"in the quarantine of the {chain.label} ({shown(path)} line {n}), "
                        "past the offsets its signed checkpoint holds")

@@ -176,6 +176,17 @@ def test_a_segment_written_with_the_schema_before_headers_verifies_and_reads(
     assert len(segments(tmp_path / "log")) == 2
 
 
+def test_a_reader_of_the_schema_before_headers_reads_a_segment_with_them(
+        tmp_path: Path) -> None:
+    """Avro schema resolution both ways: the old schema reads the new records (the writer's
+    extra field skipped), the new schema reads the old (its default)."""
+    with LogWriter(tmp_path / "log", tmp_path / "quarantine") as log:
+        log.append([_msg(0, HEADERS)], [])
+    with (tmp_path / "log" / "segment-000001.avro").open("rb") as fo:
+        (old,) = list(reader(fo, reader_schema=parse_schema(OLD_SCHEMA)))
+    assert "headers" not in old and old["value"] == _event(1) and old["offset"] == 0
+
+
 @pytest.mark.kafka
 def test_headers_sent_through_the_broker_are_in_the_log(kafka_bootstrap: str,
                                                         tmp_path: Path) -> None:

@@ -314,3 +314,52 @@ def test_a_restarted_writer_goes_on_with_the_signed_quarantine_tree(data: Path) 
     node = lambda a, b: hashlib.sha256(b"\x01" + a + b).digest()  # noqa: E731
     assert last.quarantine == (4, node(node(h[0], h[1]), node(h[2], h[3])))
     assert _verify(data).ok
+
+
+@pytest.mark.kafka
+def test_against_topic_trusts_the_signed_quarantine_through_the_broker(
+        kafka_bootstrap: str, tmp_path: Path) -> None:
+    import uuid
+
+    from kafka import KafkaProducer
+
+    from ingest.kafka_io import TopicSettings, ensure_topic
+    from tests.conftest import run_cli
+    from tests.test_log_headers import _event
+
+    topic = f"qsigned-{uuid.uuid4().hex[:10]}"
+    ensure_topic(kafka_bootstrap, topic, TopicSettings(partitions=1))
+    with KafkaProducer(bootstrap_servers=kafka_bootstrap) as kp:
+        for value in (_event(1), b"not an event", _event(2)):
+            kp.send(topic, key=b"T01", value=value).get(timeout=30)
+    data = tmp_path / "data"
+    done = run_cli("ingest", "--data", str(data), "--topic", topic, "--bootstrap",
+                   kafka_bootstrap, "--until-idle", "1", "--quiet", timeout=120)
+    assert done.returncode == 0, done.stderr
+    vkey = _key(data).vkey
+
+    def verify() -> object:
+        return run_cli("ingest", "verify", "--data", str(data), "--key", vkey,
+                       "--against-topic", topic, "--bootstrap", kafka_bootstrap)
+
+    ok = verify()
+    assert ok.returncode == 0, ok.stderr
+    assert "; 1 quarantined messages signed" in ok.stdout
+    assert f"all 3 messages of topic {topic} are in the log or in quarantine" in ok.stdout
+    (quarantined,) = (data / "quarantine").glob("segment-*.jsonl")
+    quarantined.unlink()
+    removed = verify()
+    assert removed.returncode == 1
+    assert f"quarantine/{quarantined.name} is missing" in removed.stderr
+
+
+def test_against_topic_names_a_message_only_in_an_unsigned_quarantine(data: Path) -> None:
+    _unsign(data)
+    verdict = verify_data(data, _key(data))
+    assert verdict.ok, verdict.problem
+    held, doubtful = _held(verdict, "round-events")
+    assert sorted(held) == [("round-events", 0, i) for i in (0, 1, 2, 3, 6)]
+    assert sorted(doubtful) == [("round-events", 0, i) for i in (4, 5, 7)]
+    assert doubtful[("round-events", 0, 4)] == (
+        "only in the quarantine of the log, which is not signed (written before checkpoints "
+        "signed the quarantine): not trusted")
