@@ -70,7 +70,14 @@ from schemas.logformat import (
     segments,
 )
 from schemas.merkle import Tree, leaf_hash
-from schemas.quarantine import UNSIGNED, Account, check_segment, extra_files, quarantine_dir
+from schemas.quarantine import (
+    UNSIGNED,
+    Account,
+    check_segment,
+    extra_files,
+    find_line,
+    quarantine_dir,
+)
 
 READ_ERRORS: tuple[type[BaseException], ...] = (*SEGMENT_READ_ERRORS, UnicodeDecodeError)
 LOG_ERRORS: tuple[type[BaseException], ...] = (*READ_ERRORS, LogError)
@@ -98,6 +105,8 @@ class LogVerdict:
     quarantine_signed: bool = True
     """Whether the last checkpoint signs the quarantine (False for a log written before
     checkpoints signed it: its quarantine files could be removed or edited unseen)."""
+    quarantine_suspect: bytes | None = None
+    """After a quarantine line was found missing, edited or added: its leaf hash."""
 
     @property
     def ok(self) -> bool:
@@ -233,7 +242,8 @@ class Walked:
         return LogVerdict(records=self.records, segments=self.segments, root=self.tree.root(),
                           checkpoint=self.checkpoint, checkpoint_text=self.text, key=key,
                           problem=problem, quarantined=self.quarantine.tree.size,
-                          quarantine_signed=self.quarantine.signed)
+                          quarantine_signed=self.quarantine.signed,
+                          quarantine_suspect=self.quarantine.suspect)
 
 
 class Trail(Protocol):
@@ -597,13 +607,23 @@ def verify_data(data_dir: Path, key: Verifier, *, checkpoints: Sequence[tuple[st
                           None if keep is None else keep(chain))
         verdicts.append((chain, verdict))
         done += verdict.records
-    problem = next((f"{c.label}: {v.problem}" for c, v in verdicts if v.problem is not None),
-                   None)
+    problem = next((f"{c.label}: {v.problem}{_elsewhere(c, v, found)}" for c, v in verdicts
+                    if v.problem is not None), None)
     if problem is None and unmatched:
         problem = unmatched[0]
     if problem is None:
         problem = _same_log_id(verdicts) or _twice(runs)
     return DataVerdict(chains=tuple(verdicts), key=key, problem=problem)
+
+
+def _elsewhere(chain: Chain, verdict: LogVerdict, found: list[Chain]) -> str:
+    """For a quarantine line found missing, edited or added in ``chain``: where that line is
+    in another chain's quarantine (moved or copied between chains), if it is."""
+    if verdict.quarantine_suspect is None:
+        return ""
+    where = find_line([(c.label, c.quarantine) for c in found if c != chain],
+                      verdict.quarantine_suspect)
+    return "" if where is None else f"; that line is {where}"
 
 
 def _same_log_id(verdicts: list[tuple[Chain, LogVerdict]]) -> str | None:

@@ -164,6 +164,9 @@ class Account:
     tree: Tree
     signed: bool = False
     """Whether the last checkpoint signed the quarantine (``catwalk-quarantine``)."""
+    suspect: bytes | None = None
+    """After a failure: the leaf hash of the line found missing, edited or added, so that
+    the line can be looked for in the other chains' quarantines (:func:`find_line`)."""
 
     def copy(self) -> Account:
         return Account(tree=Tree(self.tree.size, self.tree.subtrees), signed=self.signed)
@@ -212,7 +215,7 @@ def check_segment(seg: Path, meta: dict[str, str], cp: Checkpoint, account: Acco
     if lines is None and batch:
         return (f"{name} is missing: {seg.name}'s signed checkpoint counts {len(batch):,} "
                 f"quarantined messages in it (the file was removed)")
-    problem = _line_problem(name, seg.name, lines or [], mine, batch)
+    problem, account.suspect = _line_problem(name, seg.name, lines or [], mine, batch)
     if problem is not None:
         return problem
     after = grown(before, mine)
@@ -228,23 +231,41 @@ def _gives(tree: Tree, count: int, root: bytes) -> bool:
 
 
 def _line_problem(name: str, segment: str, lines: list[bytes], mine: list[bytes],
-                  batch: list[bytes]) -> str | None:
+                  batch: list[bytes]) -> tuple[str | None, bytes | None]:
+    """The first line that differs from the signed ones, and its leaf hash."""
     for i in range(max(len(mine), len(batch))):
         if i >= len(mine):
             return (f"{name} line {i + 1} is missing: {segment}'s signed checkpoint counts "
                     f"{len(batch):,} quarantined messages in the file, it holds {len(mine):,} "
-                    "(lines were removed, or moved to another chain's quarantine)")
+                    "(lines were removed, or moved to another chain's quarantine)"), batch[i]
         if i >= len(batch):
             return (f"{name} line {i + 1}{_coordinates(lines[i])} is not in the signed "
                     f"quarantine ({segment}'s checkpoint signs {len(batch):,} lines): a line "
-                    "was added, or copied from another chain's quarantine")
+                    "was added, or copied from another chain's quarantine"), mine[i]
         if mine[i] != batch[i]:
             if mine[i] in batch:
                 return (f"{name} line {i + 1}{_coordinates(lines[i])} is line "
                         f"{batch.index(mine[i]) + 1} of the signed quarantine: lines were "
-                        "reordered")
+                        "reordered"), None
             return (f"{name} line {i + 1}{_coordinates(lines[i])} is not the line "
-                    f"{segment}'s checkpoint signed: it was edited, or is another chain's")
+                    f"{segment}'s checkpoint signed: it was edited, or is another "
+                    "chain's"), mine[i]
+    return None, None
+
+
+def find_line(qdirs: Iterable[tuple[str, Path]], suspect: bytes) -> str | None:
+    """Where a quarantine line (by its leaf hash) is among the quarantines ``qdirs`` (each
+    given with the label of its chain): ``log of worker w2's quarantine/workers/w2/
+    segment-000001.jsonl line 2``; None when in none of them."""
+    for label, qdir in qdirs:
+        for path in committed_files(qdir, 1 << 62):
+            try:
+                lines = read_lines(path) or []
+            except QuarantineUnreadable:
+                continue
+            for n, line in enumerate(lines, start=1):
+                if leaf_hash(line) == suspect:
+                    return f"{label}'s {shown(path)} line {n}"
     return None
 
 

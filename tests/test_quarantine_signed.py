@@ -209,11 +209,14 @@ def test_a_line_moved_from_one_workers_quarantine_to_anothers_fails(two: Path) -
         "log of worker w2: quarantine/workers/w2/segment-000001.jsonl line 2 "
         "(round-events[0]@3) is not in the signed quarantine (segment-000001.avro's "
         "checkpoint signs 1 lines): a line was added, or copied from another chain's "
-        "quarantine")
+        "quarantine; that line is log of worker w1's quarantine/workers/w1/segment-000001.jsonl"
+        " line 1")
     w1.write_bytes(b"")
     moved = verify_data(two, _key(two))
     assert moved.problem.startswith(
         "log of worker w1: quarantine/workers/w1/segment-000001.jsonl line 1 is missing")
+    assert moved.problem.endswith(
+        "; that line is log of worker w2's quarantine/workers/w2/segment-000001.jsonl line 2")
 
 
 def test_a_workers_quarantine_swapped_with_anothers_fails(two: Path) -> None:
