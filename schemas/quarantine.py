@@ -31,6 +31,7 @@ import os
 import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from schemas.checkpoint import Checkpoint
@@ -48,9 +49,16 @@ def quarantine_dir(log_dir: Path) -> Path:
     """The quarantine directory of the chain whose records are in ``log_dir``:
     ``DATA/quarantine`` for ``DATA/log``, ``DATA/quarantine/workers/NAME`` for
     ``DATA/log/workers/NAME`` (``schemas.logformat.chain_of``)."""
-    if log_dir.parent.name == WORKERS and log_dir.parent.parent.name == "log":
-        return log_dir.parent.parent.parent / "quarantine" / WORKERS / log_dir.name
-    return log_dir.parent / "quarantine"
+    return Path(_quarantine_dir(os.fspath(log_dir)))
+
+
+@lru_cache(maxsize=256)
+def _quarantine_dir(log_dir: str) -> str:
+    parent, name = os.path.split(log_dir)
+    grand, middle = os.path.split(parent)
+    if middle == WORKERS and os.path.basename(grand) == "log":
+        return os.path.join(os.path.dirname(grand), "quarantine", WORKERS, name)
+    return os.path.join(parent, "quarantine")
 
 
 def quarantine_file(qdir: Path, segment: str) -> Path:
@@ -58,9 +66,9 @@ def quarantine_file(qdir: Path, segment: str) -> Path:
     return qdir / segment.replace(".avro", ".jsonl")
 
 
-def shown(path: Path) -> str:
+def shown(path: Path | str) -> str:
     """How findings name a quarantine file: from ``quarantine/`` on."""
-    parts = path.parts
+    parts = Path(path).parts
     if "quarantine" in parts:
         at = len(parts) - 1 - parts[::-1].index("quarantine")
         return "/".join(parts[at:])
@@ -71,7 +79,7 @@ class QuarantineUnreadable(Exception):
     """A quarantine file that is not a regular file or cannot be read (named)."""
 
 
-def read_lines(path: Path) -> list[bytes] | None:
+def read_lines(path: Path | str) -> list[bytes] | None:
     """The lines of a quarantine file (without their newlines; every line ends in one, or
     the file is refused as cut); None when there is no such file. Only a regular
     file is read, never through a link and never waiting on a FIFO."""
@@ -168,8 +176,24 @@ class Account:
     """After a failure: the leaf hash of the line found missing, edited or added, so that
     the line can be looked for in the other chains' quarantines (:func:`find_line`)."""
 
+    _root: tuple[int, bytes] | None = None
+    _empty: tuple[int, str] | None = None
+
+    def empty_header(self) -> str:
+        """The header ``catwalk.quarantine`` of a segment without quarantine after this
+        tree (computed once per size)."""
+        if self._empty is None or self._empty[0] != self.tree.size:
+            self._empty = (self.tree.size, header(self.tree, []))
+        return self._empty[1]
+
     def copy(self) -> Account:
         return Account(tree=Tree(self.tree.size, self.tree.subtrees), signed=self.signed)
+
+    def root(self) -> bytes:
+        """The tree's root, computed once per size (the tree only grows)."""
+        if self._root is None or self._root[0] != self.tree.size:
+            self._root = (self.tree.size, self.tree.root())
+        return self._root[1]
 
 
 def _coordinates(line: bytes) -> str:
@@ -185,8 +209,8 @@ def check_segment(seg: Path, meta: dict[str, str], cp: Checkpoint, account: Acco
     """Check the quarantine file of segment ``seg`` against its signed checkpoint ``cp``
     (the header ``meta`` already checked against it) and move ``account`` past it; the
     problem, naming the file and line, or None."""
-    path = quarantine_file(qdir or quarantine_dir(seg.parent), seg.name)
-    name = shown(path)
+    where = os.fspath(qdir) if qdir is not None else _quarantine_dir(os.path.dirname(seg))
+    path = os.path.join(where, seg.name[:-5] + ".jsonl")
     try:
         lines = read_lines(path)
     except QuarantineUnreadable as exc:
@@ -200,8 +224,25 @@ def check_segment(seg: Path, meta: dict[str, str], cp: Checkpoint, account: Acco
         return None
     count, root = cp.quarantine
     before = account.tree
-    parsed = header_tree(meta.get(META_QUARANTINE))
+    raw = meta.get(META_QUARANTINE)
+    if (lines is None and raw == account.empty_header()
+            and (before.size, account.root()) == (count, root)):
+        account.signed = True  # no quarantine in this segment, the tree as it was
+        return None
+    parsed = header_tree(raw)
     batch = parsed[1] if parsed is not None else None
+    if lines is None and batch == []:  # no quarantine in this segment: the tree as it was
+        assert parsed is not None
+        if (before.size, account.root()) != (count, root):
+            return (f"{seg.name}: its signed checkpoint's quarantine ({count:,} messages) is "
+                    f"not the quarantine before it ({before.size:,}): a quarantine file "
+                    "before it was edited, removed, added or cut")
+        if parsed[0].size != before.size or parsed[0].subtrees != before.subtrees:
+            return (f"{seg.name}: the header's {META_QUARANTINE} is not the quarantine's "
+                    "tree: the header was edited")
+        account.signed = True
+        return None
+    name = shown(path)
     signed_batch = batch is not None and _gives(grown(before, batch), count, root)
     if not signed_batch:
         after = grown(before, mine)
