@@ -104,7 +104,7 @@ def verify_command(data: Path, *, key: str | None, checkpoint_files: list[Path],
     print(f"verify: {verdict.line()}")
     print(f"verify: checked with {source}")
     if against_topic is not None:
-        return _against_topic(data, against_topic, bootstrap)
+        return _against_topic(verdict, against_topic, bootstrap)
     return 0
 
 
@@ -245,7 +245,7 @@ def _check_proof(path: Path, data: Path, key: str | None) -> int:
     return 0
 
 
-def _against_topic(data: Path, topic: str, bootstrap: str | None) -> int:
+def _against_topic(verdict: DataVerdict, topic: str, bootstrap: str | None) -> int:
     """Every message of ``topic`` must be in the log (same bytes) or in quarantine."""
     from ingest.kafka_io import NoClusterError, bootstrap_servers
     from ingest.topic_audit import TopicAuditError, missing_messages
@@ -256,7 +256,7 @@ def _against_topic(data: Path, topic: str, bootstrap: str | None) -> int:
         print(f"verify: --against-topic: {exc}", file=sys.stderr)
         return 2
     try:
-        missing, checked = missing_messages(data, topic, servers)
+        missing, checked = missing_messages(verdict, topic, servers)
     except TopicAuditError as exc:
         print(f"verify: --against-topic: {exc}", file=sys.stderr)
         return 2

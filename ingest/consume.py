@@ -41,7 +41,7 @@ from ingest.log import LogWriter, Quarantined, Received
 from ingest.peers import PeerOffsets
 from replay.heap import collector_paused
 from schemas.checkpoint import message_digest
-from schemas.logformat import LogError, chain_of
+from schemas.logformat import LogError, chain_of, headers_of
 
 RETRY_FIRST_S = 0.5
 RETRY_MAX_S = 10.0
@@ -485,6 +485,7 @@ def _prepare(messages: list[Any], *, log: LogWriter, judges: Judges) -> _Batch |
         fresh.append(Received(
             topic=m.topic, partition=m.partition, offset=m.offset,
             timestamp_ms=m.timestamp, key=m.key, value=m.value,
+            headers=headers_of(m.headers),
         ))
     if not fresh:
         return None

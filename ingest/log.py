@@ -4,7 +4,8 @@ A batch is made durable in this order, so that every message ends in the log exa
 or in quarantine with its reason, whatever crashes (docs/design.md principles 2 and 3):
 
 1. the quarantine file of the batch (``quarantine/segment-NNNNNN.jsonl``) is written and
-   fsynced, when the batch has bad messages;
+   fsynced, when the batch has bad messages; its lines are leaves of the quarantine's own
+   Merkle tree, whose size and root the segment's checkpoint signs (schemas/quarantine.py);
 2. the log segment is written under a temporary name, fsynced, renamed into place, and the
    directory fsynced. The rename is the commit point: the segment header records the next
    Kafka offset of every partition, quarantined messages included;
@@ -22,6 +23,7 @@ import fcntl
 import json
 import os
 import socket
+import stat
 import sys
 import uuid
 from collections.abc import Callable
@@ -40,8 +42,10 @@ from schemas.logformat import (
     META_NEXT_OFFSETS,
     META_TREE,
     SEGMENT,
+    Headers,
     LogError,
     chain_next,
+    headers_field,
     leaf_input,
     next_offsets,
     read_segment,
@@ -51,6 +55,7 @@ from schemas.logformat import (
     segments,
 )
 from schemas.merkle import Tree, leaf_hash
+from schemas.quarantine import META_QUARANTINE, grown, header, header_tree, rebuilt
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -65,6 +70,8 @@ class Received:
     value: bytes | None
     """None for a tombstone (a message without a value): it goes to quarantine, never to
     the log."""
+    headers: Headers = ()
+    """The message's Kafka headers, kept in its record (and its leaf input when any)."""
 
     @property
     def coordinates(self) -> str:
@@ -90,6 +97,8 @@ class Quarantined:
                 "reason": self.reason,
                 "key_b64": None if m.key is None else base64.b64encode(m.key).decode(),
                 "value_b64": None if m.value is None else base64.b64encode(m.value).decode(),
+                **({"headers": [[k, None if v is None else base64.b64encode(v).decode()]
+                                for k, v in m.headers]} if m.headers else {}),
             },
             sort_keys=True,
         )
@@ -150,6 +159,8 @@ class LogWriter:
         self._log_id = uuid.uuid4().hex
         self._checkpoint: str | None = None
         self._last_messages: dict[str, str] = {}
+        self._qtree: Tree | None = None
+        """The quarantine's tree as the last checkpoint signed it; None until known."""
         if segs:
             last = segs[-1]
             match = SEGMENT.match(last.name)
@@ -163,6 +174,10 @@ class LogWriter:
         for q in self.quarantine_dir.glob("segment-*.jsonl"):
             if int(q.stem.split("-")[1]) > self._number:
                 q.unlink()
+        if self._qtree is None:
+            # Checkpoints that did not sign the quarantine: it is signed from now on, as the
+            # files stand (verify says of the segments before that it was not signed).
+            self._qtree = rebuilt(self.quarantine_dir, self._number)
 
     def _resume_signed(self, last: Path, meta: dict[str, str]) -> None:
         """Go on from the last segment's signed checkpoint and tree (no re-reading)."""
@@ -181,6 +196,13 @@ class LogWriter:
         self._tree, self._checkpoint, self._log_id = tree, meta[META_CHECKPOINT], cp.log_id
         self._position, self._last_hash, self._next = cp.size, cp.chain, dict(cp.next_offsets)
         self._last_messages = dict(cp.last_messages)
+        if cp.quarantine is not None:
+            parsed = header_tree(meta.get(META_QUARANTINE))
+            if parsed is None or (parsed[0].size, parsed[0].root()) != cp.quarantine:
+                raise LogError(f"{last.name}: the quarantine tree in its header does not give "
+                               "the signed quarantine root (the header was edited); run "
+                               "`python -m ingest verify`")
+            self._qtree = parsed[0]
 
     def _resume_unsigned(self, segs: list[Path], last: Path) -> None:
         """A log written before checkpoints: rebuild the tree by reading it all once."""
@@ -193,7 +215,7 @@ class LogWriter:
                 self._tree.append(leaf_hash(leaf_input(
                     position=rec.position, topic=rec.topic, partition=rec.partition,
                     offset=rec.offset, timestamp_ms=rec.timestamp_ms, key=rec.key,
-                    value=rec.value)))
+                    value=rec.value, headers=rec.headers)))
                 self._position, self._last_hash = rec.position + 1, rec.hash
 
     def refresh_peers(self) -> None:
@@ -237,12 +259,15 @@ class LogWriter:
         return self._last_messages.get(key) if own is not None else None
 
     def _sign(self, tree: Tree, segment: str, chain: bytes, nxt: dict[str, int],
-              last: dict[str, str] | None = None) -> str:
+              last: dict[str, str] | None = None, qtree: Tree | None = None) -> str:
         now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        signed_q = qtree if qtree is not None else self._qtree
+        assert signed_q is not None
         return self.signer.sign(Checkpoint(
             log_id=self._log_id, size=tree.size, root=tree.root(), signed_at=now,
             next_offsets=nxt, segment=segment, chain=chain,
-            last_messages=self._last_messages if last is None else last))
+            last_messages=self._last_messages if last is None else last,
+            quarantine=(signed_q.size, signed_q.root())))
 
     def append(self, accepted: list[Received], quarantined: list[Quarantined]) -> Path | None:
         """Make one batch durable (see the module docstring); returns the new segment."""
@@ -262,11 +287,15 @@ class LogWriter:
         number = self._number + 1
         name = segment_name(number)
         qpath = self.quarantine_dir / name.replace(".avro", ".jsonl")
+        lines = [q.to_json() for q in quarantined]
+        batch = [leaf_hash(line.encode()) for line in lines]
+        assert self._qtree is not None
+        qtree = grown(self._qtree, batch)
         if quarantined:
             try:
                 with qpath.open("w", encoding="utf-8") as fo:
-                    for q in quarantined:
-                        fo.write(q.to_json() + "\n")
+                    for line in lines:
+                        fo.write(line + "\n")
                     fo.flush()
                     os.fsync(fo.fileno())
                 _fsync_dir(self.quarantine_dir)
@@ -282,17 +311,18 @@ class LogWriter:
                                "quarantine, not in the log")
             leaf = leaf_input(position=position, topic=m.topic, partition=m.partition,
                               offset=m.offset, timestamp_ms=m.timestamp_ms, key=m.key,
-                              value=m.value)
+                              value=m.value, headers=m.headers)
             digest = chain_next(prev, leaf)
             tree.append(leaf_hash(leaf))
             records.append({"position": position, "topic": m.topic, "partition": m.partition,
                             "offset": m.offset, "timestamp_ms": m.timestamp_ms, "key": m.key,
-                            "value": m.value, "prev_hash": prev, "hash": digest})
+                            "value": m.value, "prev_hash": prev, "hash": digest,
+                            "headers": headers_field(m.headers)})
             position, prev = position + 1, digest
-        checkpoint = self._sign(tree, name, prev, nxt, last)
+        checkpoint = self._sign(tree, name, prev, nxt, last, qtree)
         tmp = self.log_dir / (name + ".tmp")
         try:
-            self._write_segment(tmp, records, nxt, checkpoint, tree)
+            self._write_segment(tmp, records, nxt, checkpoint, tree, header(qtree, batch))
         except BaseException:
             # Nothing was committed: leave no half-written file holding the disk, and no
             # quarantine file without its segment.
@@ -304,13 +334,14 @@ class LogWriter:
         _fsync_dir(self.log_dir)
         self._number, self._position, self._last_hash, self._next = number, position, prev, nxt
         self._tree, self._checkpoint, self._last_messages = tree, checkpoint, last
+        self._qtree = qtree
         _write_atomic(self.checkpoint_dir / name.replace(".avro", ".checkpoint"), checkpoint)
         _write_atomic(self.checkpoint_dir / "latest.checkpoint", checkpoint)
         self._announce(checkpoint)
         return final
 
     def _write_segment(self, tmp: Path, records: list[dict[str, object]], nxt: dict[str, int],
-                       checkpoint: str, tree: Tree) -> None:
+                       checkpoint: str, tree: Tree, quarantine: str) -> None:
         with tmp.open("wb") as fo:
             writer(
                 fo, record_schema(), records, codec="deflate", codec_compression_level=1,
@@ -320,6 +351,7 @@ class LogWriter:
                     META_TREE: json.dumps({"size": tree.size,
                                            "subtrees": [h.hex() for h in tree.subtrees]}),
                     META_LOG_ID: self._log_id,
+                    META_QUARANTINE: quarantine,
                 },
                 strict_allow_default=True,
             )
@@ -375,13 +407,36 @@ def _write_atomic(path: Path, text: str) -> None:
 
 def _lock(log_dir: Path) -> IO[str]:
     """Hold an exclusive lock on the log (``log_dir/.lock``) for this process's life; the
-    kernel releases it when the process ends, however it ends."""
-    fo = (log_dir / ".lock").open("a+", encoding="utf-8")
+    kernel releases it when the process ends, however it ends.
+
+    The lock file is opened without following a symbolic link (``O_NOFOLLOW``) and without
+    truncating it, and must be a regular file with one name: a link planted there would
+    otherwise make ingest write over the file it points to, outside the data directory
+    (CWE-59, link following). Anything else there is refused (LogError) and left as it is."""
+    path = log_dir / ".lock"
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
+                     | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        kind = ("a symbolic link" if path.is_symlink()
+                else f"not a file ingest can open ({exc.strerror})")
+        raise LogError(f"{path} is {kind}: ingest locks the log with a regular file of its "
+                       "own there and follows no link out of the data directory; remove it "
+                       "and start again") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+        os.close(fd)
+        kind = ("not a regular file" if not stat.S_ISREG(info.st_mode)
+                else f"a regular file with {info.st_nlink} names (a hard link)")
+        raise LogError(f"{path} is {kind}: ingest locks the log with a regular file of its "
+                       "own there and writes into no other; remove it and start again")
+    os.set_blocking(fd, True)
+    fo = os.fdopen(fd, "r+", encoding="utf-8")
     try:
         fcntl.flock(fo.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         fo.seek(0)
-        holder = fo.read().strip() or "another process"
+        holder = fo.read(200).strip() or "another process"
         fo.close()
         raise LogError(
             f"{log_dir} is already being written by {holder}: a second writer would corrupt "

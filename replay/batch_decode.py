@@ -59,7 +59,7 @@ from schemas.logformat import (
     chain_of,
     chains,
     read_segment,
-    record_schema,
+    record_forms,
     segments,
 )
 
@@ -86,8 +86,8 @@ def _where(position: int, topic: str, partition: int, offset: int, label: str = 
 
 
 @cache
-def _record_form() -> str:
-    return to_parsing_canonical_form(record_schema())
+def _record_form() -> frozenset[str]:
+    return record_forms()
 
 
 def _segment_entries(segment: Path, first: int, label: str = "log") -> Iterator[Entry]:
@@ -96,7 +96,7 @@ def _segment_entries(segment: Path, first: int, label: str = "log") -> Iterator[
     try:
         with segment.open("rb") as fo:
             records = reader(fo)
-            if to_parsing_canonical_form(records.writer_schema) != _record_form():
+            if to_parsing_canonical_form(records.writer_schema) not in _record_form():
                 for n, kept in enumerate(read_segment(segment), start=first):
                     yield (n, _where(kept.position, kept.topic, kept.partition, kept.offset,
                                      label), kept.key, kept.value)
@@ -145,7 +145,7 @@ def _placed(chain: Chain) -> Iterator[Placed]:
                 avro = reader(fo)
                 records: Iterable[Any] = avro
                 rec: Any
-                if to_parsing_canonical_form(avro.writer_schema) != _record_form():
+                if to_parsing_canonical_form(avro.writer_schema) not in _record_form():
                     records = (
                         {"position": r.position, "topic": r.topic, "partition": r.partition,
                          "offset": r.offset, "key": r.key, "value": r.value}

@@ -77,6 +77,11 @@ class Checkpoint:
     """``topic[partition]`` -> :func:`message_digest` of the last message the log took from
     it (in the log or in quarantine): a topic deleted and filled again past the log's
     offsets shows as another message at that offset."""
+    quarantine: tuple[int, bytes] | None = None
+    """The size and RFC 9162 Merkle root of the chain's quarantine tree (every quarantined
+    message so far, each leaf the exact bytes of its quarantine line:
+    ``schemas.quarantine``), as the extension line ``catwalk-quarantine <size> <base64
+    root>``; None in a checkpoint written before the quarantine was signed."""
 
     @property
     def origin(self) -> str:
@@ -95,6 +100,9 @@ class Checkpoint:
         if self.last_messages:
             last = json.dumps(dict(sorted(self.last_messages.items())), separators=(",", ":"))
             lines.append(f"catwalk-last-messages {last}")
+        if self.quarantine is not None:
+            count, root = self.quarantine
+            lines.append(f"catwalk-quarantine {count} {base64.b64encode(root).decode()}")
         return "".join(line + "\n" for line in lines)
 
 
@@ -191,6 +199,28 @@ def _line(lines: list[str], index: int, prefix: str) -> str:
     return lines[index][len(prefix) + 1:]
 
 
+def _extension(lines: list[str], prefix: str) -> str | None:
+    """The value of the extension line that starts with ``prefix`` (after the first seven
+    lines, whose order is fixed), None when there is none; a line given twice is refused."""
+    found = [line[len(prefix) + 1:] for line in lines[7:] if line.startswith(prefix + " ")]
+    if len(found) > 1:
+        raise CheckpointError(f"checkpoint body: {prefix} is given {len(found)} times")
+    return found[0] if found else None
+
+
+def _quarantine(raw: str | None) -> tuple[int, bytes] | None:
+    if raw is None:
+        return None
+    count, _, encoded = raw.partition(" ")
+    try:
+        root = base64.b64decode(encoded, validate=True)
+    except binascii.Error:
+        root = b""
+    if not count.isdigit() or len(root) != 32:
+        raise CheckpointError("checkpoint body: catwalk-quarantine is not <size> <base64 root>")
+    return int(count), root
+
+
 def parse(text: str) -> Checkpoint:
     """The checkpoint a signed note states, WITHOUT checking its signature (see
     :func:`open_signed`)."""
@@ -213,9 +243,10 @@ def parse(text: str) -> Checkpoint:
         raise CheckpointError("checkpoint body: catwalk-next-offsets is not a map of offsets")
     segment = _line(lines, 4, "catwalk-segment")
     last: object = {}
-    if len(lines) > 7:
+    raw_last = _extension(lines, "catwalk-last-messages")
+    if raw_last is not None:
         try:
-            last = json.loads(_line(lines, 7, "catwalk-last-messages"))
+            last = json.loads(raw_last)
         except ValueError as exc:
             raise CheckpointError(f"checkpoint body cannot be read: {exc}") from exc
     if not isinstance(last, dict) or not all(
@@ -224,7 +255,8 @@ def parse(text: str) -> Checkpoint:
     return Checkpoint(log_id=lines[0][len(_ORIGIN):], size=size, root=root,
                       signed_at=_line(lines, 3, "catwalk-time"), next_offsets=offsets,
                       segment="" if segment == "-" else segment, chain=chain,
-                      last_messages=last)
+                      last_messages=last,
+                      quarantine=_quarantine(_extension(lines, "catwalk-quarantine")))
 
 
 _CONTROL = re.compile("[\x00-\x09\x0b-\x1f]")

@@ -15,6 +15,10 @@ checks, in this order:
   names this segment and the chain's last hash, carries the same log id as the others,
   and states the same Kafka offsets as the unsigned ``next_offsets`` header ingest resumes
   from (an edited header is caught);
+- each segment's quarantine file (``schemas.quarantine``): its lines give the quarantine
+  tree the segment's checkpoint signs (a file missing, edited, extra, reordered or holding
+  another chain's line is named, file and line); a log whose checkpoints do not sign the
+  quarantine yet verifies, and its verdict says the quarantine is not signed;
 - every other checkpoint given (``--checkpoint`` files, the ``checkpoints/`` beside the
   log): signed by the key, of this log, and either the root of the log's first ``size``
   records or, when it covers more records than the log holds, proof that the tail was
@@ -44,7 +48,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from fastavro import reader
-from fastavro.schema import to_parsing_canonical_form
 
 from schemas.checkpoint import Checkpoint, CheckpointError, Verifier, open_signed, parse
 from schemas.logformat import (
@@ -59,13 +62,22 @@ from schemas.logformat import (
     chain_next,
     chain_of,
     chains,
+    headers_of,
+    is_log_schema,
     leaf_input,
     read_segment,
-    record_schema,
     segment_metadata,
     segments,
 )
 from schemas.merkle import Tree, leaf_hash
+from schemas.quarantine import (
+    UNSIGNED,
+    Account,
+    check_segment,
+    extra_files,
+    find_line,
+    quarantine_dir,
+)
 
 READ_ERRORS: tuple[type[BaseException], ...] = (*SEGMENT_READ_ERRORS, UnicodeDecodeError)
 LOG_ERRORS: tuple[type[BaseException], ...] = (*READ_ERRORS, LogError)
@@ -88,6 +100,13 @@ class LogVerdict:
     checkpoint_text: str | None
     key: Verifier
     problem: str | None
+    quarantined: int = 0
+    """Quarantined messages whose lines verified (the quarantine tree's size)."""
+    quarantine_signed: bool = True
+    """Whether the last checkpoint signs the quarantine (False for a log written before
+    checkpoints signed it: its quarantine files could be removed or edited unseen)."""
+    quarantine_suspect: bytes | None = None
+    """After a quarantine line was found missing, edited or added: its leaf hash."""
 
     @property
     def ok(self) -> bool:
@@ -100,7 +119,14 @@ class LogVerdict:
         signed = (f"signed checkpoint of {self.checkpoint.signed_at}" if self.checkpoint
                   else "no checkpoint")
         return (f"OK: {self.records:,} records in {self.segments:,} segments, Merkle root "
-                f"{self.root.hex()}, {signed}, key {self.key.name} ({self.key.key_hash.hex()})")
+                f"{self.root.hex()}, {signed}, key {self.key.name} ({self.key.key_hash.hex()})"
+                f"{self.quarantine_note()}")
+
+    def quarantine_note(self) -> str:
+        """What the line adds of the quarantine: nothing when it is signed and empty."""
+        if not self.quarantine_signed:
+            return f"; {UNSIGNED}"
+        return f"; {self.quarantined:,} quarantined messages signed" if self.quarantined else ""
 
 
 class VerifyFailed(Exception):
@@ -119,8 +145,7 @@ def _event_id(value: bytes) -> str:
 def _records(segment: Path, meta: dict[str, str]) -> Iterator[dict[str, Any]]:
     with segment.open("rb") as fo:
         records = reader(fo)
-        if to_parsing_canonical_form(records.writer_schema) != to_parsing_canonical_form(
-                record_schema()):
+        if not is_log_schema(records.writer_schema):
             raise VerifyFailed(f"{segment.name}: not a log segment (its schema is not "
                           "catwalk.log.LogRecord)")
         meta.update({k: v for k, v in records.metadata.items() if not k.startswith("avro.")})
@@ -203,17 +228,22 @@ class Walked:
     checkpoint: Checkpoint | None = None
     """The last segment header's signed checkpoint (and its text)."""
     text: str | None = None
+    quarantine: Account = field(default_factory=lambda: Account(tree=Tree()))
+    """Where the check of the quarantine stands (``schemas.quarantine``)."""
 
     def copy(self) -> Walked:
-        """A copy to walk on (the tree's subtrees copied, not shared)."""
+        """A copy to walk on (the trees' subtrees copied, not shared)."""
         return Walked(records=self.records, segments=self.segments,
                       tree=Tree(self.tree.size, self.tree.subtrees), prev=self.prev,
-                      log_id=self.log_id, checkpoint=self.checkpoint, text=self.text)
+                      log_id=self.log_id, checkpoint=self.checkpoint, text=self.text,
+                      quarantine=self.quarantine.copy())
 
     def verdict(self, key: Verifier, problem: str | None) -> LogVerdict:
         return LogVerdict(records=self.records, segments=self.segments, root=self.tree.root(),
                           checkpoint=self.checkpoint, checkpoint_text=self.text, key=key,
-                          problem=problem)
+                          problem=problem, quarantined=self.quarantine.tree.size,
+                          quarantine_signed=self.quarantine.signed,
+                          quarantine_suspect=self.quarantine.suspect)
 
 
 class Trail(Protocol):
@@ -270,6 +300,10 @@ def walk(log_dir: Path, key: Verifier, extra: Sequence[tuple[str, str]], at: Wal
         roots[0] = at.tree.root()
     for seg in segs:
         walk_segment(seg, key, at, hooks, sizes, roots)
+    last = int(segs[-1].name.split("-")[1].split(".")[0])
+    stray = extra_files(quarantine_dir(log_dir), (s.name for s in segs), last)
+    if stray is not None:
+        raise VerifyFailed(stray)
     if hooks.progress is not None:
         hooks.progress(at.records)
     check_checkpoints(wanted, at, roots)
@@ -305,7 +339,7 @@ def walk_segment(seg: Path, key: Verifier, at: Walked, hooks: Hooks,
             leaf = leaf_input(position=count, topic=rec["topic"],
                               partition=rec["partition"], offset=rec["offset"],
                               timestamp_ms=rec["timestamp_ms"], key=rec["key"],
-                              value=rec["value"])
+                              value=rec["value"], headers=headers_of(rec.get("headers")))
             if rec["hash"] != chain_next(prev, leaf):
                 raise VerifyFailed(f"{_where(seg, number, count, rec)}, "
                                    f"{_event_id(rec['value'])}): its contents do not "
@@ -402,6 +436,9 @@ def _check_header(seg: Path, meta: dict[str, str], key: Verifier, tree: Tree, ch
     if meta.get(META_LOG_ID) != cp.log_id:
         raise VerifyFailed(f"{seg.name}: the header's {META_LOG_ID} is not the signed log id: "
                            "the header was edited")
+    quarantined = check_segment(seg, meta, cp, at.quarantine)
+    if quarantined is not None:
+        raise VerifyFailed(quarantined)
     at.checkpoint, at.text, at.log_id = cp, text, cp.log_id
 
 
@@ -483,7 +520,7 @@ class DataVerdict:
             signed = (f"signed checkpoint of {v.checkpoint.signed_at}" if v.checkpoint
                       else "no checkpoint")
             parts.append(f"{c.label}: {v.records:,} records in {v.segments:,} segments, "
-                         f"Merkle root {v.root.hex()}, {signed}")
+                         f"Merkle root {v.root.hex()}, {signed}{v.quarantine_note()}")
         return (f"OK: {self.records:,} records in {len(self.chains)} chains ("
                 f"{'; '.join(parts)}), key {self.key.name} ({self.key.key_hash.hex()})")
 
@@ -570,13 +607,23 @@ def verify_data(data_dir: Path, key: Verifier, *, checkpoints: Sequence[tuple[st
                           None if keep is None else keep(chain))
         verdicts.append((chain, verdict))
         done += verdict.records
-    problem = next((f"{c.label}: {v.problem}" for c, v in verdicts if v.problem is not None),
-                   None)
+    problem = next((f"{c.label}: {v.problem}{_elsewhere(c, v, found)}" for c, v in verdicts
+                    if v.problem is not None), None)
     if problem is None and unmatched:
         problem = unmatched[0]
     if problem is None:
         problem = _same_log_id(verdicts) or _twice(runs)
     return DataVerdict(chains=tuple(verdicts), key=key, problem=problem)
+
+
+def _elsewhere(chain: Chain, verdict: LogVerdict, found: list[Chain]) -> str:
+    """For a quarantine line found missing, edited or added in ``chain``: where that line is
+    in another chain's quarantine (moved or copied between chains), if it is."""
+    if verdict.quarantine_suspect is None:
+        return ""
+    where = find_line([(c.label, c.quarantine) for c in found if c != chain],
+                      verdict.quarantine_suspect)
+    return "" if where is None else f"; that line is {where}"
 
 
 def _same_log_id(verdicts: list[tuple[Chain, LogVerdict]]) -> str | None:

@@ -22,7 +22,7 @@ import os
 import re
 import struct
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -53,6 +53,28 @@ root."""
 META_LOG_ID = "catwalk.log_id"
 
 
+Headers = tuple[tuple[str, bytes | None], ...]
+"""A Kafka message's headers (RFC-free: Kafka's record format, KIP-82): (key, value or
+None) in the order received."""
+
+
+def headers_of(raw: object) -> Headers:
+    """Headers as a record holds them (None, or a list of ``{"key", "value"}``), or as a
+    Kafka client gives them (a list of (key, value)), as :data:`Headers`."""
+    if not raw:
+        return ()
+    out = []
+    for item in raw:  # type: ignore[attr-defined]
+        key, value = (item["key"], item["value"]) if isinstance(item, dict) else item
+        out.append((str(key), None if value is None else bytes(value)))
+    return tuple(out)
+
+
+def headers_field(headers: Headers) -> list[dict[str, object]] | None:
+    """:data:`Headers` as the record's ``headers`` field (None when there are none)."""
+    return [{"key": k, "value": v} for k, v in headers] or None
+
+
 class LogError(Exception):
     """The log on disk is not what it should be; the message names file and record."""
 
@@ -70,6 +92,8 @@ class LogRecord:
     value: bytes
     prev_hash: bytes
     hash: bytes
+    headers: Headers = ()
+    """The Kafka message's headers (none in a record written before they were kept)."""
 
     @property
     def coordinates(self) -> str:
@@ -81,6 +105,27 @@ class LogRecord:
 def record_schema() -> Any:
     with resources.as_file(resources.files("schemas").joinpath("catwalk.log.LogRecord.avsc")) as p:
         return parse_schema(load_schema(str(p)))
+
+
+@cache
+def record_forms() -> frozenset[str]:
+    """The Parsing Canonical Forms (Avro specification, "Parsing Canonical Form for
+    Schemas") of every schema a log segment may have been written with: the record schema
+    as it is, and as it was before it kept Kafka headers (the same without ``headers``)."""
+    from fastavro.schema import to_parsing_canonical_form
+
+    with resources.as_file(resources.files("schemas").joinpath("catwalk.log.LogRecord.avsc")) as p:
+        raw = json.loads(p.read_text(encoding="utf-8"))
+    before = {**raw, "fields": [f for f in raw["fields"] if f["name"] != "headers"]}
+    return frozenset({to_parsing_canonical_form(record_schema()),
+                      to_parsing_canonical_form(parse_schema(before))})
+
+
+def is_log_schema(schema: Any) -> bool:
+    """Whether a segment's writer schema is one of :func:`record_forms`."""
+    from fastavro.schema import to_parsing_canonical_form
+
+    return to_parsing_canonical_form(schema) in record_forms()
 
 
 def _field(data: bytes) -> bytes:
@@ -96,13 +141,24 @@ def leaf_input(
     timestamp_ms: int,
     key: bytes | None,
     value: bytes,
+    headers: Sequence[tuple[str, bytes | None]] = (),
 ) -> bytes:
     """The bytes a record contributes to the Merkle tree (its leaf input): every field,
-    each length-prefixed, so that no two different records share a leaf."""
-    return (struct.pack(">qqiq", position, timestamp_ms, partition, offset)
-            + _field(topic.encode())
-            + (b"\x00" if key is None else b"\x01" + _field(key))
-            + _field(value))
+    each length-prefixed, so that no two different records share a leaf.
+
+    The Kafka headers follow the value only when the message has any: a marker byte 0x01,
+    their count (8 bytes, big-endian), then each key (UTF-8) and value (marked present or
+    absent, like the key), length-prefixed. A record without headers has exactly the leaf
+    input it had before headers were kept, so every tree head signed before stands."""
+    out = (struct.pack(">qqiq", position, timestamp_ms, partition, offset)
+           + _field(topic.encode())
+           + (b"\x00" if key is None else b"\x01" + _field(key))
+           + _field(value))
+    if headers:
+        out += b"\x01" + struct.pack(">Q", len(headers)) + b"".join(
+            _field(k.encode()) + (b"\x00" if v is None else b"\x01" + _field(v))
+            for k, v in headers)
+    return out
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -116,6 +172,7 @@ class Leaf:
     timestamp_ms: int
     key: bytes | None
     value: bytes
+    headers: Headers = ()
 
     @property
     def coordinates(self) -> str:
@@ -145,12 +202,27 @@ def parse_leaf_input(data: bytes) -> Leaf:
         if marker not in (0, 1):
             raise ValueError("bad key marker")
         value = field()
+        headers: list[tuple[str, bytes | None]] = []
+        if at < len(view):
+            if view[at] != 1:
+                raise ValueError("not a leaf input: bytes after the value that are not headers")
+            (count,) = struct.unpack_from(">Q", view, at + 1)
+            at += 9
+            if count == 0 or count > len(view):
+                raise ValueError(f"not a leaf input: {count} headers")
+            for _ in range(count):
+                name = field().decode()
+                present = view[at]
+                at += 1
+                if present not in (0, 1):
+                    raise ValueError("not a leaf input: bad header value marker")
+                headers.append((name, field() if present == 1 else None))
     except (struct.error, IndexError, UnicodeDecodeError) as exc:
         raise ValueError(f"not a leaf input: {exc}") from exc
     if at != len(view):
         raise ValueError("not a leaf input: bytes after the value")
     return Leaf(position=position, topic=topic, partition=partition, offset=offset,
-                timestamp_ms=timestamp_ms, key=key, value=value)
+                timestamp_ms=timestamp_ms, key=key, value=value, headers=tuple(headers))
 
 
 def chain_next(prev_hash: bytes, leaf: bytes) -> bytes:
@@ -169,12 +241,14 @@ def chain_hash(
     timestamp_ms: int,
     key: bytes | None,
     value: bytes,
+    headers: Sequence[tuple[str, bytes | None]] = (),
 ) -> bytes:
     """SHA-256 over the previous hash and every field of the record, each length-prefixed so
     that no two different records share an input (the record's :func:`leaf_input`)."""
     return chain_next(prev_hash, leaf_input(position=position, topic=topic,
                                             partition=partition, offset=offset,
-                                            timestamp_ms=timestamp_ms, key=key, value=value))
+                                            timestamp_ms=timestamp_ms, key=key, value=value,
+                                            headers=headers))
 
 
 WORKER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
@@ -277,6 +351,7 @@ def read_segment(segment: Path) -> Iterator[LogRecord]:
             records: Iterator[Any] = reader(fo, reader_schema=record_schema())
             for number, rec in enumerate(records, start=1):
                 try:
+                    rec["headers"] = headers_of(rec.get("headers"))
                     yield LogRecord(**rec)
                 except TypeError as exc:
                     raise LogError(f"{segment.name} record {number}: {exc}") from exc

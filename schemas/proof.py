@@ -40,7 +40,7 @@ class ProofError(Exception):
 def _fields(rec: LogRecord) -> dict[str, Any]:
     return {"position": rec.position, "topic": rec.topic, "partition": rec.partition,
             "offset": rec.offset, "timestamp_ms": rec.timestamp_ms, "key": rec.key,
-            "value": rec.value}
+            "value": rec.value, "headers": rec.headers}
 
 
 def _of_round(rec: LogRecord, round_id: str, needle: bytes, casino: str | None,

@@ -208,7 +208,8 @@ def test_topic_audit_holds_every_chain_and_its_quarantine(two: Path) -> None:
         bad = Received(topic="round-events", partition=1, offset=0, timestamp_ms=1, key=b"T9",
                        value=b"junk")
         w3.append([_received(20)], [Quarantined(message=bad, reason="undecodable")])
-    held = _held(two, "round-events")
+    held, doubtful = _held(verify_data(two, _key(two)), "round-events")
+    assert doubtful == {}
     assert sorted(held) == [("round-events", 0, i) for i in [*range(15), 20]] + [
         ("round-events", 1, 0)]
 
