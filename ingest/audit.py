@@ -268,11 +268,15 @@ def _against_topic(data: Path, topic: str, bootstrap: str | None, verdict: DataV
         print(f"verify: --against-topic: {exc}", file=sys.stderr)
         return 2
     signed = [(c.label, v.checkpoint) for c, v in verdict.chains if v.checkpoint is not None]
+    taken = sorted({name.rpartition("[")[0] for _, cp in signed for name in cp.next_offsets})
+    if taken and topic not in taken:
+        print(f"verify: --against-topic: the log was not taken from topic {topic} (its signed "
+              f"checkpoints name {', '.join(taken)}): check the topic's name", file=sys.stderr)
+        return 2
     failures = history.problems(signed)
     state = history.state
     if state.exists:
-        print(f"verify: checkpoint topic {state.topic}: {state.settings()}; "
-              f"{history.summary()}", file=sys.stderr if failures else sys.stdout)
+        print(f"verify: checkpoint topic {state.topic}: {state.settings()}")
     try:
         audit = audit_topic(data, topic, servers)
     except TopicAuditError as exc:
@@ -289,6 +293,9 @@ def _against_topic(data: Path, topic: str, bootstrap: str | None, verdict: DataV
         failures.append(f"{len(audit.missing):,} of the topic's {audit.checked:,} messages are "
                         "neither in the log nor in quarantine (or differ)")
     if failures:
+        if state.exists:
+            print(f"verify: checkpoint topic {state.topic}: {history.summary()}",
+                  file=sys.stderr)
         for line in failures:
             print(f"verify: FAILED: {line}", file=sys.stderr)
         return 1

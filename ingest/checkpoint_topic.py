@@ -31,7 +31,7 @@ import queue
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -285,41 +285,50 @@ def _judge(where: str, value: bytes | None, verifier: Verifier) -> Witnessed | S
         return Skipped(where=where, kind=kind, detail=str(exc)[:200])
 
 
-def read_history(servers: str, topic: str, verifier: Verifier, *,
-                 stall_s: float = STALL_S) -> History:
-    """Read the checkpoint topic of ``topic`` whole, from each partition's log start offset
-    to the end offset it had when reading began, streaming: every message is judged as it
-    arrives (a signed checkpoint of ``verifier``'s, or skipped with its kind), and only the
-    distinct signed checkpoints are kept (one per log id, size and root: copies of one, and
-    messages that prove nothing, cost no memory). Only the holder of the signing key can add
-    to what is kept, as many as the log has segments. TopicAuditError when the topic cannot
-    be read (the broker is unreachable, or a read makes no progress for ``stall_s``)."""
-    name = checkpoint_topic(topic)
-    state = topic_state(servers, name)
-    if not state.exists:
-        return History(state=state, read=0, signed=0, witnessed=())
+def history_of(state: TopicState, messages: Iterable[tuple[str, bytes | None]],
+               verifier: Verifier) -> History:
+    """The history of a checkpoint topic from its messages, (``topic[partition]@offset``,
+    value) in order, judged one at a time (the broker-free half of :func:`read_history`):
+    only the distinct signed checkpoints are kept (one per log id, size and root, the first
+    copy), so copies of one, and messages that prove nothing, cost no memory. Only the
+    holder of the signing key can add to what is kept, as many as the log has segments."""
     kept: dict[tuple[str, int, bytes], Witnessed] = {}
     skipped: dict[Skip, int] = {}
     named: list[Skipped] = []
     read = signed = 0
+    for where, value in messages:
+        read += 1
+        judged = _judge(where, value, verifier)
+        if isinstance(judged, Skipped):
+            skipped[judged.kind] = skipped.get(judged.kind, 0) + 1
+            if len(named) < NAMED:
+                named.append(judged)
+            continue
+        signed += 1
+        cp = judged.checkpoint
+        kept.setdefault((cp.log_id, cp.size, cp.root), judged)
+    witnessed = tuple(sorted(kept.values(), key=lambda w: -w.checkpoint.size))
+    order = list(Skip)
+    return History(state=state, read=read, signed=signed, witnessed=witnessed,
+                   skipped=dict(sorted(skipped.items(), key=lambda kv: order.index(kv[0]))),
+                   named=tuple(named))
+
+
+def read_history(servers: str, topic: str, verifier: Verifier, *,
+                 stall_s: float = STALL_S) -> History:
+    """Read the checkpoint topic of ``topic`` whole, streaming, from each partition's log
+    start offset to the end offset it had when reading began (:func:`history_of`).
+    TopicAuditError when the topic cannot be read (the broker is unreachable, or a read
+    makes no progress for ``stall_s``)."""
+    name = checkpoint_topic(topic)
+    state = topic_state(servers, name)
+    if not state.exists:
+        return History(state=state, read=0, signed=0, witnessed=())
     kc = verify_consumer(servers)
     try:
-        for m in read_to_end(kc, state, stall_s=stall_s):
-            read += 1
-            judged = _judge(f"{m.topic}[{m.partition}]@{m.offset}", m.value, verifier)
-            if isinstance(judged, Skipped):
-                skipped[judged.kind] = skipped.get(judged.kind, 0) + 1
-                if len(named) < NAMED:
-                    named.append(judged)
-                continue
-            signed += 1
-            cp = judged.checkpoint
-            kept.setdefault((cp.log_id, cp.size, cp.root), judged)
+        return history_of(state, ((f"{m.topic}[{m.partition}]@{m.offset}", m.value)
+                                  for m in read_to_end(kc, state, stall_s=stall_s)), verifier)
     except KafkaError as exc:
         raise TopicAuditError(f"reading the checkpoint topic {name}: {exc!r}") from exc
     finally:
         kc.close()
-    witnessed = tuple(sorted(kept.values(), key=lambda w: -w.checkpoint.size))
-    return History(state=state, read=read, signed=signed, witnessed=witnessed,
-                   skipped=dict(sorted(skipped.items(), key=lambda kv: list(Skip).index(kv[0]))),
-                   named=tuple(named))
