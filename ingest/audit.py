@@ -299,8 +299,8 @@ def _against_topic(data: Path, topic: str, bootstrap: str | None, verdict: DataV
         for line in failures:
             print(f"verify: FAILED: {line}", file=sys.stderr)
         return 1
-    largest = "; ".join(f"{cp.log_id}: {cp.size:,} records at {w.where}"
-                        for cp, w in ((w.checkpoint, w) for w in history.largest().values()))
+    largest = "; ".join(f"log {w.log_id}: {w.size:,} records at {w.where}"
+                        for w in history.largest().values())
     print(f"verify: OK: checkpoint topic {state.topic}: {history.summary()}; the log holds "
           f"the records of every one, with its root (the largest: {largest or 'none'})")
     print(f"verify: topic {topic}: {audit.state.settings()}")

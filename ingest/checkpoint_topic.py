@@ -47,7 +47,7 @@ from ingest.topic_audit import (
     topic_state,
     verify_consumer,
 )
-from schemas.checkpoint import MAX_NOTE, Checkpoint, CheckpointError, Verifier, open_signed, parse
+from schemas.checkpoint import MAX_NOTE, Checkpoint, CheckpointError, Verifier, open_signed
 
 SUFFIX = "-checkpoints"
 QUEUE = 1_000
@@ -188,11 +188,13 @@ class Skipped:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Witnessed:
-    """A signed checkpoint read from the topic, and where (its first copy)."""
+    """A signed checkpoint read from the topic (its first copy): where, its text, and the
+    log id and size it states (all that is kept of it, to keep a long history small)."""
 
     where: str
     text: str
-    checkpoint: Checkpoint
+    log_id: str
+    size: int
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -221,7 +223,7 @@ class History:
         """log id -> the largest signed checkpoint of it on the topic."""
         out: dict[str, Witnessed] = {}
         for w in self.witnessed:
-            out.setdefault(w.checkpoint.log_id, w)
+            out.setdefault(w.log_id, w)
         return out
 
     def problems(self, chains: Sequence[tuple[str, Checkpoint]]) -> list[str]:
@@ -263,8 +265,10 @@ class History:
                 f"{skipped:,} skipped" + (f" ({why})" if why else ""))
 
 
-def _judge(where: str, value: bytes | None, verifier: Verifier) -> Witnessed | Skipped:
-    """A message's value as a signed checkpoint of ``verifier``'s, or why it is not one."""
+def _judge(where: str, value: bytes | None,
+           verifier: Verifier) -> tuple[Witnessed, bytes] | Skipped:
+    """A message's value as a signed checkpoint of ``verifier``'s (and its root), or why it
+    is not one."""
     if value is None:
         return Skipped(where=where, kind=Skip.TOMBSTONE)
     if len(value) > MAX_MESSAGE:
@@ -275,14 +279,14 @@ def _judge(where: str, value: bytes | None, verifier: Verifier) -> Witnessed | S
     except UnicodeDecodeError as exc:
         return Skipped(where=where, kind=Skip.NOT_TEXT, detail=str(exc)[:120])
     try:
-        parse(text)
+        cp = open_signed(text, verifier)
     except CheckpointError as exc:
-        return Skipped(where=where, kind=Skip.NOT_A_CHECKPOINT, detail=str(exc)[:160])
-    try:
-        return Witnessed(where=where, text=text, checkpoint=open_signed(text, verifier))
-    except CheckpointError as exc:
-        kind = Skip.BAD_SIGNATURE if str(exc).startswith("bad signature") else Skip.ANOTHER_KEY
-        return Skipped(where=where, kind=kind, detail=str(exc)[:200])
+        words = str(exc)
+        kind = (Skip.BAD_SIGNATURE if words.startswith("bad signature") else
+                Skip.ANOTHER_KEY if words.startswith("the checkpoint is not signed by") else
+                Skip.NOT_A_CHECKPOINT)
+        return Skipped(where=where, kind=kind, detail=words[:200])
+    return Witnessed(where=where, text=text, log_id=cp.log_id, size=cp.size), cp.root
 
 
 def history_of(state: TopicState, messages: Iterable[tuple[str, bytes | None]],
@@ -305,11 +309,11 @@ def history_of(state: TopicState, messages: Iterable[tuple[str, bytes | None]],
                 named.append(judged)
             continue
         signed += 1
-        cp = judged.checkpoint
-        kept.setdefault((cp.log_id, cp.size, cp.root), judged)
-    witnessed = tuple(sorted(kept.values(), key=lambda w: -w.checkpoint.size))
+        witnessed, root = judged
+        kept.setdefault((witnessed.log_id, witnessed.size, root), witnessed)
+    ordered = tuple(sorted(kept.values(), key=lambda w: -w.size))
     order = list(Skip)
-    return History(state=state, read=read, signed=signed, witnessed=witnessed,
+    return History(state=state, read=read, signed=signed, witnessed=ordered,
                    skipped=dict(sorted(skipped.items(), key=lambda kv: order.index(kv[0]))),
                    named=tuple(named))
 

@@ -44,7 +44,7 @@ def test_every_signed_checkpoint_is_kept_once_and_the_largest_comes_first() -> N
                 (_at(3), small.encode())]  # an older checkpoint re-published last
     history = history_of(_state(), messages, KEY)
     assert (history.read, history.signed) == (4, 4)
-    assert [(w.where, w.checkpoint.size) for w in history.witnessed] == [(_at(1), 13),
+    assert [(w.where, w.size) for w in history.witnessed] == [(_at(1), 13),
                                                                         (_at(0), 5)]
     assert history.checkpoints == [(_at(1), large), (_at(0), small)]
     assert history.largest()[LOG].where == _at(1)
