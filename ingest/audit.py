@@ -4,9 +4,12 @@
   every chain of it (the lone ingest's, or each ingest worker's), the checkpoints beside
   each and any checkpoint the regulator kept (``--checkpoint``, matched to its chain by its
   log id);
-  ``--against-topic`` also reads the topic (kept forever) and names every message the log
-  and the quarantine both lack; ``--proof FILE`` checks an inclusion proof offline, with no
-  log at all.
+  ``--against-topic`` also reads the checkpoint topic whole (ingest/checkpoint_topic.py:
+  every checkpoint signed by the key is checked against its chain, so a rollback shows;
+  what is not one is named and skipped) and the topic (kept forever), naming every message
+  the log and the quarantine both lack, and fails when either topic was deleted, trimmed
+  past the log or compacted (ingest/topic_audit.py); ``--proof FILE`` checks an inclusion
+  proof offline, with no log at all.
 - ``prove ROUND_ID`` prints, for every event of a round, its record and the audit path that
   ties it to the latest signed checkpoint of its chain (RFC 9162 2.1.3), as JSON. With the
   lone ingest's chain the proof names one checkpoint (``checkpoint``); with workers' chains

@@ -19,6 +19,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import ConfigResource, ConfigResourceType
 
+from ingest.kafka_io import TopicSettings, ensure_topic
 from schemas import WagerPlaced, encode
 from schemas.checkpoint import Checkpoint, Signer, open_signed, parse, read_verifier
 from schemas.logformat import segments
@@ -101,10 +102,7 @@ def _logged(servers: str, tmp_path: Path, prefix: str,
     """A one-partition topic, each batch of events sent and ingested in turn; the topic, the
     data directory and the number of segments after each ingest."""
     topic = f"{prefix}-{uuid.uuid4().hex[:10]}"
-    with KafkaAdminClient(bootstrap_servers=servers) as admin:
-        admin.create_topics({topic: {"num_partitions": 1, "replication_factor": 1,
-                                     "configs": {"retention.ms": "-1"}}},
-                            wait_for_metadata=True)
+    assert ensure_topic(servers, topic, TopicSettings(partitions=1))  # as ingest creates it
     data = tmp_path / "data"
     counts = []
     first = 0
@@ -233,9 +231,10 @@ def test_a_compacted_checkpoint_topic_fails_and_the_settings_are_reported(
         kafka_bootstrap: str, tmp_path: Path) -> None:
     topic, data, _ = _logged(kafka_bootstrap, tmp_path, "compacted", (5,))
     cp_topic = topic + "-checkpoints"
-    # Ingest created the checkpoint topic to be kept forever.
-    assert _config(kafka_bootstrap, cp_topic) == {"cleanup.policy": "delete",
-                                                  "retention.ms": "-1"}
+    # Ingest created the checkpoint topic, and the event topic, to be kept forever.
+    for created in (cp_topic, topic):
+        assert _config(kafka_bootstrap, created) == {"cleanup.policy": "delete",
+                                                     "retention.ms": "-1"}
     ok = _verify(data, topic, kafka_bootstrap)
     assert ok.returncode == 0, ok.stderr
     assert (f"verify: checkpoint topic {cp_topic}: cleanup.policy=delete, retention.ms=-1 "
