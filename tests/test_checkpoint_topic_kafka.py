@@ -10,6 +10,8 @@ log that is whole fail.
 
 from __future__ import annotations
 
+import re
+import shutil
 import time
 import uuid
 from pathlib import Path
@@ -314,3 +316,34 @@ def test_an_event_topic_trimmed_past_the_log_or_recreated_fails(kafka_bootstrap:
     assert (f"FAILED: {topic}[0]: the topic ends at offset 0, but the log holds {topic}[0]@4: "
             "the topic was deleted and recreated, or truncated") in recreated.stderr
     assert "all 0 messages" not in recreated.stdout
+
+
+def test_a_whole_worker_chain_removed_is_shown_by_its_checkpoints_on_the_topic(
+        kafka_bootstrap: str, tmp_path: Path) -> None:
+    """Two workers' chains, the second one's directories removed together: the data
+    directory alone looks like the first worker's whole log; the topic still holds the
+    checkpoints of the second chain's log id."""
+    topic = f"workers-{uuid.uuid4().hex[:10]}"
+    assert ensure_topic(kafka_bootstrap, topic, TopicSettings(partitions=1))
+    data = tmp_path / "data"
+    for worker, first, n in (("w1", 0, 5), ("w2", 5, 4)):
+        _send(kafka_bootstrap, topic, list(_events(first, n)))
+        done = run_cli("ingest", "--data", str(data), "--topic", topic, "--bootstrap",
+                       kafka_bootstrap, "--worker", worker, "--until-idle", "1", "--quiet",
+                       timeout=180)
+        assert done.returncode == 0, done.stderr
+    w2 = [data / "log" / "workers" / "w2", data / "checkpoints" / "workers" / "w2"]
+    assert segments(w2[0]), "the second worker wrote no segment"
+    w2_log = parse((w2[1] / "latest.checkpoint").read_text()).log_id
+    whole = _verify(data, topic, kafka_bootstrap)
+    assert whole.returncode == 0, whole.stderr
+
+    for path in [*w2, data / "quarantine" / "workers" / "w2"]:
+        shutil.rmtree(path, ignore_errors=True)
+    alone = _verify(data, None, kafka_bootstrap)
+    assert alone.returncode == 0, alone.stderr  # the directory alone looks whole
+    removed = _verify(data, topic, kafka_bootstrap)
+    assert removed.returncode == 1
+    assert re.search(rf"{topic}-checkpoints\[0\]@\d+: a checkpoint of log {w2_log} \(4 "
+                     r"records, signed at \S+Z\), which no chain of .* is .*: a whole chain "
+                     "was removed", removed.stderr), removed.stderr
