@@ -286,7 +286,7 @@ def _judge(where: str, value: bytes | None,
                 Skip.ANOTHER_KEY if words.startswith("the checkpoint is not signed by") else
                 Skip.NOT_A_CHECKPOINT)
         return Skipped(where=where, kind=kind, detail=words[:200])
-    return Witnessed(where=where, text=text, log_id=cp.log_id, size=cp.size), cp.root
+    return Witnessed(where=where, text=text, log_id=sys.intern(cp.log_id), size=cp.size), cp.root
 
 
 def history_of(state: TopicState, messages: Iterable[tuple[str, bytes | None]],
