@@ -19,9 +19,13 @@ examples:
   python -m ingest verify --key "$(cat pinned.pub)" --checkpoint kept.checkpoint
                                          the regulator's check: a key and a checkpoint kept
                                          apart from this directory (a removed tail shows)
-  python -m ingest verify --against-topic round-events
-                                         also: every message of the topic is in the log or
-                                         in quarantine
+  python -m ingest verify --key "$(cat pinned.pub)" --against-topic round-events
+                                         also: every signed checkpoint ever published to
+                                         round-events-checkpoints (read whole) holds for the
+                                         log, so a rollback shows; every message of the topic
+                                         is in the log or in quarantine; either topic
+                                         deleted, trimmed past the log or compacted fails
+                                         (tombstones and garbage are named and skipped)
   python -m ingest --worker w1 & python -m ingest --worker w2 &
                                          two workers sharing the topic's partitions, each
                                          writing its own chain (log/workers/NAME)
@@ -88,8 +92,11 @@ def _parser() -> argparse.ArgumentParser:
     audit.add_argument("--proof", type=Path, default=None, metavar="FILE",
                        help="verify: check this inclusion proof (from prove) offline")
     audit.add_argument("--against-topic", default=None, metavar="TOPIC",
-                       help="verify: also read TOPIC from the beginning and name every message "
-                       "neither in the log nor in quarantine")
+                       help="verify: also read the checkpoint topic TOPIC-checkpoints whole "
+                       "(the log must hold every signed checkpoint on it; what is not one is "
+                       "named and skipped) and TOPIC from its start (every message in the log "
+                       "or in quarantine); a topic deleted, trimmed past the log or compacted "
+                       "fails")
     audit.add_argument("--out", type=Path, default=None, metavar="FILE",
                        help="prove: write the proof to FILE (default: standard output)")
     p.add_argument("--signing-key", type=Path, default=None, metavar="FILE",

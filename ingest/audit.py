@@ -4,9 +4,12 @@
   every chain of it (the lone ingest's, or each ingest worker's), the checkpoints beside
   each and any checkpoint the regulator kept (``--checkpoint``, matched to its chain by its
   log id);
-  ``--against-topic`` also reads the topic (kept forever) and names every message the log
-  and the quarantine both lack; ``--proof FILE`` checks an inclusion proof offline, with no
-  log at all.
+  ``--against-topic`` also reads the checkpoint topic whole (ingest/checkpoint_topic.py:
+  every checkpoint signed by the key is checked against its chain, so a rollback shows;
+  what is not one is named and skipped) and the topic (kept forever), naming every message
+  the log and the quarantine both lack, and fails when either topic was deleted, trimmed
+  past the log or compacted (ingest/topic_audit.py); ``--proof FILE`` checks an inclusion
+  proof offline, with no log at all.
 - ``prove ROUND_ID`` prints, for every event of a round, its record and the audit path that
   ties it to the latest signed checkpoint of its chain (RFC 9162 2.1.3), as JSON. With the
   lone ingest's chain the proof names one checkpoint (``checkpoint``); with workers' chains
@@ -23,13 +26,16 @@ import binascii
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from schemas.checkpoint import Checkpoint, CheckpointError, Verifier, open_signed, read_verifier
 from schemas.log_verify import DataVerdict, verify_data
 from schemas.logformat import parse_leaf_input
 from schemas.merkle import leaf_hash, verify_inclusion
 from schemas.proof import PROOF_FORMAT, ProofError, round_proof
+
+if TYPE_CHECKING:
+    from ingest.checkpoint_topic import History
 
 MAX_PROOF_BYTES = 16 * 1024 * 1024
 
@@ -89,9 +95,9 @@ def verify_command(data: Path, *, key: str | None, checkpoint_files: list[Path],
     try:
         if proof is not None:
             return _check_proof(proof, data, key)
-        witnessed = _witnessed(against_topic, bootstrap) if against_topic else []
+        history = _history(data, key, against_topic, bootstrap) if against_topic else None
         verdict, source = verify(data, key=key, checkpoint_files=checkpoint_files,
-                                 witnessed=witnessed)
+                                 witnessed=None if history is None else history.checkpoints)
     except AuditError as exc:
         print(f"verify: {exc}", file=sys.stderr)
         return 2
@@ -100,30 +106,35 @@ def verify_command(data: Path, *, key: str | None, checkpoint_files: list[Path],
         print("verify: the log cannot be trusted as it stands: keep this directory as it is "
               "(evidence) and compare it with the topic (--against-topic) and the "
               "checkpoints your regulator holds (docs/log-integrity.md)", file=sys.stderr)
-        return 1
-    print(f"verify: {verdict.line()}")
-    print(f"verify: checked with {source}")
-    if against_topic is not None:
-        return _against_topic(verdict, against_topic, bootstrap)
-    return 0
+    else:
+        print(f"verify: {verdict.line()}")
+        print(f"verify: checked with {source}")
+    if against_topic is None or history is None:
+        return 0 if verdict.ok else 1
+    topic = _against_topic(data, against_topic, bootstrap, verdict, history)
+    return 1 if not verdict.ok else topic
 
 
-def _witnessed(topic: str, bootstrap: str | None) -> list[tuple[str, str]]:
-    """The last checkpoint on the checkpoint topic of ``topic``: the witness outside the
-    data directory that shows a removed tail."""
-    from kafka.errors import KafkaError
-
-    from ingest.checkpoint_topic import checkpoint_topic, latest_checkpoints
+def _history(data: Path, key: str | None, topic: str, bootstrap: str | None) -> History:
+    """The checkpoint topic of ``topic`` read whole (ingest/checkpoint_topic.py): the
+    witness outside the data directory that shows a removed tail. Each message skipped
+    (a tombstone, garbage) is named here, and counted."""
+    from ingest.checkpoint_topic import checkpoint_topic, read_history
     from ingest.kafka_io import NoClusterError, bootstrap_servers
+    from ingest.topic_audit import TopicAuditError
 
+    verifier, _ = _key(data, key)
     try:
-        texts = latest_checkpoints(bootstrap_servers(bootstrap), topic)
-    except (NoClusterError, KafkaError) as exc:
+        history = read_history(bootstrap_servers(bootstrap), topic, verifier)
+    except (NoClusterError, TopicAuditError) as exc:
         raise AuditError(f"--against-topic: cannot read {checkpoint_topic(topic)}: {exc}") from exc
-    if not texts:
-        print(f"verify: {checkpoint_topic(topic)} holds no checkpoint (ingest older than "
-              "checkpoints, or another topic)", file=sys.stderr)
-    return [(f"{checkpoint_topic(topic)} (latest)", t) for t in texts]
+    for skipped in history.named:
+        print(f"verify: skipped: {skipped.line()}", file=sys.stderr)
+    more = sum(history.skipped.values()) - len(history.named)
+    if more > 0:
+        print(f"verify: skipped: {more:,} more messages of {checkpoint_topic(topic)} (counted "
+              "below)", file=sys.stderr)
+    return history
 
 
 def prove(data: Path, round_id: str, *, key: str | None) -> dict[str, Any]:
@@ -245,27 +256,57 @@ def _check_proof(path: Path, data: Path, key: str | None) -> int:
     return 0
 
 
-def _against_topic(verdict: DataVerdict, topic: str, bootstrap: str | None) -> int:
-    """Every message of ``topic`` must be in the log (same bytes) or in quarantine."""
+def _against_topic(data: Path, topic: str, bootstrap: str | None, verdict: DataVerdict,
+                   history: History) -> int:
+    """The two topics as witnesses: the checkpoint topic whole (deleted, trimmed or compacted
+    is a failure), and every message of ``topic`` in the log (same bytes) or in quarantine,
+    with the topic neither trimmed past what the log holds, recreated, compacted nor deleted
+    (ingest/topic_audit.py). Every failure is named, one line each; exit 1 if any."""
     from ingest.kafka_io import NoClusterError, bootstrap_servers
-    from ingest.topic_audit import TopicAuditError, missing_messages
+    from ingest.topic_audit import TopicAuditError, audit_topic
 
     try:
         servers = bootstrap_servers(bootstrap)
     except NoClusterError as exc:
         print(f"verify: --against-topic: {exc}", file=sys.stderr)
         return 2
-    try:
-        missing, checked = missing_messages(verdict, topic, servers)
-    except TopicAuditError as exc:
-        print(f"verify: --against-topic: {exc}", file=sys.stderr)
+    signed = [(c.label, v.checkpoint) for c, v in verdict.chains if v.checkpoint is not None]
+    taken = sorted({name.rpartition("[")[0] for _, cp in signed for name in cp.next_offsets})
+    if taken and topic not in taken:
+        print(f"verify: --against-topic: the log was not taken from topic {topic} (its signed "
+              f"checkpoints name {', '.join(taken)}): check the topic's name", file=sys.stderr)
         return 2
-    if missing:
-        for line in missing[:20]:
-            print(f"verify: MISSING: {line}", file=sys.stderr)
-        print(f"verify: FAILED: {len(missing):,} of the topic's {checked:,} messages are neither "
-              "in the log nor in quarantine (or differ)", file=sys.stderr)
+    failures = history.problems(signed)
+    state = history.state
+    if state.exists:
+        print(f"verify: checkpoint topic {state.topic}: {state.settings()}")
+    try:
+        audit = audit_topic(verdict, topic, servers)
+    except TopicAuditError as exc:
+        for line in failures:
+            print(f"verify: FAILED: {line}", file=sys.stderr)
+        print(f"verify: --against-topic: {exc}", file=sys.stderr)
+        return 1 if failures else 2
+    for line in audit.notes:
+        print(f"verify: note: {line}", file=sys.stderr)
+    failures += audit.failures
+    for line in audit.missing[:20]:
+        print(f"verify: MISSING: {line}", file=sys.stderr)
+    if audit.missing:
+        failures.append(f"{len(audit.missing):,} of the topic's {audit.checked:,} messages are "
+                        "neither in the log nor in quarantine (or differ)")
+    if failures:
+        if state.exists:
+            print(f"verify: checkpoint topic {state.topic}: {history.summary()}",
+                  file=sys.stderr)
+        for line in failures:
+            print(f"verify: FAILED: {line}", file=sys.stderr)
         return 1
-    print(f"verify: OK: all {checked:,} messages of topic {topic} are in the log or in "
+    largest = "; ".join(f"log {w.log_id}: {w.size:,} records at {w.where}"
+                        for w in history.largest().values())
+    print(f"verify: OK: checkpoint topic {state.topic}: {history.summary()}; the log holds "
+          f"the records of every one, with its root (the largest: {largest or 'none'})")
+    print(f"verify: topic {topic}: {audit.state.settings()}")
+    print(f"verify: OK: all {audit.checked:,} messages of topic {topic} are in the log or in "
           "quarantine, byte for byte")
     return 0
