@@ -25,8 +25,9 @@ examples:
   python -m ingest --worker w1 & python -m ingest --worker w2 &
                                          two workers sharing the topic's partitions, each
                                          writing its own chain (log/workers/NAME)
-  python -m ingest prove R-1234 --out r1234.proof
-                                         inclusion proofs of a round's events
+  python -m ingest prove R-1234 --casino C01 --table T01 --out r1234.proof
+                                         inclusion proofs of a round's events, and of the
+                                         round whole (table_seq RoundStarted..RoundEnded)
   python -m ingest verify --proof r1234.proof --key "$(cat pinned.pub)"
                                          check a proof offline, without the log
 
@@ -90,6 +91,12 @@ def _parser() -> argparse.ArgumentParser:
     audit.add_argument("--against-topic", default=None, metavar="TOPIC",
                        help="verify: also read TOPIC from the beginning and name every message "
                        "neither in the log nor in quarantine")
+    audit.add_argument("--casino", default=None, metavar="CASINO",
+                       help="prove: the round's casino (needed when the round id is held at "
+                       "several casinos)")
+    audit.add_argument("--table", default=None, metavar="TABLE_ID",
+                       help="prove: the round's table (needed when the round id is held at "
+                       "several tables)")
     audit.add_argument("--out", type=Path, default=None, metavar="FILE",
                        help="prove: write the proof to FILE (default: standard output)")
     p.add_argument("--signing-key", type=Path, default=None, metavar="FILE",
@@ -115,7 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "prove":
         from ingest.audit import prove_command
 
-        return prove_command(data, args.round_id, key=args.key, out=args.out)
+        return prove_command(data, args.round_id, key=args.key, out=args.out,
+                             casino=args.casino, table_id=args.table)
     return _consume(args, data)
 
 
