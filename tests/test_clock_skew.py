@@ -122,3 +122,32 @@ def test_a_round_dated_1971_is_judged_by_the_brokers_time_and_found(tmp_path):
     flagged = _flagged(tmp_path / "checks", "clock_skew")
     assert flagged == ["T01-000002"] * len(wrong)
     assert "T01-000002" not in _flagged(tmp_path / "checks", "not_evaluated")
+
+
+def test_the_live_loop_finds_and_judges_as_replay_does(tmp_path):
+    """The live loop (replay/live.py), taking the log in two steps, writes the files a
+    batch replay writes: the same findings, the 1971 round judged the same way."""
+    from ingest.keys import load_signer
+    from replay.live import LiveReplay
+    from tests.test_replay_live import _same_as_batch
+
+    table = Table()
+    events = [*table.round("T01-000001", dealer=DEALER, seats=SEATS),
+              *_dated_1971(table.round("T01-000002", dealer=DEALER, seats=SEATS))]
+    data = tmp_path / "data"
+    writer = LogWriter(data / "log", data / "quarantine", signer=load_signer(data),
+                       checkpoint_dir=data / "checkpoints")
+    live = LiveReplay(data, full_every=None)
+    try:
+        for start, part in ((0, events[:15]), (15, events[15:])):
+            writer.append([Received(topic="round-events", partition=0, offset=start + i,
+                                    timestamp_ms=BROKER_MS + (start + i) * 1000, key=b"T01",
+                                    value=encode(e)) for i, e in enumerate(part)], [])
+            got = live.step()
+            assert got.ok, got.message
+    finally:
+        writer.close()
+    files = _same_as_batch(data, tmp_path)
+    assert b"clock_skew" in files["findings.parquet"]
+    rounds = pq.read_table(data / "replay" / "rounds.parquet").to_pylist()
+    assert [r["evaluated"] for r in rounds] == [True, True]
