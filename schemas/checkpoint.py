@@ -283,12 +283,17 @@ def open_signed(text: str, verifier: Verifier) -> Checkpoint:
         if len(raw) != 68 or not verifier.check(body.encode(), raw[4:]):
             raise CheckpointError(
                 f"bad signature: the checkpoint for {checkpoint.size:,} records signed at "
-                f"{checkpoint.signed_at} does not verify with key {verifier.name} "
+                f"{_short(checkpoint.signed_at)} does not verify with key {verifier.name} "
                 f"({verifier.key_hash.hex()}): it was altered or forged")
         return checkpoint
     raise CheckpointError(
         f"the checkpoint is not signed by the key {verifier.name} ({verifier.key_hash.hex()})"
         f"; signed by {', '.join(others) or 'no one'}")
+
+
+def _short(text: str) -> str:
+    """Text from a note not yet verified, as an error shows it: whole when short."""
+    return text if len(text) <= SHOWN else shown(text)
 
 
 def _names_a_file(text: str) -> bool:

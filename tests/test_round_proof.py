@@ -219,3 +219,15 @@ def test_a_huge_or_binary_key_gives_one_short_line(tmp_path: Path, how: str,
             "file": f"{big}: larger than any public key (4,096 bytes at most)",
             "binary": f"{big}: larger than any public key (4,096 bytes at most)"}[how]
     assert said in lines[0], lines[0]
+
+
+def test_a_forged_checkpoint_of_50_kb_is_not_echoed_whole(tmp_path: Path) -> None:
+    _write(tmp_path, _round())
+    proof = _prove(tmp_path)
+    lines = proof["checkpoint"].split("\n")
+    at = next(i for i, line in enumerate(lines) if line.startswith("catwalk-time "))
+    lines[at] = "catwalk-time " + "9" * 50_000
+    forged = dict(proof, checkpoint="\n".join(lines))
+    problem = check_round_proof(forged, read_verifier(tmp_path / "keys" / "signing.pub")).problem
+    assert problem is not None and problem.startswith("its checkpoint: bad signature: ")
+    assert "(50,000 characters)" in problem and len(problem) < 400, problem[:500]
