@@ -62,6 +62,9 @@ def _fields(rec: LogRecord) -> dict[str, Any]:
 
 def _long(raw: bytes, i: int) -> tuple[int, int]:
     """An Avro ``long`` (zigzag varint) at ``i``, and the index after it."""
+    b = raw[i]
+    if b < 0x80:  # one byte: most lengths, small numbers
+        return (b >> 1) ^ -(b & 1), i + 1
     shift = result = 0
     while True:
         b = raw[i]
@@ -74,11 +77,26 @@ def _long(raw: bytes, i: int) -> tuple[int, int]:
             raise ValueError("varint too long")
 
 
-def _string(raw: bytes, i: int) -> tuple[str, int]:
+def _bytes(raw: bytes, i: int) -> tuple[bytes, int]:
     n, i = _long(raw, i)
     if n < 0 or i + n > len(raw):
         raise ValueError("string beyond the record")
-    return raw[i:i + n].decode("utf-8"), i + n
+    return raw[i:i + n], i + n
+
+
+def _raw_envelope(value: bytes) -> tuple[bytes, bytes, int, bytes] | None:
+    """:func:`envelope`, its strings as the UTF-8 bytes the record holds."""
+    if len(value) < 6 or value[0] != 0 or value[1:4] != b"\0\0\0" or value[4] not in (1, 2):
+        return None
+    try:
+        _, i = _bytes(value, 5)
+        casino, i = _bytes(value, i)
+        table_id, i = _bytes(value, i)
+        seq, i = _long(value, i)
+        round_id, _ = _bytes(value, i)
+    except (IndexError, ValueError):
+        return None
+    return casino, table_id, seq, round_id
 
 
 def envelope(value: bytes) -> tuple[str, str, int, str] | None:
@@ -86,23 +104,20 @@ def envelope(value: bytes) -> tuple[str, str, int, str] | None:
     (magic byte, 4-byte schema id, then the envelope's first fields, the same order in
     every registered schema: event_id, casino, table_id, table_seq, round_id), without
     decoding the rest; None when the bytes do not begin so."""
-    if len(value) < 6 or value[0] != 0 or int.from_bytes(value[1:5], "big") not in (1, 2):
+    raw = _raw_envelope(value)
+    if raw is None:
         return None
     try:
-        _, i = _string(value, 5)
-        casino, i = _string(value, i)
-        table_id, i = _string(value, i)
-        seq, i = _long(value, i)
-        round_id, _ = _string(value, i)
-    except (IndexError, ValueError):
+        return raw[0].decode(), raw[1].decode(), raw[2], raw[3].decode()
+    except UnicodeDecodeError:
         return None
-    return casino, table_id, seq, round_id
 
 
 @dataclass(slots=True)
 class _Table:
     """Every record of one casino's table the log holds, compactly: its sequence number,
-    round (an index into ``rounds``), chain (an index), position and Kafka place."""
+    round (an index into ``names``, the round ids as their bytes), chain (an index),
+    position and Kafka place."""
 
     seqs: array[int]
     rounds: array[int]
@@ -110,15 +125,19 @@ class _Table:
     positions: array[int]
     partitions: array[int]
     offsets: array[int]
-    names: dict[str, int]
+    names: dict[bytes, int]
 
     @classmethod
     def new(cls) -> _Table:
         return cls(array("q"), array("q"), array("q"), array("q"), array("q"), array("q"), {})
 
-    def add(self, seq: int, round_id: str, chain: int, rec: LogRecord) -> None:
+    def add(self, seq: int, round_id: bytes, chain: int, rec: LogRecord) -> None:
+        names = self.names
+        at = names.get(round_id)
+        if at is None:
+            at = names[round_id] = len(names)
         self.seqs.append(seq)
-        self.rounds.append(self.names.setdefault(round_id, len(self.names)))
+        self.rounds.append(at)
         self.chains.append(chain)
         self.positions.append(rec.position)
         self.partitions.append(rec.partition)
@@ -147,7 +166,7 @@ class _Found:
 
 
 def _read_chain(n: int, chain: Chain, verdict: LogVerdict, round_id: str, casino: str | None,
-                table_id: str | None, tables: dict[tuple[str, str], _Table],
+                table_id: str | None, tables: dict[tuple[bytes, bytes], _Table],
                 found: list[_Found]) -> None:
     """Read one chain once: the records of the round (decoded in full, with their audit
     paths to the chain's latest signed checkpoint) into ``found``, and every record of
@@ -158,29 +177,39 @@ def _read_chain(n: int, chain: Chain, verdict: LogVerdict, round_id: str, casino
     size = verdict.checkpoint.size
     leaves: list[bytes] = []
     mine: list[tuple[dict[str, Any], _Found]] = []
+    want = round_id.encode("utf-8")
+    at_casino = None if casino is None else casino.encode("utf-8")
+    at_table = None if table_id is None else table_id.encode("utf-8")
+    needle = at_table if at_table is not None else at_casino
     try:
         for rec in read_log(chain.log):
             fields = _fields(rec)
             leaves.append(leaf_hash(leaf_input(**fields)))
-            env = envelope(rec.value)
+            if needle is not None and needle not in rec.value:
+                continue  # strings are written as they are: not of that table
+            env = _raw_envelope(rec.value)
             if env is None:
                 continue
             e_casino, e_table, seq, e_round = env
-            if (casino is not None and e_casino != casino) or (
-                    table_id is not None and e_table != table_id):
+            if (at_casino is not None and e_casino != at_casino) or (
+                    at_table is not None and e_table != at_table):
                 continue
-            tables.setdefault((e_casino, e_table), _Table.new()).add(seq, e_round, n, rec)
-            if e_round != round_id:
+            table = tables.get((e_casino, e_table))
+            if table is None:
+                table = tables[(e_casino, e_table)] = _Table.new()
+            table.add(seq, e_round, n, rec)
+            if e_round != want:
                 continue
             try:
                 event = decode(rec.value)
             except Exception:  # a record that does not decode is in no round
                 continue
-            if (event.round_id, event.casino, event.table_id) != (round_id, e_casino, e_table):
+            if (event.round_id, event.casino.encode(), event.table_id.encode()) != (
+                    round_id, e_casino, e_table):
                 continue
             mine.append((fields, _Found(
                 chain=n, chain_name=chain.name or "-", position=rec.position,
-                casino=e_casino, table_id=e_table, seq=event.table_seq,
+                casino=event.casino, table_id=event.table_id, seq=event.table_seq,
                 event_id=event.event_id, kind=event.kind, value=rec.value,
                 coordinates=rec.coordinates, topic=rec.topic, partition=rec.partition,
                 offset=rec.offset, proof=None)))
@@ -275,7 +304,8 @@ def _complete(round_id: str, casino: str, table_id: str, found: list[_Found],
     if foreign:
         rounds = {v: k for k, v in table.names.items()}
         named = "; ".join(
-            f"table_seq {table.seqs[i]} is of round {rounds[table.rounds[i]]} "
+            f"table_seq {table.seqs[i]} is of round "
+            f"{rounds[table.rounds[i]].decode(errors='replace')} "
             f"(partition {table.partitions[i]} offset {table.offsets[i]}, log of "
             f"{_chain_words(chain_names[table.chains[i]])} position {table.positions[i]})"
             for i in foreign[:5])
@@ -316,7 +346,7 @@ def round_proof(verdict: DataVerdict, round_id: str, *, casino: str | None = Non
                                             or verdict.checkpoint_text is None)):
         raise ProofError(f"the log does not verify, so no proof is given: {verdict.line()}")
     found: list[_Found] = []
-    tables: dict[tuple[str, str], _Table] = {}
+    tables: dict[tuple[bytes, bytes], _Table] = {}
     names: list[str] = []
     signed: dict[int, LogVerdict] = {}
     for n, (chain, chained) in enumerate(verdict.chains):
@@ -332,7 +362,7 @@ def round_proof(verdict: DataVerdict, round_id: str, *, casino: str | None = Non
     pair = _which(round_id, found, casino, table_id)
     first, last, whole = _complete(round_id, *pair,
                                    [f for f in found if (f.casino, f.table_id) == pair],
-                                   tables[pair], names)
+                                   tables[(pair[0].encode(), pair[1].encode())], names)
     events: list[dict[str, Any]] = []
     for item in sorted(whole, key=lambda f: (f.topic, f.partition, f.offset)):
         assert item.proof is not None
