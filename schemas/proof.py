@@ -356,9 +356,11 @@ def round_proof(verdict: DataVerdict, round_id: str, *, casino: str | None = Non
         signed[n] = chained
         _read_chain(n, chain, chained, round_id, casino, table_id, tables, found)
     if not found:
-        at = "".join(f" {w} {v}" for w, v in (("at casino", casino), ("table", table_id)) if v)
-        raise ProofError(f"round {round_id!r}{at} has no event in the log (check the round id; "
-                         "`python -m replay table TABLE_ID --last 10` lists a table's rounds)")
+        at = "".join(f" {w} {v if len(v) <= 60 else shown(v)}"
+                     for w, v in (("at casino", casino), ("table", table_id)) if v)
+        raise ProofError(f"round {shown(round_id)}{at} has no event in the log (check the round "
+                         "id; `python -m replay table TABLE_ID --last 10` lists a table's "
+                         "rounds)")
     pair = _which(round_id, found, casino, table_id)
     first, last, whole = _complete(round_id, *pair,
                                    [f for f in found if (f.casino, f.table_id) == pair],

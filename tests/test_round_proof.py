@@ -231,3 +231,13 @@ def test_a_forged_checkpoint_of_50_kb_is_not_echoed_whole(tmp_path: Path) -> Non
     problem = check_round_proof(forged, read_verifier(tmp_path / "keys" / "signing.pub")).problem
     assert problem is not None and problem.startswith("its checkpoint: bad signature: ")
     assert "(50,000 characters)" in problem and len(problem) < 400, problem[:500]
+
+
+def test_a_round_that_is_not_there_is_named_short(tmp_path: Path) -> None:
+    _write(tmp_path, _round())
+    with pytest.raises(ProofError) as raised:
+        _prove(tmp_path, "R-" + "9" * 100_000, casino="C01")
+    said = str(raised.value)
+    assert said.startswith("round 'R-999")
+    assert "(100,002 characters) at casino C01 has no event in the log" in said
+    assert len(said) < 300
