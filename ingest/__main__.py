@@ -29,8 +29,9 @@ examples:
   python -m ingest --worker w1 & python -m ingest --worker w2 &
                                          two workers sharing the topic's partitions, each
                                          writing its own chain (log/workers/NAME)
-  python -m ingest prove R-1234 --out r1234.proof
-                                         inclusion proofs of a round's events
+  python -m ingest prove R-1234 --casino C01 --table T01 --out r1234.proof
+                                         inclusion proofs of a round's events, and of the
+                                         round whole (table_seq RoundStarted..RoundEnded)
   python -m ingest verify --proof r1234.proof --key "$(cat pinned.pub)"
                                          check a proof offline, without the log
 
@@ -97,6 +98,12 @@ def _parser() -> argparse.ArgumentParser:
                        "named and skipped) and TOPIC from its start (every message in the log "
                        "or in quarantine); a topic deleted, trimmed past the log or compacted "
                        "fails")
+    audit.add_argument("--casino", default=None, metavar="CASINO",
+                       help="prove: the round's casino (needed when the round id is held at "
+                       "several casinos)")
+    audit.add_argument("--table", default=None, metavar="TABLE_ID",
+                       help="prove: the round's table (needed when the round id is held at "
+                       "several tables)")
     audit.add_argument("--out", type=Path, default=None, metavar="FILE",
                        help="prove: write the proof to FILE (default: standard output)")
     p.add_argument("--signing-key", type=Path, default=None, metavar="FILE",
@@ -122,7 +129,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "prove":
         from ingest.audit import prove_command
 
-        return prove_command(data, args.round_id, key=args.key, out=args.out)
+        return prove_command(data, args.round_id, key=args.key, out=args.out,
+                             casino=args.casino, table_id=args.table)
     return _consume(args, data)
 
 

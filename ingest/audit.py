@@ -10,10 +10,13 @@
   the log and the quarantine both lack, and fails when either topic was deleted, trimmed
   past the log or compacted (ingest/topic_audit.py); ``--proof FILE`` checks an inclusion
   proof offline, with no log at all.
-- ``prove ROUND_ID`` prints, for every event of a round, its record and the audit path that
-  ties it to the latest signed checkpoint of its chain (RFC 9162 2.1.3), as JSON. With the
-  lone ingest's chain the proof names one checkpoint (``checkpoint``); with workers' chains
-  each event carries its chain's (``chain`` and ``checkpoint`` in the event).
+- ``prove ROUND_ID [--casino C --table T]`` prints, for every event of a round, its record
+  and the audit path that ties it to the latest signed checkpoint of its chain (RFC 9162
+  2.1.3), as JSON, and shows the round whole (its table's sequence numbers contiguous from
+  RoundStarted to RoundEnded) or refuses, naming the gap; a round id held at several
+  tables is refused until ``--casino``/``--table`` say which. With the lone ingest's chain
+  the proof names one checkpoint (``checkpoint``); with workers' chains each event carries
+  its chain's (``chain`` and ``checkpoint`` in the event).
 
 Exit codes: 0 verified; 1 the log, a checkpoint or a proof does not verify (the first
 problem is named); 2 the command cannot run (bad arguments, unreadable files, no broker).
@@ -21,18 +24,21 @@ problem is named); 2 the command cannot run (bad arguments, unreadable files, no
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from schemas.checkpoint import Checkpoint, CheckpointError, Verifier, open_signed, read_verifier
+from schemas.checkpoint import CheckpointError, Verifier, read_verifier, shown
 from schemas.log_verify import DataVerdict, verify_data
-from schemas.logformat import parse_leaf_input
-from schemas.merkle import leaf_hash, verify_inclusion
-from schemas.proof import PROOF_FORMAT, ProofError, round_proof
+from schemas.proof import (
+    FORMATS,
+    PRESENCE_FORMAT,
+    PROOF_FORMAT,
+    ProofError,
+    check_round_proof,
+    round_proof,
+)
 
 if TYPE_CHECKING:
     from ingest.checkpoint_topic import History
@@ -137,9 +143,12 @@ def _history(data: Path, key: str | None, topic: str, bootstrap: str | None) -> 
     return history
 
 
-def prove(data: Path, round_id: str, *, key: str | None) -> dict[str, Any]:
-    """The inclusion proofs of every event of ``round_id``, each against the latest signed
-    checkpoint of its chain, once the log (every chain) verifies (schemas/proof.py
+def prove(data: Path, round_id: str, *, key: str | None, casino: str | None = None,
+          table_id: str | None = None) -> dict[str, Any]:
+    """The proof of round ``round_id`` (at ``casino`` and ``table_id``, which a round id held
+    at several tables needs), once the log (every chain) verifies: each event against the
+    latest signed checkpoint of its chain, and the round shown whole, its table's sequence
+    numbers contiguous from its RoundStarted to its RoundEnded (schemas/proof.py
     :func:`~schemas.proof.round_proof`, which ``python -m replay round --proof`` uses too).
 
     The lone ingest's chain: ``tree_size`` and ``checkpoint`` are the proof's, as always.
@@ -147,17 +156,19 @@ def prove(data: Path, round_id: str, *, key: str | None) -> dict[str, Any]:
     and ``checkpoint``, in the order of (topic, partition, offset)."""
     verdict, _ = verify(data, key=key, checkpoint_files=[], quiet=True)
     try:
-        return round_proof(verdict, round_id)
+        return round_proof(verdict, round_id, casino=casino, table_id=table_id)
     except ProofError as exc:
         raise AuditError(str(exc)) from exc
 
 
-def prove_command(data: Path, round_id: str | None, *, key: str | None, out: Path | None) -> int:
+def prove_command(data: Path, round_id: str | None, *, key: str | None, out: Path | None,
+                  casino: str | None = None, table_id: str | None = None) -> int:
     if not round_id:
-        print("prove: which round? python -m ingest prove ROUND_ID", file=sys.stderr)
+        print("prove: which round? python -m ingest prove ROUND_ID [--casino C --table T]",
+              file=sys.stderr)
         return 2
     try:
-        proof = prove(data, round_id, key=key)
+        proof = prove(data, round_id, key=key, casino=casino, table_id=table_id)
     except AuditError as exc:
         print(f"prove: {exc}", file=sys.stderr)
         return 2
@@ -168,91 +179,53 @@ def prove_command(data: Path, round_id: str | None, *, key: str | None, out: Pat
         out.write_text(text, encoding="utf-8")
         against = (f"the checkpoint of {proof['tree_size']:,} records" if "tree_size" in proof
                    else "the checkpoint of each event's chain")
-        print(f"prove: {len(proof['events'])} events of round {round_id} proved against "
-              f"{against}; written to {out}. Check it with "
-              f"python -m ingest verify --proof {out} --key <public key>", file=sys.stderr)
+        whole = proof["complete"]
+        print(f"prove: {len(proof['events'])} events of round {round_id} (casino "
+              f"{proof['casino']} table {proof['table_id']}) proved against {against}, "
+              f"complete: table_seq {whole['first_seq']}-{whole['last_seq']}; written to "
+              f"{out}. Check it with python -m ingest verify --proof {out} --key <public key>",
+              file=sys.stderr)
     return 0
 
 
 def _check_proof(path: Path, data: Path, key: str | None) -> int:
-    """Check an inclusion proof offline: the checkpoint's signature, then each event's
-    path to its root, then that each record is an event of the round the proof names. An
-    event that carries its own ``checkpoint`` (its chain's, with several ingest workers) is
-    checked against it, any other against the proof's ``checkpoint``."""
-    from schemas.codec import decode
-
+    """Check a proof offline (schemas/proof.py :func:`~schemas.proof.check_round_proof`):
+    the checkpoints' signatures, each event's path to its root, that each record is an
+    event of the round, casino and table the proof names, and that the round is whole (its
+    sequence numbers contiguous from its RoundStarted to its RoundEnded). A proof of the
+    first format is checked for presence and said to be presence only."""
     try:
         if path.stat().st_size > MAX_PROOF_BYTES:
             raise AuditError(f"{path}: larger than {MAX_PROOF_BYTES:,} bytes: not a proof")
         proof = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise AuditError(f"{path}: cannot read the proof: {exc}") from exc
-    if not isinstance(proof, dict) or proof.get("format") != PROOF_FORMAT:
-        raise AuditError(f"{path}: not a Catwalk inclusion proof ({PROOF_FORMAT})")
+        raise AuditError(f"{path}: cannot read the proof: {shown(str(exc))}") from exc
+    if not isinstance(proof, dict) or proof.get("format") not in FORMATS:
+        raise AuditError(f"{path}: not a Catwalk inclusion proof ({PROOF_FORMAT}, or "
+                         f"{PRESENCE_FORMAT})")
     if key is None:
         print(f"verify: no --key given: checking with {data / 'keys' / 'signing.pub'}; a proof "
               "is only as good as the key you pin", file=sys.stderr)
     verifier, _ = _key(data, key)
-    events = proof.get("events")
-    shared = "checkpoint" in proof or not isinstance(events, list) or not all(
-        isinstance(item, dict) and "checkpoint" in item for item in events)
-    opened: dict[str, Checkpoint] = {}
-    if shared:
-        try:
-            opened[""] = open_signed(str(proof.get("checkpoint", "")), verifier)
-        except CheckpointError as exc:
-            print(f"verify: FAILED: {path}: its checkpoint: {exc}", file=sys.stderr)
-            return 1
-    round_id = proof.get("round_id")
-    if not isinstance(events, list) or not events:
-        print(f"verify: FAILED: {path}: proves no event", file=sys.stderr)
+    check = check_round_proof(proof, verifier)
+    if not check.ok:
+        print(f"verify: FAILED: {path}: {check.problem or 'proves no event'}", file=sys.stderr)
         return 1
-    for n, item in enumerate(events, start=1):
-        own = item.get("checkpoint") if isinstance(item, dict) else None
-        text = "" if own is None else str(own)
-        if text not in opened:
-            try:
-                opened[text] = open_signed(text, verifier)
-            except CheckpointError as exc:
-                print(f"verify: FAILED: {path} event {n}: its checkpoint: {exc}",
-                      file=sys.stderr)
-                return 1
-        cp = opened[text]
-        try:
-            raw = base64.b64decode(item["leaf_input"], validate=True)
-            path_hashes = [base64.b64decode(h, validate=True) for h in item["path"]]
-            index = int(item["index"])
-            leaf = parse_leaf_input(raw)
-        except (KeyError, TypeError, ValueError, binascii.Error) as exc:
-            print(f"verify: FAILED: {path} event {n}: malformed ({exc})", file=sys.stderr)
-            return 1
-        if not verify_inclusion(leaf_hash(raw), index, cp.size, path_hashes, cp.root):
-            print(f"verify: FAILED: {path} event {n} ({leaf.coordinates}): not in the tree of "
-                  f"{cp.size:,} records the checkpoint signs: the record or its path was "
-                  "altered", file=sys.stderr)
-            return 1
-        try:
-            event = decode(leaf.value)
-        except Exception as exc:
-            print(f"verify: FAILED: {path} event {n} ({leaf.coordinates}): the record is in "
-                  f"the log but does not decode ({exc})", file=sys.stderr)
-            return 1
-        if event.round_id != round_id or event.event_id != item.get("event_id"):
-            print(f"verify: FAILED: {path} event {n} ({leaf.coordinates}): the record is "
-                  f"event {event.event_id} of round {event.round_id}, not what the proof "
-                  "says", file=sys.stderr)
-            return 1
-    if len(opened) == 1:
-        cp = next(iter(opened.values()))
-        print(f"verify: OK: {len(events)} events of round {round_id} are records of the log "
-              f"whose checkpoint of {cp.size:,} records, signed at {cp.signed_at}, verifies "
+    round_id = proof.get("round_id")  # each record decoded to this round: a real id
+    if len(check.checkpoints) == 1:
+        cp = check.checkpoints[0]
+        print(f"verify: OK: {check.events} events of round {round_id} are records of the "
+              f"log whose checkpoint of {cp.size:,} records, signed at {cp.signed_at}, "
+              f"verifies with key {verifier.name} ({verifier.key_hash.hex()})")
+    else:
+        signed = "; ".join(f"log {c.log_id}: {c.size:,} records signed at {c.signed_at}"
+                           for c in check.checkpoints)
+        print(f"verify: OK: {check.events} events of round {round_id} are records of the "
+              f"log, in {len(check.checkpoints)} chains whose checkpoints ({signed}) verify "
               f"with key {verifier.name} ({verifier.key_hash.hex()})")
-        return 0
-    signed = "; ".join(f"log {c.log_id}: {c.size:,} records signed at {c.signed_at}"
-                       for c in opened.values())
-    print(f"verify: OK: {len(events)} events of round {round_id} are records of the log, in "
-          f"{len(opened)} chains whose checkpoints ({signed}) verify with key {verifier.name} "
-          f"({verifier.key_hash.hex()})")
+    at = ("" if check.presence_only else
+          f" at casino {proof['casino']} table {proof['table_id']}")
+    print(f"verify: round {round_id}{at}: {check.words()}")
     return 0
 
 

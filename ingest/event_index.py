@@ -152,7 +152,7 @@ class EventIndex:
         index = cls()
         for chain in found:  # one chain at a time: nothing held but the index
             # The replay's reader of the log (no schema resolution): 2.5x read_log's speed.
-            for _, where, _, value in chain_entries(chain):
+            for _, where, _, value, _ in chain_entries(chain):
                 place = _WHERE.fullmatch(where)
                 if place is None:  # worded otherwise: read the records the slow way
                     return cls._from_records(found, started)

@@ -73,12 +73,12 @@ def judge_pairs(pairs: Sequence[tuple[bytes | None, bytes | None]]) -> list[str 
         if value is None:
             reasons[i] = TOMBSTONE
         else:
-            entries.append((i, "", key, value))
+            entries.append((i, "", key, value, 0))  # no broker time is judged here
     try:
         decoded = list(decode_entries(entries))
     except Exception:  # a decoder surprise: the slow path says what each message is
         return [judge_one(k, v) for k, v in pairs]
-    for (i, _, key, _), got in decoded:
+    for (i, _, key, _, _), got in decoded:
         reasons[i] = str(got) if isinstance(got, DecodeError) else _key_problem(key, got)
     return reasons
 

@@ -311,7 +311,10 @@ def produce(servers: str, topic: str, events: Sequence[RoundEvent],
                     kp.flush(timeout=FLUSH_TIMEOUT_S)  # what is due goes out before the wait
                     time.sleep(ahead)
             try:
-                future = kp.send(topic, value=encode(event), key=event.table_id.encode())
+                # stamped with the simulated table's (right) clock, as a gateway would
+                # stamp the shift it forwards: replay compares the two (replay/clock.py)
+                future = kp.send(topic, value=encode(event), key=event.table_id.encode(),
+                                 timestamp_ms=event.occurred_at_us // 1000)
             except KafkaError as exc:  # send() itself gave up (max_block_ms)
                 failed(exc)
                 print(f"simulate: Kafka at {servers} stopped taking events after {i - 1:,} "

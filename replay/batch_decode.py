@@ -63,8 +63,10 @@ from schemas.logformat import (
     segments,
 )
 
-Entry = tuple[int, str, bytes | None, bytes]
-"""One log record as replay needs it: (ordinal in the log, where, Kafka key, value). The
+Entry = tuple[int, str, bytes | None, bytes, int]
+"""One log record as replay needs it: (ordinal in the log, where, Kafka key, value, the
+broker's timestamp in milliseconds, which replay/clock.py compares with the event's
+occurred-at; an entry of four has none). The
 ordinal counts records in the order they are read; where is ``log position P (topic[p]@o)``,
 the words every finding uses (``log of worker NAME position P (topic[p]@o)`` for a record
 of worker NAME's chain)."""
@@ -99,12 +101,13 @@ def _segment_entries(segment: Path, first: int, label: str = "log") -> Iterator[
             if to_parsing_canonical_form(records.writer_schema) not in _record_form():
                 for n, kept in enumerate(read_segment(segment), start=first):
                     yield (n, _where(kept.position, kept.topic, kept.partition, kept.offset,
-                                     label), kept.key, kept.value)
+                                     label), kept.key, kept.value, kept.timestamp_ms)
                 return
             rec: Any
             for n, rec in enumerate(records, start=first):
                 yield (n, _where(rec["position"], rec["topic"], rec["partition"],
-                                 rec["offset"], label), rec["key"], rec["value"])
+                                 rec["offset"], label), rec["key"], rec["value"],
+                       rec["timestamp_ms"])
     except SEGMENT_READ_ERRORS as exc:
         raise LogError(f"{segment.name}: cannot be read as a log segment: {exc!r}") from exc
 
@@ -134,8 +137,9 @@ def chain_entries(chain: Chain, first: int = 0) -> Iterator[Entry]:
             yield entry
 
 
-Placed = tuple[str, int, int, str, bytes | None, bytes]
-"""(topic, partition, offset, where, key, value): a record before the merge numbers it."""
+Placed = tuple[str, int, int, str, bytes | None, bytes, int]
+"""(topic, partition, offset, where, key, value, broker timestamp): a record before the
+merge numbers it."""
 
 
 def _placed(chain: Chain) -> Iterator[Placed]:
@@ -148,12 +152,14 @@ def _placed(chain: Chain) -> Iterator[Placed]:
                 if to_parsing_canonical_form(avro.writer_schema) not in _record_form():
                     records = (
                         {"position": r.position, "topic": r.topic, "partition": r.partition,
-                         "offset": r.offset, "key": r.key, "value": r.value}
+                         "offset": r.offset, "key": r.key, "value": r.value,
+                         "timestamp_ms": r.timestamp_ms}
                         for r in read_segment(seg))
                 for rec in records:
                     yield (rec["topic"], rec["partition"], rec["offset"],
                            _where(rec["position"], rec["topic"], rec["partition"],
-                                  rec["offset"], chain.label), rec["key"], rec["value"])
+                                  rec["offset"], chain.label), rec["key"], rec["value"],
+                           rec["timestamp_ms"])
         except SEGMENT_READ_ERRORS as exc:
             raise LogError(f"{seg.name}: cannot be read as a log segment: {exc!r}") from exc
 
@@ -190,7 +196,8 @@ class KeptRecords:
 
             def keep_entry(rec: dict[str, Any]) -> None:
                 entry = (len(entries), f"{label} position {rec['position']} ({rec['topic']}"
-                         f"[{rec['partition']}]@{rec['offset']})", rec["key"], rec["value"])
+                         f"[{rec['partition']}]@{rec['offset']})", rec["key"], rec["value"],
+                         rec["timestamp_ms"])
                 add(entry)
                 if deal is not None:
                     deal(entry)
@@ -202,7 +209,7 @@ class KeptRecords:
             topic, partition, offset = rec["topic"], rec["partition"], rec["offset"]
             kept.append((topic, partition, offset,
                          _where(rec["position"], topic, partition, offset, label),
-                         rec["key"], rec["value"]))
+                         rec["key"], rec["value"], rec["timestamp_ms"]))
 
         return keep
 
@@ -231,16 +238,16 @@ def entries_of(found: list[Chain], records: KeptRecords | None = None) -> Iterat
         elif held is None:
             yield from chain_entries(found[0])
         else:
-            for n, (_, _, _, where, key, value) in enumerate(held):
-                yield n, where, key, value
+            for n, (_, _, _, where, key, value, ts) in enumerate(held):
+                yield n, where, key, value, ts
         return
     merged: list[Placed] = []
     for chain in found:
         held = kept.get(chain)
         merged.extend(_placed(chain) if held is None else held)
     merged.sort(key=lambda p: (p[0], p[1], p[2]))  # stable: chain order, then position
-    for n, (_, _, _, where, key, value) in enumerate(merged):
-        yield n, where, key, value
+    for n, (_, _, _, where, key, value, ts) in enumerate(merged):
+        yield n, where, key, value, ts
 
 
 def log_entries(log_dir: Path, records: KeptRecords | None = None) -> Iterator[Entry]:

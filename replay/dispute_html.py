@@ -179,6 +179,8 @@ def _proof(p: ProofView | None, round_id: str) -> str:
                                  "events": list(p.events)}
         if p.checkpoint and p.tree_size is not None:
             whole.update(tree_size=p.tree_size, checkpoint=p.checkpoint, key=p.key)
+        if p.document is not None:
+            whole = dict(p.document)
         parts.append("<p>The proof itself (save it as a file and check it with "
                      "<span class=mono>python -m ingest verify --proof FILE --key KEY</span>):"
                      f"</p><pre>{_e(json.dumps(whole, indent=1, sort_keys=True))}</pre>")

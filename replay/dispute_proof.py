@@ -4,7 +4,9 @@ Reads the log under the data directory, verifies it with the public key (every c
 schemas/log_verify.py), builds the inclusion proof of each of the round's events
 (schemas/proof.py :func:`~schemas.proof.round_proof`, the proof ``python -m ingest prove``
 gives) and checks it offline (:func:`~schemas.proof.check_round_proof`, RFC 9162 2.1.3.2).
-The report's proof is verified only when every event of its timeline is proved: an event
+The proof is of the round whole (its table's sequence numbers contiguous from RoundStarted
+to RoundEnded), of the report's casino and table. The report's proof is verified only when
+every event of its timeline is proved: an event
 recorded after the latest checkpoint, or a timeline that is not the log's, is said to be
 unproved, never passed over. Reading and hashing the whole log is slow on a big log, so a
 report is proved only on demand (``python -m replay round --proof``, the dashboard's
@@ -75,14 +77,14 @@ def prove_round(data: Path, *, casino: str, table_id: str, round_id: str,
                 "are not of this log: run `python -m replay` again)")
     else:
         line = (f"{check.proved} of {len(event_ids)} events proved against {against}; "
-                f"{whose}")
+                f"{check.words()}; {whose}")
     text = proof.get("checkpoint")
     if text is None:
         texts = sorted({str(e.get("checkpoint")) for e in events if e.get("checkpoint")})
         text = "\n".join(texts) or None
     return ProofView(verified=check.ok and not missing, line=line,
                      tree_size=proof.get("tree_size"), checkpoint=text, key=vkey,
-                     events=events)
+                     events=events, document=proof)
 
 
 def prove_report(data: Path, report: RoundReport, *, key: str | None = None) -> RoundReport:

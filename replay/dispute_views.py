@@ -101,7 +101,7 @@ class ProofView:
     """The proof that ties the round's events to the signed checkpoint: whether every event
     of the timeline was proved, one sentence saying so (or why there is no proof), the
     checkpoint (its text, and tree size for the lone ingest's chain), the key it was checked
-    with, and each event's proof (schemas/proof.py)."""
+    with, each event's proof and the whole proof document (schemas/proof.py)."""
 
     verified: bool
     line: str
@@ -109,6 +109,8 @@ class ProofView:
     checkpoint: str | None
     key: str | None
     events: tuple[Mapping[str, Any], ...]
+    document: Mapping[str, Any] | None = None
+    """The whole proof as ``python -m ingest verify --proof`` reads it (None: no proof)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -169,6 +169,9 @@ class RoundState:
     history: tuple[RoundEvent, ...] = ()
     corrections: tuple[RoundEvent, ...] = ()
     problems: tuple[Problem, ...] = ()
+    clock_at_us: int | None = None
+    """The broker's time of the RoundStarted when the table's clock was skewed beyond the
+    tolerance (replay/clock.py): the round's ruleset is chosen by it; set after the fold."""
 
     def cards(self, seat: int) -> tuple[str, ...] | None:
         """The cards or tiles dealt to ``seat`` (:data:`DEALER` for the dealer)."""

@@ -51,6 +51,7 @@ from typing import Any
 import pyarrow as pa
 
 from replay.batch_decode import Entry, KeptRecords, decode_entries, undecodable_finding
+from replay.clock import clock, judged_at
 from replay.fold import Finding, Folding, RoundKey
 from replay.heap import collector_paused
 from replay.parallel import Shard, arrow_table
@@ -128,6 +129,7 @@ class LiveReplay:
         self._root = ""
         self._folding = Folding()
         self._undecodable: list[tuple[int, Finding]] = []
+        self._clocks: dict[RoundKey, int] = {}
         self._rows: dict[RoundKey, Rows] = {}
         self._tables: dict[TableKey, _Table] = {}
 
@@ -202,7 +204,7 @@ class LiveReplay:
             self._reset()
             return self.step()
         if base:  # the ordinals count in the whole log, as python -m replay counts them
-            entries = [(base + e[0], e[1], e[2], e[3]) for e in entries]
+            entries = [(base + e[0], *e[1:]) for e in entries]
         try:
             with collector_paused():
                 rebuilt, new, judged, shard = self._take(entries, base, provenance["root"])
@@ -242,7 +244,7 @@ class LiveReplay:
         self._folding.add(self._events(new, touched))
         first: dict[TableKey, int] = {}
         for key in touched:
-            self._rows[key] = _rows(self._folding, key, self.book)
+            self._rows[key] = _rows(self._folding, key, self.book, self._clocks)
             tk: TableKey = (key[0], key[1])
             table = self._tables.get(tk)
             if table is None:
@@ -264,6 +266,7 @@ class LiveReplay:
             if isinstance(got, DecodeError):
                 self._undecodable.append((entry[0], undecodable_finding(entry[1], got)))
                 continue
+            clock(entry, got, self._undecodable, self._clocks)
             touched[(got.casino, got.table_id, got.round_id)] = None
             yield entry[1], got
 
@@ -294,7 +297,10 @@ class LiveReplay:
                      fold_findings=tuple((0, f) for f in self._folding.findings))
 
 
-def _rows(folding: Folding, key: RoundKey, book: Rulebook | None) -> Rows:
-    """One round's rows as replay writes them, judged by ``book`` as the log stands now."""
-    state = folding.state(key)
+def _rows(folding: Folding, key: RoundKey, book: Rulebook | None,
+          clocks: dict[RoundKey, int]) -> Rows:
+    """One round's rows as replay writes them, judged by ``book`` as the log stands now
+    (its ruleset chosen by the broker's time when its RoundStarted was skewed: ``clocks``,
+    replay/clock.py)."""
+    state = judged_at(folding.state(key), clocks)
     return rows_of(state, judge_state(state, book), book)

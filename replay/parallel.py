@@ -37,6 +37,7 @@ names no table and no game: what a row is comes from the caller (:class:`RowMake
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import hashlib
 import importlib.abc
@@ -59,8 +60,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from replay.batch_decode import Entry, decode_entries, undecodable_finding
+from replay.clock import clock, judged_at
 from replay.errors import ReplayError
-from replay.fold import Finding, Replayed, RoundState, fold
+from replay.fold import Finding, Replayed, RoundKey, RoundState, fold
 from replay.heap import collector_paused
 from replay.reconstruct import Judgement
 from schemas import DecodeError, RoundEvent
@@ -121,17 +123,23 @@ def _replay_shard(entries: Iterable[Entry], rows: RowMaker, *, collect_ids: bool
     folded: list[Entry] = []
     event_ids: list[str] = []
 
+    clocks: dict[RoundKey, int] = {}
+
     def watched() -> Iterator[tuple[str, RoundEvent]]:
         for entry, got in decode_entries(entries):
             if isinstance(got, DecodeError):
                 undecodable.append((entry[0], undecodable_finding(entry[1], got)))
                 continue
+            clock(entry, got, undecodable, clocks)
             folded.append(entry)
             if collect_ids:
                 event_ids.append(got.event_id)
             yield entry[1], got
 
     replayed = fold(watched())
+    if clocks:
+        replayed = dataclasses.replace(replayed, rounds=tuple(
+            judged_at(r, clocks) for r in replayed.rounds))
     out: dict[str, list[dict[str, Any]]] = {name: [] for name in rows.schemas}
     total = len(replayed.rounds)
     for i, (state, judgement) in enumerate(rows.judge(replayed), start=1):

@@ -50,12 +50,15 @@ def banker_text(state: RoundState) -> str:
 def ruleset_id(state: RoundState, book: Rulebook | None = None) -> str:
     """The ruleset the table named, else the one ``book`` (default: the shipped rulesets)
     says is in force for the round's casino and game on the day it was dealt
-    (:meth:`replay.rulebook.Rulebook.in_force`); ReplayError when there is neither game nor
-    date, or none is in force. A ruleset named is checked when the round is judged
-    (:func:`replay.adjudicate.judge_document`: the casino's own or a shipped one)."""
+    (:meth:`replay.rulebook.Rulebook.in_force`), by the broker's time of its RoundStarted
+    when the table's clock was skewed (``clock_at_us``, replay/clock.py); ReplayError when
+    there is neither game nor date, or none is in force. A ruleset named is checked when the
+    round is judged (:func:`replay.adjudicate.judge_document`: the casino's own or a shipped
+    one)."""
     if state.ruleset is not None:
         return state.ruleset
-    when = dealt_at(state)
+    when = dealt_at(state) if state.clock_at_us is None else (
+        _EPOCH + dt.timedelta(microseconds=state.clock_at_us))
     if state.game is None or when is None:
         raise ReplayError("the round never started: no game or date to choose a ruleset by")
     book = shipped_book() if book is None else book

@@ -36,6 +36,20 @@ _NAME = re.compile(r"[^\s+]+")
 _ORIGIN = "catwalk event log "
 MAX_NOTE = 64 * 1024
 """No checkpoint is longer than this; a longer text is refused before it is parsed."""
+MAX_VKEY = 4 * 1024
+"""No verifier key (name, hash, base64 key) is longer than this; a longer text or file is
+refused before it is parsed, and never shown whole."""
+SHOWN = 60
+"""How much of a text that is not what it should be an error shows (:func:`shown`)."""
+
+
+def shown(text: str, limit: int = SHOWN) -> str:
+    """``text`` as an error shows it: quoted, and cut to its first ``limit`` characters
+    with its length when longer, so that a hostile or mistaken 600 KB argument gives one
+    short line, never itself."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text):,} characters)"
 
 
 class CheckpointError(ValueError):
@@ -126,12 +140,16 @@ class Verifier:
     @classmethod
     def from_vkey(cls, text: str) -> Verifier:
         """Read ``<name>+<hash>+<base64 key>``; CheckpointError says what is wrong."""
+        if len(text) > MAX_VKEY:
+            raise CheckpointError(f"not a verifier key: {shown(text)}; a verifier key is at "
+                                  f"most {MAX_VKEY:,} characters")
         parts = text.strip().split("+", 2)
         if len(parts) != 3 or not _NAME.fullmatch(parts[0]):
             raise CheckpointError(
                 "not a verifier key: expected <name>+<8 hex digits>+<base64 key> "
                 "(the text of keys/signing.pub)")
         name, digest, encoded = parts
+        name = name if len(name) <= SHOWN else shown(name)
         try:
             raw = base64.b64decode(encoded, validate=True)
         except binascii.Error as exc:
@@ -140,7 +158,8 @@ class Verifier:
             raise CheckpointError(f"verifier key {name}: not an Ed25519 key")
         verifier = cls(name, raw[1:])
         if verifier.key_hash.hex() != digest.lower():
-            raise CheckpointError(f"verifier key {name}: its key hash {digest} does not match "
+            raise CheckpointError(f"verifier key {name}: its key hash {shown(digest)} does not "
+                                  "match "
                                   f"the key ({verifier.key_hash.hex()})")
         return verifier
 
@@ -291,12 +310,12 @@ def open_signed(text: str, verifier: Verifier) -> Checkpoint:
         except binascii.Error as exc:
             raise CheckpointError("a signature is not base64") from exc
         if parts[1] != verifier.name or raw[:4] != verifier.key_hash:
-            others.append(f"{parts[1]} ({raw[:4].hex()})")
+            others.append(f"{shown(parts[1])} ({raw[:4].hex()})")
             continue
         if len(raw) != 68 or not verifier.check(body.encode(), raw[4:]):
             raise CheckpointError(
                 f"bad signature: the checkpoint for {checkpoint.size:,} records signed at "
-                f"{checkpoint.signed_at} does not verify with key {verifier.name} "
+                f"{_short(checkpoint.signed_at)} does not verify with key {verifier.name} "
                 f"({verifier.key_hash.hex()}): it was altered or forged")
         return checkpoint
     raise CheckpointError(
@@ -304,12 +323,37 @@ def open_signed(text: str, verifier: Verifier) -> Checkpoint:
         f"; signed by {', '.join(others) or 'no one'}")
 
 
+def _short(text: str) -> str:
+    """Text from a note not yet verified, as an error shows it: whole when short."""
+    return text if len(text) <= SHOWN else shown(text)
+
+
+def _names_a_file(text: str) -> bool:
+    try:
+        return len(text) <= MAX_VKEY and Path(text).is_file()
+    except (OSError, ValueError):  # a name too long or with a NUL names no file
+        return False
+
+
 def read_verifier(source: str | Path) -> Verifier:
-    """A verifier key given as its text (``name+hash+key``) or as a file holding it."""
+    """A verifier key given as its text (``name+hash+key``) or as a file holding it. A text
+    or file larger than any key, or a file that is not text, is refused in one short line
+    that shows at most the first characters and the size (:func:`shown`)."""
     text = str(source)
-    if "+" not in text or Path(text).is_file():
+    if "+" not in text or _names_a_file(text):
+        where = text if len(text) <= 240 else shown(text)  # a path is shown whole
         try:
-            text = Path(text).read_text(encoding="ascii")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise CheckpointError(f"{source}: cannot read a public key: {exc}") from exc
+            with Path(text).open("rb") as fo:
+                raw = fo.read(MAX_VKEY + 1)
+        except (OSError, ValueError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not a file name"
+            raise CheckpointError(f"{where}: cannot read a public key: {why}") from exc
+        if len(raw) > MAX_VKEY:
+            raise CheckpointError(f"{where}: larger than any public key ({MAX_VKEY:,} bytes at "
+                                  "most): not a public key")
+        try:
+            text = raw.decode("ascii")
+        except UnicodeDecodeError as exc:
+            raise CheckpointError(f"{where}: not a public key: not text (byte "
+                                  f"0x{raw[exc.start]:02x} at {exc.start:,})") from exc
     return Verifier.from_vkey(text)

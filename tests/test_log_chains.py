@@ -29,7 +29,7 @@ from schemas import decode
 from schemas.checkpoint import read_verifier
 from schemas.log_verify import verify_data, verify_log
 from schemas.logformat import chain_of, chains, segments
-from tests.test_log_integrity import _received, _rewrite
+from tests.test_log_integrity import _received, _rewrite, _whole_received
 from tests.test_replay_workers import _interleaved, _shift
 
 REPO = Path(__file__).resolve().parent.parent
@@ -64,6 +64,18 @@ def two(tmp_path: Path) -> Path:
         w2.append([_received(i) for i in range(5, 8)], [])
         w2.append([_received(i) for i in range(8, 10)], [])
         w1.append([_received(i) for i in range(10, 15)], [])
+    return data
+
+
+@pytest.fixture
+def two_whole(tmp_path: Path) -> Path:
+    """As ``two``, the records one whole round (RoundStarted at offset 0, RoundEnded at 14)."""
+    data = tmp_path / "two_whole"
+    with _writer(data, "w1") as w1, _writer(data, "w2") as w2:
+        w1.append([_whole_received(i, 14) for i in range(0, 5)], [])
+        w2.append([_whole_received(i, 14) for i in range(5, 8)], [])
+        w2.append([_whole_received(i, 14) for i in range(8, 10)], [])
+        w1.append([_whole_received(i, 14) for i in range(10, 15)], [])
     return data
 
 
@@ -219,7 +231,8 @@ def _cli(module: str, *args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=120)
 
 
-def test_prove_and_verify_a_proof_across_chains(two: Path, tmp_path: Path) -> None:
+def test_prove_and_verify_a_proof_across_chains(two_whole: Path, tmp_path: Path) -> None:
+    two = two_whole
     vkey = (two / "keys" / "signing.pub").read_text().strip()
     ok = _cli("ingest", "verify", "--data", str(two), "--key", vkey)
     assert ok.returncode == 0, ok.stderr

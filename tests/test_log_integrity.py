@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from fastavro import block_reader, reader, writer
 
 from ingest.log import LogWriter, Received
-from schemas import WagerPlaced, encode
+from schemas import RoundEnded, RoundStarted, WagerPlaced, encode
 from schemas.checkpoint import Signer, read_verifier
 from schemas.log_verify import verify_log
 from schemas.logformat import (
@@ -39,6 +39,26 @@ def _received(offset: int) -> Received:
                                  seq=offset + 1))
     return Received(topic="round-events", partition=0, offset=offset,
                     timestamp_ms=1_000 + offset, key=b"T01", value=value)
+
+
+def _whole_received(offset: int, last: int) -> Received:
+    """Record ``offset`` of one whole round of ``last + 1`` events: RoundStarted at offset 0
+    (table_seq 1), RoundEnded at ``last``, wagers between."""
+    payload = (RoundStarted(game="pai_gow_poker", dealer_id="E011") if offset == 0 else
+               RoundEnded() if offset == last else
+               WagerPlaced(seat=1, wager="main", amount_cents=100 + offset))
+    value = encode(Table().event("T01-000001", payload, seq=offset + 1))
+    return Received(topic="round-events", partition=0, offset=offset,
+                    timestamp_ms=1_000 + offset, key=b"T01", value=value)
+
+
+@pytest.fixture
+def whole(tmp_path: Path) -> Path:
+    """A log of one whole round, RoundStarted to RoundEnded: three segments of three."""
+    with LogWriter(tmp_path / "log", tmp_path / "quarantine") as log:
+        for batch in range(3):
+            log.append([_whole_received(batch * 3 + i, 8) for i in range(3)], [])
+    return tmp_path
 
 
 @pytest.fixture
@@ -238,7 +258,8 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=120)
 
 
-def test_the_regulators_commands(data: Path, tmp_path: Path) -> None:
+def test_the_regulators_commands(whole: Path, tmp_path: Path) -> None:
+    data = whole
     vkey = (data / "keys" / "signing.pub").read_text().strip()
     ok = _cli("verify", "--data", str(data), "--key", vkey)
     assert ok.returncode == 0, ok.stderr
