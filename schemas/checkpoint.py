@@ -12,6 +12,18 @@ can read and check it (docs/log-integrity.md):
   the first four bytes of SHA-256(key name, a newline, the byte 0x01 for Ed25519, the
   public key). A verifier key is written ``<name>+<key hash, 8 hex digits>+<base64(0x01
   || public key)>``.
+
+The origin line. C2SP tlog-checkpoint asks (SHOULD) for an origin without spaces or ``+``,
+a schema-less URL naming the log, and that the log's key be named as its origin, so that a
+tool that looks a log's key up by origin (a C2SP witness, a monitor) finds it. A checkpoint
+now says ``catwalk.invalid/log/<log id>``: ``.invalid`` is the top-level name reserved never
+to resolve (RFC 2606 section 2, RFC 6761 section 6.4), so the origin names the log without
+claiming a host that a casino may not own, and without a scheme, as C2SP asks. It carries
+two signature lines by the one key: ``catwalk-ingest`` (the name regulators pinned) and one
+under the origin as key name. A log started with the first origin form,
+``catwalk event log <log id>``, keeps it for its life (the origin is the log's identity:
+a witness that saw it must know its later checkpoints) and reads and verifies as before,
+with its one signature line.
 """
 
 from __future__ import annotations
@@ -34,6 +46,9 @@ ED25519 = 1
 DASH = "\u2014"
 _NAME = re.compile(r"[^\s+]+")
 _ORIGIN = "catwalk event log "
+"""The origin line of the first checkpoints (spaces: kept only by the logs begun with it)."""
+ORIGIN_PREFIX = "catwalk.invalid/log/"
+"""The origin line of a log begun since, followed by its log id."""
 MAX_NOTE = 64 * 1024
 """No checkpoint is longer than this; a longer text is refused before it is parsed."""
 
@@ -77,10 +92,13 @@ class Checkpoint:
     """``topic[partition]`` -> :func:`message_digest` of the last message the log took from
     it (in the log or in quarantine): a topic deleted and filled again past the log's
     offsets shows as another message at that offset."""
+    legacy_origin: bool = False
+    """The log was begun with the first origin form, ``catwalk event log <log id>``, and
+    keeps it (one signature line); otherwise ``catwalk.invalid/log/<log id>``."""
 
     @property
     def origin(self) -> str:
-        return _ORIGIN + self.log_id
+        return (_ORIGIN if self.legacy_origin else ORIGIN_PREFIX) + self.log_id
 
     def body(self) -> str:
         """The checkpoint body (C2SP tlog-checkpoint), every line ending in a newline."""
@@ -178,11 +196,18 @@ class Signer:
         return Verifier(self.name, public)
 
     def sign(self, checkpoint: Checkpoint) -> str:
-        """The signed note: body, blank line, signature line."""
+        """The signed note: body, blank line, the signature line under this key's name,
+        then (an origin without spaces) the same signature under the origin as key name
+        (C2SP tlog-checkpoint: the key name SHOULD be the origin)."""
         body = checkpoint.body()
         signature = self.private.sign(body.encode())
         stamp = base64.b64encode(self.verifier.key_hash + signature).decode()
-        return f"{body}\n{DASH} {self.name} {stamp}\n"
+        note = f"{body}\n{DASH} {self.name} {stamp}\n"
+        origin = checkpoint.origin
+        if not checkpoint.legacy_origin and origin != self.name:
+            by_origin = base64.b64encode(key_hash(origin, self.verifier.public) + signature)
+            note += f"{DASH} {origin} {by_origin.decode()}\n"
+        return note
 
 
 def _line(lines: list[str], index: int, prefix: str) -> str:
@@ -196,9 +221,13 @@ def parse(text: str) -> Checkpoint:
     :func:`open_signed`)."""
     body, _ = _split(text)
     lines = body.split("\n")[:-1]
-    if len(lines) < 3 or not lines[0].startswith(_ORIGIN):
-        raise CheckpointError(f"not a Catwalk checkpoint: the first line should start with "
-                              f"{_ORIGIN.strip()!r}")
+    legacy = bool(lines) and lines[0].startswith(_ORIGIN)
+    prefix = _ORIGIN if legacy else ORIGIN_PREFIX
+    if len(lines) < 3 or not lines[0].startswith(prefix) or not (
+            legacy or _NAME.fullmatch(lines[0])):
+        raise CheckpointError(f"not a Catwalk checkpoint: the first line should be "
+                              f"{ORIGIN_PREFIX}<log id> (or, in a log begun before it, "
+                              f"{_ORIGIN}<log id>)")
     try:
         size = int(lines[1]) if lines[1].isdigit() else -1
         root = base64.b64decode(lines[2], validate=True)
@@ -221,10 +250,10 @@ def parse(text: str) -> Checkpoint:
     if not isinstance(last, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in last.items()):
         raise CheckpointError("checkpoint body: catwalk-last-messages is not a map of digests")
-    return Checkpoint(log_id=lines[0][len(_ORIGIN):], size=size, root=root,
+    return Checkpoint(log_id=lines[0][len(prefix):], size=size, root=root,
                       signed_at=_line(lines, 3, "catwalk-time"), next_offsets=offsets,
                       segment="" if segment == "-" else segment, chain=chain,
-                      last_messages=last)
+                      last_messages=last, legacy_origin=legacy)
 
 
 _CONTROL = re.compile("[\x00-\x09\x0b-\x1f]")
