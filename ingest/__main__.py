@@ -139,7 +139,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = _parser().parse_intermixed_args(argv)  # FILEs after options, as in the examples
     data = args.data or default_data_dir()
     if (args.operands and args.command not in ("consistency", "witness")) or (
             args.command == "consistency" and len(args.operands) > 1):
