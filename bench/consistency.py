@@ -35,16 +35,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ingest.log import LogWriter, Received  # noqa: E402
-from schemas.checkpoint import open_signed, read_verifier  # noqa: E402
-from schemas.consistency import (  # noqa: E402
+from ingest.log import LogWriter, Received
+from schemas.checkpoint import open_signed, read_verifier
+from schemas.consistency import (
     check_consistency,
     consistency_proof_of,
     read_tree,
 )
-from schemas.log_verify import DataVerdict, LogVerdict  # noqa: E402
-from schemas.logformat import chain_of  # noqa: E402
-from schemas.merkle import Levels, Subtrees, consistency_proof, verify_consistency  # noqa: E402
+from schemas.log_verify import DataVerdict, LogVerdict
+from schemas.logformat import chain_of
+from schemas.merkle import Levels, Subtrees, consistency_proof, verify_consistency
 
 
 def _write(data: Path, old: int, records: int, batch: int) -> None:
@@ -102,7 +102,7 @@ def main() -> int:
         t = time.perf_counter()
         nodes = read_tree(chain)
         reading = time.perf_counter() - t
-        leaves = nodes._leaves
+        leaves = nodes.leaves
         rows = [("reading the log (records, leaf hashes, headers' subtrees)", reading, reading)]
 
         med, best, proof = _timed(lambda: consistency_proof(nodes, old.size, new.size),

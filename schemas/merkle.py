@@ -161,6 +161,10 @@ class Subtrees:
     def size(self) -> int:
         return len(self._leaves)
 
+    @property
+    def leaves(self) -> Sequence[bytes]:
+        return self._leaves
+
     def add(self, tree: Tree) -> None:
         """Know the perfect subtrees of ``tree``, the tree of the first ``tree.size``
         leaves."""

@@ -292,3 +292,54 @@ def test_a_checkpoint_of_a_rewritten_log_gets_no_proof(data: Path, tmp_path: Pat
     run = _ingest("consistency", str(data.parent / "old.checkpoint"), "--data", str(fork),
                   "--key", pub)
     assert run.returncode == 1 and "Traceback" not in run.stderr
+
+
+def test_a_log_begun_with_the_old_origin_keeps_it(tmp_path: Path) -> None:
+    """A log whose first checkpoints carry ``catwalk event log <id>`` (as every log written
+    before the C2SP origin): a restarted writer goes on with that origin and one signature
+    line, and the log verifies; its consistency proofs work the same."""
+    data = tmp_path / "data"
+    with LogWriter(data / "log", data / "quarantine") as log:
+        log._legacy_origin = True  # as a log written by the earlier ingest began
+        log.append([_received(i) for i in range(3)], [])
+    (tmp_path / "old.checkpoint").write_text((data / "checkpoints" / "latest.checkpoint")
+                                             .read_text())
+    write_log(data, 2, start=3)
+    key = read_verifier(data / "keys" / "signing.pub")
+    notes = [p.read_text() for p in sorted((data / "checkpoints").glob("*.checkpoint"))]
+    assert len(notes) == 4
+    for note in notes:
+        assert note.startswith("catwalk event log ")
+        assert note.split("\n\n")[1].count("\n") == 1  # one signature line
+        assert open_signed(note, key).legacy_origin
+    old = (tmp_path / "old.checkpoint").read_text()
+    verdict = verify_data(data, key, checkpoints=[("old", old)])
+    assert verdict.ok, verdict.problem
+    assert check_consistency(consistency_proof_of(verdict, old), key).ok
+    fresh = tmp_path / "fresh"
+    write_log(fresh, 1)
+    assert (fresh / "checkpoints" / "latest.checkpoint").read_text().startswith(
+        "catwalk.invalid/log/")
+
+
+def test_verify_consistency_with_a_witness(data: Path, tmp_path: Path) -> None:
+    pub = str(data / "keys" / "signing.pub")
+    state = tmp_path / "w"
+    cosigned = tmp_path / "cosigned.checkpoint"
+    assert _ingest("witness", "--state", str(state), "--key", pub,
+                   str(data.parent / "old.checkpoint")).returncode == 0
+    grew = tmp_path / "grew.json"
+    assert _ingest("consistency", str(data.parent / "old.checkpoint"), "--data", str(data),
+                   "--key", pub, "--out", str(grew)).returncode == 0
+    run = _ingest("witness", "--state", str(state), "--key", pub, "--proof", str(grew),
+                  str(data / "checkpoints" / "latest.checkpoint"), "--out", str(cosigned))
+    assert run.returncode == 0, run.stderr
+    witness = (state / "witness.pub").read_text().strip()
+    plain = _ingest("verify", "--consistency", str(grew), "--key", pub, "--witness", witness)
+    assert plain.returncode == 1 and "not cosigned by witness catwalk-witness" in plain.stderr
+    both = tmp_path / "both.json"
+    assert _ingest("consistency", str(data.parent / "old.checkpoint"), str(cosigned),
+                   "--data", str(data), "--key", pub, "--out", str(both)).returncode == 0
+    ok = _ingest("verify", "--consistency", str(both), "--key", pub, "--witness", witness)
+    assert ok.returncode == 0, ok.stderr
+    assert "cosigned by catwalk-witness" in ok.stdout
