@@ -54,8 +54,9 @@ files (under --data, default $CATWALK_DATA or ./var):
   quarantine/segment-NNNNNN.jsonl  messages that could not enter the log, with the reason
                                    and their topic[partition]@offset
 
-exit codes: 0 done / verified; 1 the log does not verify or cannot be written; 2 the command
-cannot run (arguments, files, no broker).
+exit codes: 0 done / verified / accepted; 1 the log, a proof or a cosignature does not
+verify, a witness refused a checkpoint (rollback, fork), or the log cannot be written; 2 the
+command cannot run (arguments, files, no broker, a witness given no consistency proof).
 
 Kafka: KAFKA_BOOTSTRAP=host:port points at an existing cluster; otherwise the local broker
 started by `make kafka-up` is used.

@@ -280,6 +280,9 @@ def witness_command(state: Path | None, *, key: str | None, witness_key: Path | 
                 print(f"witness: --out {out}: {exc}", file=sys.stderr)
                 return 2
         else:
+            if out is not None:
+                print(f"witness: --out takes one checkpoint and {len(accepted)} were "
+                      "accepted: they are on standard output", file=sys.stderr)
             sys.stdout.write("".join(a.cosigned for a in accepted))
     return 1 if refused else 0
 
