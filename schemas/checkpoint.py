@@ -210,10 +210,26 @@ class Signer:
         return note
 
 
-def _line(lines: list[str], index: int, prefix: str) -> str:
-    if index >= len(lines) or not lines[index].startswith(prefix + " "):
-        raise CheckpointError(f"line {index + 1} should start with {prefix!r}")
-    return lines[index][len(prefix) + 1:]
+def _extensions(lines: list[str]) -> dict[str, str]:
+    """The extension lines after the first three, by their first word (each ``catwalk-``
+    and at most once), in whatever order and number: a line this reader does not know is
+    signed with the rest and left to the readers that know it."""
+    found: dict[str, str] = {}
+    for number, line in enumerate(lines[3:], start=4):
+        name, sep, value = line.partition(" ")
+        if not sep or not name.startswith("catwalk-"):
+            raise CheckpointError(f"line {number} is not a catwalk- extension line "
+                                  f"({line[:60]!r})")
+        if name in found:
+            raise CheckpointError(f"line {number}: a second {name} line")
+        found[name] = value
+    return found
+
+
+def _wanted(extensions: Mapping[str, str], name: str) -> str:
+    if name not in extensions:
+        raise CheckpointError(f"checkpoint body: no {name} line")
+    return extensions[name]
 
 
 def parse(text: str) -> Checkpoint:
@@ -228,11 +244,13 @@ def parse(text: str) -> Checkpoint:
         raise CheckpointError(f"not a Catwalk checkpoint: the first line should be "
                               f"{ORIGIN_PREFIX}<log id> (or, in a log begun before it, "
                               f"{_ORIGIN}<log id>)")
+    ext = _extensions(lines)
     try:
         size = int(lines[1]) if lines[1].isdigit() else -1
         root = base64.b64decode(lines[2], validate=True)
-        chain = bytes.fromhex(_line(lines, 5, "catwalk-chain"))
-        offsets = json.loads(_line(lines, 6, "catwalk-next-offsets"))
+        chain = bytes.fromhex(_wanted(ext, "catwalk-chain"))
+        offsets = json.loads(_wanted(ext, "catwalk-next-offsets"))
+        last: object = json.loads(ext.get("catwalk-last-messages", "{}"))
     except (ValueError, binascii.Error) as exc:
         raise CheckpointError(f"checkpoint body cannot be read: {exc}") from exc
     if size < 0 or len(root) != 32 or len(chain) != 32:
@@ -240,18 +258,12 @@ def parse(text: str) -> Checkpoint:
     if not isinstance(offsets, dict) or not all(
             isinstance(k, str) and type(v) is int and v >= 0 for k, v in offsets.items()):
         raise CheckpointError("checkpoint body: catwalk-next-offsets is not a map of offsets")
-    segment = _line(lines, 4, "catwalk-segment")
-    last: object = {}
-    if len(lines) > 7:
-        try:
-            last = json.loads(_line(lines, 7, "catwalk-last-messages"))
-        except ValueError as exc:
-            raise CheckpointError(f"checkpoint body cannot be read: {exc}") from exc
+    segment = _wanted(ext, "catwalk-segment")
     if not isinstance(last, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in last.items()):
         raise CheckpointError("checkpoint body: catwalk-last-messages is not a map of digests")
     return Checkpoint(log_id=lines[0][len(prefix):], size=size, root=root,
-                      signed_at=_line(lines, 3, "catwalk-time"), next_offsets=offsets,
+                      signed_at=_wanted(ext, "catwalk-time"), next_offsets=offsets,
                       segment="" if segment == "-" else segment, chain=chain,
                       last_messages=last, legacy_origin=legacy)
 

@@ -343,3 +343,19 @@ def test_verify_consistency_with_a_witness(data: Path, tmp_path: Path) -> None:
     ok = _ingest("verify", "--consistency", str(both), "--key", pub, "--witness", witness)
     assert ok.returncode == 0, ok.stderr
     assert "cosigned by catwalk-witness" in ok.stdout
+
+
+def test_extension_lines_are_read_by_name_not_by_place() -> None:
+    """The body's catwalk- lines in another order, with one this reader does not know: the
+    same checkpoint; a line that is no extension, or one twice, is refused."""
+    from schemas.checkpoint import CheckpointError
+
+    cp = Checkpoint(log_id="ab" * 16, size=3, root=b"\x03" * 32, signed_at="2026-12-01T00:00:00Z",
+                    next_offsets={"t[0]": 3}, segment="segment-000001.avro", chain=b"\x04" * 32)
+    lines = cp.body().splitlines()
+    shuffled = [*lines[:3], "catwalk-epoch 7", *reversed(lines[3:])]
+    note = "\n".join(shuffled) + "\n\n\u2014 catwalk-ingest AAAA\n"
+    assert parse(note) == cp
+    for bad in ([*lines, "not an extension"], [*lines, lines[3]], [*lines[:3], *lines[4:]]):
+        with pytest.raises(CheckpointError):
+            parse("\n".join(bad) + "\n\n\u2014 catwalk-ingest AAAA\n")
