@@ -169,3 +169,25 @@ def test_a_larger_checkpoint_without_a_proof_cannot_be_judged(log: Path, tmp_pat
                  str(log / "checkpoints" / "latest.checkpoint"))
     assert ok.returncode == 0, ok.stderr
     assert "consistent with the 6 records" in ok.stderr
+
+
+def test_refuses_a_fork_of_the_same_size(log: Path, tmp_path: Path) -> None:
+    """Two logs of one key and log id, both of 15 records, with different roots: the
+    second is refused without any proof to look at, naming both roots; the witness's state
+    still holds the first."""
+    fork = fork_of(log, tmp_path / "fork")
+    write_log(fork, 1, start=300)  # 3 + 9 + 3 = 15 records
+    pub = str(log / "keys" / "signing.pub")
+    state = tmp_path / "w"
+    first = log / "checkpoints" / "latest.checkpoint"
+    assert _ingest("witness", "--state", str(state), "--key", pub, str(first)).returncode == 0
+    kept = next((state / "logs").glob("*.checkpoint")).read_text()
+    run = _ingest("witness", "--state", str(state), "--key", pub,
+                  str(fork / "checkpoints" / "latest.checkpoint"))
+    assert run.returncode == 1 and "two trees of one size" in run.stderr
+    roots = [note.split("\n")[2] for note in (first.read_text(),
+                                              (fork / "checkpoints" / "latest.checkpoint")
+                                              .read_text())]
+    for root in roots:
+        assert base64.b64decode(root).hex() in run.stderr
+    assert next((state / "logs").glob("*.checkpoint")).read_text() == kept
