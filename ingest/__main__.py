@@ -34,6 +34,19 @@ examples:
                                          round whole (table_seq RoundStarted..RoundEnded)
   python -m ingest verify --proof r1234.proof --key "$(cat pinned.pub)"
                                          check a proof offline, without the log
+  python -m ingest consistency kept.checkpoint --out grew.json
+                                         a consistency proof from a checkpoint you kept to
+                                         the latest (or: consistency OLD NEW)
+  python -m ingest verify --consistency grew.json --key "$(cat pinned.pub)"
+                                         check it offline: the log only grew since OLD
+  python -m ingest witness --state ~/witness --key "$(cat pinned.pub)" --data /mnt/copy
+                                         a witness (not the operator) accepts the latest
+                                         checkpoints once consistent with what it kept, and
+                                         cosigns them (C2SP tlog-cosignature); or give it
+                                         CHECKPOINT_FILE ... with --proof grew.json
+  python -m ingest verify --key "$(cat pinned.pub)" --checkpoint cosigned.checkpoint \\
+         --witness "$(cat witness.pub)"  the log is consistent with a checkpoint the witness
+                                         cosigned (repeat --witness for several)
 
 files (under --data, default $CATWALK_DATA or ./var):
   log/segment-NNNNNN.avro          the append-only log (Avro, hash-chained, a signed checkpoint
@@ -46,8 +59,9 @@ files (under --data, default $CATWALK_DATA or ./var):
   quarantine/segment-NNNNNN.jsonl  messages that could not enter the log, with the reason
                                    and their topic[partition]@offset
 
-exit codes: 0 done / verified; 1 the log does not verify or cannot be written; 2 the command
-cannot run (arguments, files, no broker).
+exit codes: 0 done / verified / accepted; 1 the log, a proof or a cosignature does not
+verify, a witness refused a checkpoint (rollback, fork), or the log cannot be written; 2 the
+command cannot run (arguments, files, no broker, a witness given no consistency proof).
 
 Kafka: KAFKA_BOOTSTRAP=host:port points at an existing cluster; otherwise the local broker
 started by `make kafka-up` is used.
@@ -66,10 +80,16 @@ def _parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("command", nargs="?", choices=["consume", "verify", "prove"],
+    p.add_argument("command", nargs="?",
+                   choices=["consume", "verify", "prove", "consistency", "witness"],
                    default="consume",
-                   help="consume (default), verify the log or a proof, prove a round")
-    p.add_argument("round_id", nargs="?", default=None, help="with prove: the round to prove")
+                   help="consume (default), verify the log or a proof, prove a round, prove "
+                   "consistency between checkpoints, witness checkpoints")
+    p.add_argument("round_id", nargs="?", default=None, help="with prove: the round to prove; "
+                   "with consistency: OLD_CHECKPOINT; with witness: a checkpoint file")
+    p.add_argument("operands", nargs="*", default=[], metavar="FILE",
+                   help="with consistency: NEW_CHECKPOINT (default: the latest checkpoint of "
+                   "the chain with OLD's log id); with witness: more checkpoint files")
     p.add_argument("--data", type=Path, default=None, help="data directory (default: ./var)")
     p.add_argument("--topic", default=DEFAULT_TOPIC, help=f"topic (default {DEFAULT_TOPIC})")
     p.add_argument("--bootstrap", default=None, help="Kafka host:port (default: see below)")
@@ -91,7 +111,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="a checkpoint kept apart from the log (repeatable): the log must "
                        "hold at least its records, with its root")
     audit.add_argument("--proof", type=Path, default=None, metavar="FILE",
-                       help="verify: check this inclusion proof (from prove) offline")
+                       help="verify: check this inclusion proof (from prove) offline; witness: "
+                       "the consistency proof from the checkpoint it kept to the one given")
     audit.add_argument("--against-topic", default=None, metavar="TOPIC",
                        help="verify: also read the checkpoint topic TOPIC-checkpoints whole "
                        "(the log must hold every signed checkpoint on it; what is not one is "
@@ -105,7 +126,22 @@ def _parser() -> argparse.ArgumentParser:
                        help="prove: the round's table (needed when the round id is held at "
                        "several tables)")
     audit.add_argument("--out", type=Path, default=None, metavar="FILE",
-                       help="prove: write the proof to FILE (default: standard output)")
+                       help="prove, consistency, witness: write the proof or the cosigned "
+                       "checkpoint to FILE (default: standard output)")
+    audit.add_argument("--consistency", type=Path, default=None, metavar="FILE",
+                       help="verify: check this consistency proof (from consistency) offline, "
+                       "with --key and no log")
+    audit.add_argument("--witness", action="append", default=[], metavar="WITNESS_VKEY",
+                       help="verify: require each --checkpoint (with --consistency: its new "
+                       "checkpoint) to carry a valid cosignature by this witness (its key "
+                       "line, or a file holding it; repeatable)")
+    wit = p.add_argument_group("witness")
+    wit.add_argument("--state", type=Path, default=None, metavar="DIR",
+                     help="witness: the witness's own directory (its key, and the largest "
+                     "checkpoint it accepted of each log)")
+    wit.add_argument("--witness-key", type=Path, default=None, metavar="FILE",
+                     help="witness: its private key (default DIR/witness.key, created on "
+                     "first use, mode 0600)")
     p.add_argument("--signing-key", type=Path, default=None, metavar="FILE",
                    help="consume: the checkpoint signing key (default $CATWALK_SIGNING_KEY, "
                    "else keys/signing.key under --data, created on first use)")
@@ -118,14 +154,32 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = _parser().parse_intermixed_args(argv)  # FILEs after options, as in the examples
     data = args.data or default_data_dir()
+    if (args.operands and args.command not in ("consistency", "witness")) or (
+            args.command == "consistency" and len(args.operands) > 1):
+        print(f"ingest {args.command}: unexpected arguments {' '.join(args.operands)}",
+              file=sys.stderr)
+        return 2
     if args.command == "verify":
         from ingest.audit import verify_command
 
         return verify_command(data, key=args.key, checkpoint_files=args.checkpoint,
                               proof=args.proof, against_topic=args.against_topic,
-                              bootstrap=args.bootstrap)
+                              bootstrap=args.bootstrap, consistency=args.consistency,
+                              witnesses=args.witness)
+    if args.command == "consistency":
+        from ingest.audit import consistency_command
+
+        return consistency_command(data, args.round_id,
+                                   args.operands[0] if args.operands else None,
+                                   key=args.key, out=args.out)
+    if args.command == "witness":
+        from ingest.witness import witness_command
+
+        files = [Path(f) for f in [args.round_id, *args.operands] if f]
+        return witness_command(args.state, key=args.key, witness_key=args.witness_key,
+                               files=files, data=args.data, proof=args.proof, out=args.out)
     if args.command == "prove":
         from ingest.audit import prove_command
 

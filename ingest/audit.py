@@ -9,7 +9,11 @@
   what is not one is named and skipped) and the topic (kept forever), naming every message
   the log and the quarantine both lack, and fails when either topic was deleted, trimmed
   past the log or compacted (ingest/topic_audit.py); ``--proof FILE`` checks an inclusion
-  proof offline, with no log at all.
+  proof offline, with no log at all, and ``--consistency FILE`` a consistency proof;
+  ``--witness KEY`` requires each ``--checkpoint`` to carry a cosignature by that witness
+  (ingest/witness.py).
+- ``consistency OLD [NEW]`` prints the consistency proof (RFC 9162 2.1.4) between two
+  signed checkpoints of the log (schemas/consistency.py).
 - ``prove ROUND_ID [--casino C --table T]`` prints, for every event of a round, its record
   and the audit path that ties it to the latest signed checkpoint of its chain (RFC 9162
   2.1.3), as JSON, and shows the round whole (its table's sequence numbers contiguous from
@@ -97,7 +101,14 @@ def verify(data: Path, *, key: str | None, checkpoint_files: list[Path],
 
 
 def verify_command(data: Path, *, key: str | None, checkpoint_files: list[Path],
-                   proof: Path | None, against_topic: str | None, bootstrap: str | None) -> int:
+                   proof: Path | None, against_topic: str | None, bootstrap: str | None,
+                   consistency: Path | None = None, witnesses: list[str] | None = None) -> int:
+    if consistency is not None:
+        return check_consistency_file(consistency, key, witnesses or [])
+    if witnesses:
+        failed = check_witnessed(checkpoint_files, witnesses)
+        if failed is not None:
+            return failed
     try:
         if proof is not None:
             return _check_proof(proof, data, key)
@@ -283,3 +294,141 @@ def _against_topic(data: Path, topic: str, bootstrap: str | None, verdict: DataV
     print(f"verify: OK: all {audit.checked:,} messages of topic {topic} are in the log or in "
           "quarantine, byte for byte")
     return 0
+
+
+def consistency_command(data: Path, old: str | None, new: str | None, *, key: str | None,
+                        out: Path | None) -> int:
+    """``python -m ingest consistency OLD [NEW]``: the consistency proof (RFC 9162 2.1.4)
+    from the signed checkpoint in file OLD to the one in NEW (by default the latest
+    checkpoint of the chain carrying OLD's log id), once the log verifies with both among
+    its checkpoints (schemas/consistency.py). Exit 1 when the log does not verify with
+    them (rewritten, cut or forked), 2 when the command cannot run."""
+    from schemas.consistency import ConsistencyError, consistency_proof_of
+
+    if not old:
+        print("consistency: which checkpoint? python -m ingest consistency OLD_CHECKPOINT "
+              "[NEW_CHECKPOINT]", file=sys.stderr)
+        return 2
+    try:
+        files = [Path(old), *([Path(new)] if new else [])]
+        texts = _checkpoints(files)
+        verdict, source = verify(data, key=key, checkpoint_files=files, quiet=True)
+    except AuditError as exc:
+        print(f"consistency: {exc}", file=sys.stderr)
+        return 2
+    if not verdict.ok:
+        print(f"consistency: FAILED: the log does not verify with the checkpoints given: "
+              f"{verdict.line()}", file=sys.stderr)
+        return 1
+    try:
+        doc = consistency_proof_of(verdict, texts[0][1], texts[1][1] if new else None)
+    except ConsistencyError as exc:
+        print(f"consistency: {exc}", file=sys.stderr)
+        return 2
+    text = json.dumps(doc, indent=2) + "\n"
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        try:
+            out.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            print(f"consistency: --out {out}: {exc}", file=sys.stderr)
+            return 2
+    print(f"consistency: proof from {doc['old_size']:,} to {doc['new_size']:,} records of "
+          f"{doc['origin']} ({len(doc['proof'])} hashes), the log checked with {source}"
+          + (f"; written to {out}. Check it with python -m ingest verify --consistency {out} "
+             "--key <public key>" if out is not None else ""), file=sys.stderr)
+    return 0
+
+
+def check_consistency_file(path: Path, key: str | None, witnesses: list[str]) -> int:
+    """``verify --consistency FILE --key KEY``: check a consistency proof offline, with no
+    log: both signatures, one log, the old not larger than the new, the proof; with
+    ``--witness``, the new checkpoint cosigned by each witness named."""
+    from schemas.consistency import MAX_CONSISTENCY_BYTES, check_consistency
+
+    try:
+        if key is None:
+            raise AuditError("--consistency needs --key: the log's public key you pinned (a "
+                             "proof is only as good as the key it is checked with)")
+        verifier = read_verifier(key)
+        cosigners = _witness_keys(witnesses)
+        if path.stat().st_size > MAX_CONSISTENCY_BYTES:
+            raise AuditError(f"{path}: larger than {MAX_CONSISTENCY_BYTES:,} bytes: not a "
+                             "consistency proof")
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except CheckpointError as exc:
+        print(f"verify: --key: {exc}", file=sys.stderr)
+        return 2
+    except AuditError as exc:
+        print(f"verify: {exc}", file=sys.stderr)
+        return 2
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        print(f"verify: {path}: cannot read the consistency proof: {exc}", file=sys.stderr)
+        return 2
+    check = check_consistency(doc, verifier)
+    if not check.ok:
+        print(f"verify: {path}: {check.line()}", file=sys.stderr)
+        return 1
+    problem = _uncosigned(str(doc.get("new_checkpoint")), cosigners)
+    if problem is not None:
+        print(f"verify: FAILED: {path}: its new checkpoint: {problem}", file=sys.stderr)
+        return 1
+    print(f"verify: {check.line()}; checked with key {verifier.name} "
+          f"({verifier.key_hash.hex()})"
+          + (f", cosigned by {', '.join(w.name for w in cosigners)}" if cosigners else ""))
+    return 0
+
+
+def _witness_keys(given: list[str]) -> list[Any]:
+    """The witness keys given with --witness (their text, or files holding it)."""
+    from schemas.cosignature import WitnessKey
+
+    keys = []
+    for text in given:
+        source = text
+        if "+" not in text or Path(text).is_file():
+            try:
+                source = Path(text).read_text(encoding="ascii")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise AuditError(f"--witness {text}: cannot read a witness key: {exc}") from exc
+        try:
+            keys.append(WitnessKey.from_vkey(source))
+        except CheckpointError as exc:
+            raise AuditError(f"--witness: {exc}") from exc
+    return keys
+
+
+def _uncosigned(note: str, witnesses: list[Any]) -> str | None:
+    """Why ``note`` lacks a valid cosignature of one of ``witnesses`` (None when it has
+    each)."""
+    for witness in witnesses:
+        try:
+            witness.cosigned_at(note)
+        except CheckpointError as exc:
+            return str(exc)
+    return None
+
+
+def check_witnessed(files: list[Path], witnesses: list[str]) -> int | None:
+    """``verify --witness``: each checkpoint given with --checkpoint must carry a valid
+    cosignature by each witness named. None when they do (verify goes on, and checks the
+    log against them), else the exit code, the reason said."""
+    try:
+        keys = _witness_keys(witnesses)
+        if not files:
+            raise AuditError("--witness needs the cosigned checkpoints to check: "
+                             "--checkpoint FILE (what the witness wrote)")
+        texts = _checkpoints(files)
+    except AuditError as exc:
+        print(f"verify: {exc}", file=sys.stderr)
+        return 2
+    for name, text in texts:
+        problem = _uncosigned(text, keys)
+        if problem is not None:
+            print(f"verify: FAILED: {name}: {problem}; the log is not shown consistent with "
+                  "what that witness saw", file=sys.stderr)
+            return 1
+    print(f"verify: {len(texts)} checkpoint(s) cosigned by "
+          f"{', '.join(f'{k.name} ({k.key_id.hex()})' for k in keys)}")
+    return None

@@ -157,6 +157,7 @@ class LogWriter:
         self._next: dict[str, int] = {}
         self._tree = Tree()
         self._log_id = uuid.uuid4().hex
+        self._legacy_origin = False
         self._checkpoint: str | None = None
         self._last_messages: dict[str, str] = {}
         self._qtree: Tree | None = None
@@ -194,6 +195,7 @@ class LogWriter:
             raise LogError(f"{last.name}: the tree in its header does not give the signed root "
                            "(the header was edited); run `python -m ingest verify`")
         self._tree, self._checkpoint, self._log_id = tree, meta[META_CHECKPOINT], cp.log_id
+        self._legacy_origin = cp.legacy_origin  # the origin is the log's for life
         self._position, self._last_hash, self._next = cp.size, cp.chain, dict(cp.next_offsets)
         self._last_messages = dict(cp.last_messages)
         if cp.quarantine is not None:
@@ -267,7 +269,8 @@ class LogWriter:
             log_id=self._log_id, size=tree.size, root=tree.root(), signed_at=now,
             next_offsets=nxt, segment=segment, chain=chain,
             last_messages=self._last_messages if last is None else last,
-            quarantine=(signed_q.size, signed_q.root())))
+            quarantine=(signed_q.size, signed_q.root()),
+            legacy_origin=self._legacy_origin))
 
     def append(self, accepted: list[Received], quarantined: list[Quarantined]) -> Path | None:
         """Make one batch durable (see the module docstring); returns the new segment."""

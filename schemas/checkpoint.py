@@ -12,6 +12,18 @@ can read and check it (docs/log-integrity.md):
   the first four bytes of SHA-256(key name, a newline, the byte 0x01 for Ed25519, the
   public key). A verifier key is written ``<name>+<key hash, 8 hex digits>+<base64(0x01
   || public key)>``.
+
+The origin line. C2SP tlog-checkpoint asks (SHOULD) for an origin without spaces or ``+``,
+a schema-less URL naming the log, and that the log's key be named as its origin, so that a
+tool that looks a log's key up by origin (a C2SP witness, a monitor) finds it. A checkpoint
+now says ``catwalk.invalid/log/<log id>``: ``.invalid`` is the top-level name reserved never
+to resolve (RFC 2606 section 2, RFC 6761 section 6.4), so the origin names the log without
+claiming a host that a casino may not own, and without a scheme, as C2SP asks. It carries
+two signature lines by the one key: ``catwalk-ingest`` (the name regulators pinned) and one
+under the origin as key name. A log started with the first origin form,
+``catwalk event log <log id>``, keeps it for its life (the origin is the log's identity:
+a witness that saw it must know its later checkpoints) and reads and verifies as before,
+with its one signature line.
 """
 
 from __future__ import annotations
@@ -34,6 +46,9 @@ ED25519 = 1
 DASH = "\u2014"
 _NAME = re.compile(r"[^\s+]+")
 _ORIGIN = "catwalk event log "
+"""The origin line of the first checkpoints (spaces: kept only by the logs begun with it)."""
+ORIGIN_PREFIX = "catwalk.invalid/log/"
+"""The origin line of a log begun since, followed by its log id."""
 MAX_NOTE = 64 * 1024
 """No checkpoint is longer than this; a longer text is refused before it is parsed."""
 MAX_VKEY = 4 * 1024
@@ -96,10 +111,13 @@ class Checkpoint:
     message so far, each leaf the exact bytes of its quarantine line:
     ``schemas.quarantine``), as the extension line ``catwalk-quarantine <size> <base64
     root>``; None in a checkpoint written before the quarantine was signed."""
+    legacy_origin: bool = False
+    """The log was begun with the first origin form, ``catwalk event log <log id>``, and
+    keeps it (one signature line); otherwise ``catwalk.invalid/log/<log id>``."""
 
     @property
     def origin(self) -> str:
-        return _ORIGIN + self.log_id
+        return (_ORIGIN if self.legacy_origin else ORIGIN_PREFIX) + self.log_id
 
     def body(self) -> str:
         """The checkpoint body (C2SP tlog-checkpoint), every line ending in a newline."""
@@ -205,26 +223,40 @@ class Signer:
         return Verifier(self.name, public)
 
     def sign(self, checkpoint: Checkpoint) -> str:
-        """The signed note: body, blank line, signature line."""
+        """The signed note: body, blank line, the signature line under this key's name,
+        then (an origin without spaces) the same signature under the origin as key name
+        (C2SP tlog-checkpoint: the key name SHOULD be the origin)."""
         body = checkpoint.body()
         signature = self.private.sign(body.encode())
         stamp = base64.b64encode(self.verifier.key_hash + signature).decode()
-        return f"{body}\n{DASH} {self.name} {stamp}\n"
+        note = f"{body}\n{DASH} {self.name} {stamp}\n"
+        origin = checkpoint.origin
+        if not checkpoint.legacy_origin and origin != self.name:
+            by_origin = base64.b64encode(key_hash(origin, self.verifier.public) + signature)
+            note += f"{DASH} {origin} {by_origin.decode()}\n"
+        return note
 
 
-def _line(lines: list[str], index: int, prefix: str) -> str:
-    if index >= len(lines) or not lines[index].startswith(prefix + " "):
-        raise CheckpointError(f"line {index + 1} should start with {prefix!r}")
-    return lines[index][len(prefix) + 1:]
+def _extensions(lines: list[str]) -> dict[str, str]:
+    """The extension lines after the first three, by their first word (each ``catwalk-``
+    and at most once), in whatever order and number: a line this reader does not know is
+    signed with the rest and left to the readers that know it."""
+    found: dict[str, str] = {}
+    for number, line in enumerate(lines[3:], start=4):
+        name, sep, value = line.partition(" ")
+        if not sep or not name.startswith("catwalk-"):
+            raise CheckpointError(f"line {number} is not a catwalk- extension line "
+                                  f"({line[:60]!r})")
+        if name in found:
+            raise CheckpointError(f"line {number}: a second {name} line")
+        found[name] = value
+    return found
 
 
-def _extension(lines: list[str], prefix: str) -> str | None:
-    """The value of the extension line that starts with ``prefix`` (after the first seven
-    lines, whose order is fixed), None when there is none; a line given twice is refused."""
-    found = [line[len(prefix) + 1:] for line in lines[7:] if line.startswith(prefix + " ")]
-    if len(found) > 1:
-        raise CheckpointError(f"checkpoint body: {prefix} is given {len(found)} times")
-    return found[0] if found else None
+def _wanted(extensions: Mapping[str, str], name: str) -> str:
+    if name not in extensions:
+        raise CheckpointError(f"checkpoint body: no {name} line")
+    return extensions[name]
 
 
 def _quarantine(raw: str | None) -> tuple[int, bytes] | None:
@@ -245,14 +277,20 @@ def parse(text: str) -> Checkpoint:
     :func:`open_signed`)."""
     body, _ = _split(text)
     lines = body.split("\n")[:-1]
-    if len(lines) < 3 or not lines[0].startswith(_ORIGIN):
-        raise CheckpointError(f"not a Catwalk checkpoint: the first line should start with "
-                              f"{_ORIGIN.strip()!r}")
+    legacy = bool(lines) and lines[0].startswith(_ORIGIN)
+    prefix = _ORIGIN if legacy else ORIGIN_PREFIX
+    if len(lines) < 3 or not lines[0].startswith(prefix) or not (
+            legacy or _NAME.fullmatch(lines[0])):
+        raise CheckpointError(f"not a Catwalk checkpoint: the first line should be "
+                              f"{ORIGIN_PREFIX}<log id> (or, in a log begun before it, "
+                              f"{_ORIGIN}<log id>)")
+    ext = _extensions(lines)
     try:
         size = int(lines[1]) if lines[1].isdigit() else -1
         root = base64.b64decode(lines[2], validate=True)
-        chain = bytes.fromhex(_line(lines, 5, "catwalk-chain"))
-        offsets = json.loads(_line(lines, 6, "catwalk-next-offsets"))
+        chain = bytes.fromhex(_wanted(ext, "catwalk-chain"))
+        offsets = json.loads(_wanted(ext, "catwalk-next-offsets"))
+        last: object = json.loads(ext.get("catwalk-last-messages", "{}"))
     except (ValueError, binascii.Error) as exc:
         raise CheckpointError(f"checkpoint body cannot be read: {exc}") from exc
     if size < 0 or len(root) != 32 or len(chain) != 32:
@@ -260,22 +298,15 @@ def parse(text: str) -> Checkpoint:
     if not isinstance(offsets, dict) or not all(
             isinstance(k, str) and type(v) is int and v >= 0 for k, v in offsets.items()):
         raise CheckpointError("checkpoint body: catwalk-next-offsets is not a map of offsets")
-    segment = _line(lines, 4, "catwalk-segment")
-    last: object = {}
-    raw_last = _extension(lines, "catwalk-last-messages")
-    if raw_last is not None:
-        try:
-            last = json.loads(raw_last)
-        except ValueError as exc:
-            raise CheckpointError(f"checkpoint body cannot be read: {exc}") from exc
+    segment = _wanted(ext, "catwalk-segment")
     if not isinstance(last, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in last.items()):
         raise CheckpointError("checkpoint body: catwalk-last-messages is not a map of digests")
-    return Checkpoint(log_id=lines[0][len(_ORIGIN):], size=size, root=root,
-                      signed_at=_line(lines, 3, "catwalk-time"), next_offsets=offsets,
+    return Checkpoint(log_id=lines[0][len(prefix):], size=size, root=root,
+                      signed_at=_wanted(ext, "catwalk-time"), next_offsets=offsets,
                       segment="" if segment == "-" else segment, chain=chain,
-                      last_messages=last,
-                      quarantine=_quarantine(_extension(lines, "catwalk-quarantine")))
+                      last_messages=last, legacy_origin=legacy,
+                      quarantine=_quarantine(ext.get("catwalk-quarantine")))
 
 
 _CONTROL = re.compile("[\x00-\x09\x0b-\x1f]")

@@ -313,7 +313,7 @@ def test_replay_verifies_first_and_refuses_a_broken_log(data: Path) -> None:
     manifest = json.loads((data / "replay" / "manifest.json").read_text())
     assert manifest["verified"] is True
     assert manifest["log"]["records"] == 9
-    assert manifest["log"]["checkpoint"].startswith("catwalk event log ")
+    assert manifest["log"]["checkpoint"].startswith("catwalk.invalid/log/")
     before = (data / "replay" / "rounds.parquet").read_bytes()
 
     _rewrite(_segment(data, 2), lambda rs: rs[:1])  # the tail cut
@@ -389,8 +389,8 @@ def test_a_note_that_checked_once_does_not_let_an_altered_copy_through() -> None
     altered_body = note.replace("\n9\n", "\n8\n", 1)
     with pytest.raises(CheckpointError, match="bad signature"):
         open_signed(altered_body, key)
-    body, _, line = note.partition("\n\n")
-    name, stamp = line.rsplit(" ", 1)
+    body, _, lines = note.partition("\n\n")
+    name, stamp = lines.split("\n")[0].rsplit(" ", 1)  # the catwalk-ingest line
     raw = bytearray(base64.b64decode(stamp))
     raw[-1] ^= 1
     forged_sig = f"{body}\n\n{name} {base64.b64encode(bytes(raw)).decode()}\n"
