@@ -17,7 +17,7 @@ from kafka import KafkaProducer
 from ingest.kafka_io import TopicSettings, ensure_topic
 from ingest.log import LogWriter, Quarantined, Received
 from replay.batch_decode import log_entries
-from schemas import WagerPlaced, encode
+from schemas import RoundEnded, RoundStarted, WagerPlaced, encode
 from schemas.checkpoint import read_verifier
 from schemas.log_verify import verify_data, verify_log
 from schemas.logformat import (
@@ -93,15 +93,25 @@ def _event(seq: int, round_id: str = "T01-000001") -> bytes:
                                                       amount_cents=100 + seq), seq=seq))
 
 
-def _msg(offset: int, headers=()) -> Received:
+def _round_event(seq: int) -> bytes:
+    """Event ``seq`` of a whole round of three: RoundStarted, a wager, RoundEnded (a proof
+    is of a whole round)."""
+    payload = (RoundStarted(game="pai_gow_poker", dealer_id="E011") if seq == 1 else
+               RoundEnded() if seq == 3 else
+               WagerPlaced(seat=1, wager="main", amount_cents=100 + seq))
+    return encode(Table().event("T01-000001", payload, seq=seq))
+
+
+def _msg(offset: int, headers=(), *, whole: bool = False) -> Received:
+    value = _round_event(offset + 1) if whole else _event(offset + 1)
     return Received(topic="round-events", partition=0, offset=offset,
-                    timestamp_ms=2_000 + offset, key=b"T01", value=_event(offset + 1),
-                    headers=headers)
+                    timestamp_ms=2_000 + offset, key=b"T01", value=value, headers=headers)
 
 
 def test_the_writer_keeps_headers_and_a_proof_carries_them(tmp_path: Path) -> None:
     with LogWriter(tmp_path / "log", tmp_path / "quarantine") as log:
-        log.append([_msg(0), _msg(1, HEADERS), _msg(2, (("k", b"v"),))],
+        log.append([_msg(0, whole=True), _msg(1, HEADERS, whole=True),
+                    _msg(2, (("k", b"v"),), whole=True)],
                    [Quarantined(message=Received(topic="round-events", partition=0, offset=3,
                                                  timestamp_ms=1, key=None, value=b"junk",
                                                  headers=(("why", b"test"),)),
@@ -120,7 +130,7 @@ def test_the_writer_keeps_headers_and_a_proof_carries_them(tmp_path: Path) -> No
     # The tree by hand: the leaves of the records as they were received.
     leaves = [hashlib.sha256(b"\x00" + leaf_input(
         position=i, topic="round-events", partition=0, offset=i, timestamp_ms=2_000 + i,
-        key=b"T01", value=_event(i + 1), headers=h)).digest()
+        key=b"T01", value=_round_event(i + 1), headers=h)).digest()
         for i, h in enumerate([(), HEADERS, (("k", b"v"),)])]
 
     def node(a: bytes, b: bytes) -> bytes:
@@ -133,8 +143,8 @@ def test_the_writer_keeps_headers_and_a_proof_carries_them(tmp_path: Path) -> No
     assert shown == [(), HEADERS, (("k", b"v"),)]
     assert check_round_proof(proof, key).ok
     # Replay reads the records as before: headers play no part in what it decodes.
-    assert [value for _, _, _, value in log_entries(tmp_path / "log")] == [
-        _event(1), _event(2), _event(3)]
+    assert [entry[3] for entry in log_entries(tmp_path / "log")] == [
+        _round_event(1), _round_event(2), _round_event(3)]
 
 
 def test_a_record_with_its_headers_altered_fails_verification(tmp_path: Path) -> None:
