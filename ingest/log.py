@@ -24,7 +24,7 @@ import os
 import socket
 import sys
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -237,15 +237,20 @@ class LogWriter:
         return self._last_messages.get(key) if own is not None else None
 
     def _sign(self, tree: Tree, segment: str, chain: bytes, nxt: dict[str, int],
-              last: dict[str, str] | None = None) -> str:
+              last: dict[str, str] | None = None, epochs: Mapping[str, int] | None = None
+              ) -> str:
         now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
         return self.signer.sign(Checkpoint(
             log_id=self._log_id, size=tree.size, root=tree.root(), signed_at=now,
             next_offsets=nxt, segment=segment, chain=chain,
-            last_messages=self._last_messages if last is None else last))
+            last_messages=self._last_messages if last is None else last,
+            epochs=epochs or {}))
 
-    def append(self, accepted: list[Received], quarantined: list[Quarantined]) -> Path | None:
-        """Make one batch durable (see the module docstring); returns the new segment."""
+    def append(self, accepted: list[Received], quarantined: list[Quarantined],
+               epochs: Mapping[str, int] | None = None) -> Path | None:
+        """Make one batch durable (see the module docstring); returns the new segment.
+        ``epochs``: the fencing epoch (ingest/fence.py) of each ``topic[partition]`` of the
+        batch, signed in its checkpoint; the caller holds those partitions' fence locks."""
         consumed = sorted([*accepted, *(q.message for q in quarantined)],
                           key=lambda m: (m.topic, m.partition, m.offset))
         if not consumed:
@@ -289,7 +294,7 @@ class LogWriter:
                             "offset": m.offset, "timestamp_ms": m.timestamp_ms, "key": m.key,
                             "value": m.value, "prev_hash": prev, "hash": digest})
             position, prev = position + 1, digest
-        checkpoint = self._sign(tree, name, prev, nxt, last)
+        checkpoint = self._sign(tree, name, prev, nxt, last, epochs)
         tmp = self.log_dir / (name + ".tmp")
         try:
             self._write_segment(tmp, records, nxt, checkpoint, tree)

@@ -77,6 +77,11 @@ class Checkpoint:
     """``topic[partition]`` -> :func:`message_digest` of the last message the log took from
     it (in the log or in quarantine): a topic deleted and filled again past the log's
     offsets shows as another message at that offset."""
+    epochs: Mapping[str, int] = field(default_factory=dict)
+    """``topic[partition]`` -> the fencing epoch (``ingest.fence``) under which this
+    segment's messages of that partition were written: a worker that lost the partition
+    holds a lower epoch than its new owner, so a write of a fenced worker shows as an epoch
+    going back as offsets grow (``schemas.log_epochs``). Empty: written without fencing."""
 
     @property
     def origin(self) -> str:
@@ -95,6 +100,9 @@ class Checkpoint:
         if self.last_messages:
             last = json.dumps(dict(sorted(self.last_messages.items())), separators=(",", ":"))
             lines.append(f"catwalk-last-messages {last}")
+        if self.epochs:
+            epochs = json.dumps(dict(sorted(self.epochs.items())), separators=(",", ":"))
+            lines.append(f"catwalk-epochs {epochs}")
         return "".join(line + "\n" for line in lines)
 
 
@@ -212,19 +220,34 @@ def parse(text: str) -> Checkpoint:
             isinstance(k, str) and type(v) is int and v >= 0 for k, v in offsets.items()):
         raise CheckpointError("checkpoint body: catwalk-next-offsets is not a map of offsets")
     segment = _line(lines, 4, "catwalk-segment")
-    last: object = {}
-    if len(lines) > 7:
-        try:
-            last = json.loads(_line(lines, 7, "catwalk-last-messages"))
-        except ValueError as exc:
-            raise CheckpointError(f"checkpoint body cannot be read: {exc}") from exc
+    extensions = _extensions(lines[7:])
+    try:
+        last = json.loads(extensions.get("catwalk-last-messages", "{}"))
+        epochs = json.loads(extensions.get("catwalk-epochs", "{}"))
+    except ValueError as exc:
+        raise CheckpointError(f"checkpoint body cannot be read: {exc}") from exc
     if not isinstance(last, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in last.items()):
         raise CheckpointError("checkpoint body: catwalk-last-messages is not a map of digests")
+    if not isinstance(epochs, dict) or not all(
+            isinstance(k, str) and type(v) is int and v >= 1 for k, v in epochs.items()):
+        raise CheckpointError("checkpoint body: catwalk-epochs is not a map of epochs (>= 1)")
     return Checkpoint(log_id=lines[0][len(_ORIGIN):], size=size, root=root,
                       signed_at=_line(lines, 3, "catwalk-time"), next_offsets=offsets,
                       segment="" if segment == "-" else segment, chain=chain,
-                      last_messages=last)
+                      last_messages=last, epochs=epochs)
+
+
+def _extensions(lines: list[str]) -> dict[str, str]:
+    """The optional extension lines after ``catwalk-next-offsets``, by their first word
+    (C2SP tlog-checkpoint: extension lines are the log's own; each of ours at most once)."""
+    found: dict[str, str] = {}
+    for number, line in enumerate(lines, start=8):
+        name, _, rest = line.partition(" ")
+        if name in found:
+            raise CheckpointError(f"line {number}: {name} a second time")
+        found[name] = rest
+    return found
 
 
 _CONTROL = re.compile("[\x00-\x09\x0b-\x1f]")
