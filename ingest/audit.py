@@ -102,6 +102,8 @@ def verify_command(data: Path, *, key: str | None, checkpoint_files: list[Path],
               "checkpoints your regulator holds (docs/log-integrity.md)", file=sys.stderr)
         return 1
     print(f"verify: {verdict.line()}")
+    for finding in verdict.findings:  # the log holds, but a reader must be told
+        print(f"verify: finding: {finding}")
     print(f"verify: checked with {source}")
     if against_topic is not None:
         return _against_topic(data, against_topic, bootstrap)
