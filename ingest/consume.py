@@ -566,11 +566,13 @@ def _fenced(fenced: dict[tuple[str, int], Fenced], batch: _Batch, *, kc: KafkaCo
             continue
         tp = TopicPartition(topic, partition)
         try:
+            if tp not in kc.assignment():
+                continue  # the group took it away already: nothing to set aside
             if why.taken:
                 kc.pause(tp)
             log.refresh_peers()
             nxt = log.next_offset(topic, partition)
-            if nxt is not None and tp in kc.assignment():
+            if nxt is not None:
                 kc.seek(tp, nxt)
         except (KafkaError, AssertionError, ValueError) as exc:
             say(f"ingest: {topic}[{partition}]: could not be set aside ({_brief(exc)}); the "

@@ -76,8 +76,12 @@ def test_workers_frozen_past_their_session_write_nothing_twice(kafka_bootstrap: 
     procs = {name: _start(data, topic, kafka_bootstrap, name, outs[name]) for name in WORKERS}
     producing.start()
     try:
-        for name in WORKERS:
-            time.sleep(2.5)
+        for name in WORKERS:  # each has joined the group and written (events flow to it)
+            deadline = time.monotonic() + 20
+            log = data / "log" / "workers" / name
+            while not (log.is_dir() and segments(log)) and time.monotonic() < deadline:
+                time.sleep(0.2)
+            time.sleep(1.0)
             procs[name].send_signal(signal.SIGSTOP)
             time.sleep(FROZEN_S)
             procs[name].send_signal(signal.SIGCONT)
