@@ -210,3 +210,46 @@ def test_a_fenced_partitions_messages_are_neither_written_nor_committed(
     cp = parse(segment_metadata(segments(log.log_dir)[-1])[META_CHECKPOINT])
     assert dict(cp.epochs) == {f"{TOPIC}[0]": 1}
     log.close()
+
+
+class _Assigning:
+    """What the rebalance listener asks of a consumer."""
+
+    def __init__(self) -> None:
+        self.paused_: set[TopicPartition] = set()
+        self.sought: dict[TopicPartition, int | None] = {}
+
+    def pause(self, *tps: TopicPartition) -> None:
+        self.paused_ |= set(tps)
+
+    def seek(self, tp: TopicPartition, offset: int) -> None:
+        self.sought[tp] = offset
+
+    def seek_to_beginning(self, tp: TopicPartition) -> None:
+        self.sought[tp] = None
+
+
+def test_a_partition_whose_lock_a_stopped_worker_holds_waits_paused_then_is_taken(
+        tmp_path: Path) -> None:
+    data = tmp_path
+    log = LogWriter(data / "log" / "workers" / "w2", data / "quarantine" / "workers" / "w2",
+                    checkpoint_dir=data / "checkpoints" / "workers" / "w2")
+    old = Fences(data, "w1")
+    old.raise_epoch(TOPIC, 0)
+    said: list[str] = []
+    kc = _Assigning()
+    listener = consume._ResumeFromLog(kc, log, Fences(data, "w2", wait_s=0.2), said.append)
+    tp = TopicPartition(TOPIC, 0)
+    with old.hold([(TOPIC, 0)]):  # w1 stopped in the middle of an append
+        listener.on_partitions_assigned([tp])
+    assert listener.unfenced == {tp} and listener.unchecked == set()
+    assert kc.paused_ == {tp} and kc.sought == {}  # not read: not where to resume from yet
+    assert said[-1].startswith("ingest: round-events[0] is not read yet: round-events[0]: its "
+                               "fence lock")
+    listener.take(set(listener.unfenced))  # the main loop's next turn; w1 is done
+    assert listener.unfenced == set() and listener.unchecked == {tp}
+    assert kc.sought == {tp: None}  # no chain holds it: from the beginning
+    assert listener.fences.held == {(TOPIC, 0): 2}
+    listener.on_partitions_revoked([tp])
+    assert listener.fences.held == {}
+    log.close()
