@@ -35,7 +35,7 @@ from kafka import ConsumerRebalanceListener, KafkaConsumer, OffsetAndMetadata, T
 from kafka.errors import KafkaError, NoOffsetForPartitionError, OffsetOutOfRangeError
 
 from ingest.event_index import Conflicts, EventIndex, event_key
-from ingest.fence import Fenced, FenceError, Fences, fences_for
+from ingest.fence import FenceBusy, Fenced, FenceError, Fences, fences_for
 from ingest.judging import Judges, Ticket, judge
 from ingest.keys import load_signer
 from ingest.log import LogWriter, Quarantined, Received
@@ -53,6 +53,9 @@ STALL_S = 8.0
 """Messages waiting in an assigned partition and none delivered for this long: the consumer
 is replaced (see the module docstring)."""
 KAFKA_TIMEOUT_MS = 5_000
+RETAKE_WAIT_S = 0.05
+"""How long each turn of the main loop waits for the lock of a partition assigned but not
+yet fenced (its lock held by a worker stopped while appending)."""
 
 
 class Refused(Exception):
@@ -203,6 +206,9 @@ class _ResumeFromLog(ConsumerRebalanceListener):  # type: ignore[misc]
         self.consumer, self.log, self.fences, self.say = consumer, log, fences, say
         self.unchecked: set[TopicPartition] = set()
         self.unfenced: set[TopicPartition] = set()
+        self.failure: FenceError | None = None
+        """A fence file that cannot be used, met in a callback (whose exceptions the Kafka
+        client swallows): the main loop raises it."""
         self.before_revoke: Callable[[KafkaConsumer], None] | None = None
         """Writes the batch in flight: a partition is given up only once the log holds
         everything polled from it."""
@@ -225,18 +231,22 @@ class _ResumeFromLog(ConsumerRebalanceListener):  # type: ignore[misc]
             self.consumer.pause(*assigned)
         self.take(set(assigned))
 
-    def take(self, partitions: set[TopicPartition]) -> None:
-        """Raise the partitions' epochs, then seek each one raised to where the log (any
-        chain) stopped; those not raised wait in :attr:`unfenced`."""
+    def take(self, partitions: set[TopicPartition], wait_s: float | None = None) -> None:
+        """Raise the partitions' epochs (each lock waited for at most ``wait_s``, default the
+        fences'), then seek each one raised to where the log (any chain) stopped; those whose
+        lock was not had wait in :attr:`unfenced`."""
         raised: dict[TopicPartition, int] = {}
         for tp in sorted(partitions):
             try:
-                raised[tp] = self.fences.raise_epoch(tp.topic, tp.partition)
-            except FenceError as exc:
+                raised[tp] = self.fences.raise_epoch(tp.topic, tp.partition, wait_s)
+            except FenceBusy as exc:
                 if tp not in self.unfenced:
                     self.say(f"ingest: {tp.topic}[{tp.partition}] is not read yet: {exc}; "
                              "tried again until it is had")
                 self.unfenced.add(tp)
+                continue
+            except FenceError as exc:
+                self.failure = self.failure or exc
                 continue
             self.unfenced.discard(tp)
         if not raised:
@@ -397,14 +407,16 @@ def run(
             kc = session.consumer
             listener = session.listener
             try:
-                if listener.unfenced:
-                    listener.take(set(listener.unfenced))
+                if listener.unfenced:  # briefly: the other partitions go on meanwhile
+                    listener.take(set(listener.unfenced), RETAKE_WAIT_S)
                 if listener.unchecked:
                     check_topic(kc, topic=topic, log=log, log_dir=log_dir,
                                 only={tp.partition for tp in listener.unchecked})
                     kc.resume(*listener.unchecked)
                     listener.unchecked.clear()
                 polled = kc.poll(timeout_ms=poll_ms)
+                if listener.failure is not None:
+                    raise listener.failure
             except (OffsetOutOfRangeError, NoOffsetForPartitionError) as exc:
                 # The position the log gave is not in the partition any more.
                 check_topic(kc, topic=topic, log=log, log_dir=log_dir)

@@ -47,8 +47,12 @@ _TOPIC = re.compile(r"[A-Za-z0-9._-]{1,249}")
 
 
 class FenceError(Exception):
-    """A fence file that cannot be used (not a regular file, unreadable, a lock not had in
-    time); the message names the file."""
+    """A fence file that cannot be used (not a regular file, unreadable, not a fence); the
+    message names the file."""
+
+
+class FenceBusy(FenceError):
+    """A partition's lock not had in time: another worker holds it (a wait, not a fault)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -97,13 +101,14 @@ class Fences:
         self.held: dict[tuple[str, int], int] = {}
         self._fds: dict[tuple[str, int], int] = {}
 
-    def raise_epoch(self, topic: str, partition: int) -> int:
+    def raise_epoch(self, topic: str, partition: int, wait_s: float | None = None) -> int:
         """Take the partition: its epoch + 1, written with this worker's name and fsynced
-        under the partition's lock. Returns the new epoch. FenceError when the lock is not
-        had within :attr:`wait_s` (another worker is stopped while appending to it)."""
+        under the partition's lock. Returns the new epoch. FenceBusy when the lock is not
+        had within ``wait_s`` (default :attr:`wait_s`: another worker is stopped while
+        appending to it), FenceError when the file cannot be used."""
         where = (topic, partition)
         fd = self._fd(topic, partition)
-        with self._locked(fd, topic, partition):
+        with self._locked(fd, topic, partition, wait_s):
             now = _read(fd, self._path(topic, partition))
             mine = Epoch(epoch=now.epoch + 1, worker=self.worker)
             _write(fd, mine)
@@ -186,10 +191,11 @@ class Fences:
         self._fds[where] = fd
         return fd
 
-    def _lock(self, fd: int, topic: str, partition: int) -> bool:
-        """The partition's exclusive lock within :attr:`wait_s` (True), or not (False,
-        said)."""
-        deadline = time.monotonic() + self.wait_s
+    def _lock(self, fd: int, topic: str, partition: int, wait_s: float | None = None) -> bool:
+        """The partition's exclusive lock within ``wait_s`` (default :attr:`wait_s`: True),
+        or not (False, said)."""
+        wait_s = self.wait_s if wait_s is None else wait_s
+        deadline = time.monotonic() + wait_s
         pause = 0.001
         said = False
         while True:
@@ -201,22 +207,23 @@ class Fences:
             left = deadline - time.monotonic()
             if left <= 0:
                 self.say(f"ingest: {topic}[{partition}]: its fence lock was not had within "
-                         f"{self.wait_s:.1f} s ({self._path(topic, partition)}): another "
+                         f"{wait_s:.1f} s ({self._path(topic, partition)}): another "
                          "worker holds it (stopped while appending?)")
                 return False
             if not said and pause >= 0.1:
                 said = True
                 self.say(f"ingest: {topic}[{partition}]: waiting for its fence lock "
-                         f"(another worker is appending to it), at most {self.wait_s:.1f} s")
+                         f"(another worker is appending to it), at most {wait_s:.1f} s")
             time.sleep(min(pause, left))
             pause = min(pause * 2, 0.2)
 
     @contextmanager
-    def _locked(self, fd: int, topic: str, partition: int) -> Iterator[None]:
-        if not self._lock(fd, topic, partition):
-            raise FenceError(f"{topic}[{partition}]: its fence lock "
-                             f"({self._path(topic, partition)}) was not had within "
-                             f"{self.wait_s:.1f} s")
+    def _locked(self, fd: int, topic: str, partition: int,
+                wait_s: float | None) -> Iterator[None]:
+        if not self._lock(fd, topic, partition, wait_s):
+            raise FenceBusy(f"{topic}[{partition}]: its fence lock "
+                            f"({self._path(topic, partition)}) was not had within "
+                            f"{self.wait_s if wait_s is None else wait_s:.1f} s")
         try:
             yield
         finally:

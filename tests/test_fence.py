@@ -253,3 +253,17 @@ def test_a_partition_whose_lock_a_stopped_worker_holds_waits_paused_then_is_take
     listener.on_partitions_revoked([tp])
     assert listener.fences.held == {}
     log.close()
+
+
+def test_a_fence_file_unusable_at_assignment_is_kept_for_the_main_loop_to_raise(
+        tmp_path: Path) -> None:
+    log = LogWriter(tmp_path / "log", tmp_path / "quarantine")
+    (tmp_path / "fences").mkdir()
+    fence_path(tmp_path, TOPIC, 0).symlink_to(tmp_path / "elsewhere")
+    listener = consume._ResumeFromLog(_Assigning(), log, fences_for(log.log_dir), print)
+    listener.on_partitions_assigned([TopicPartition(TOPIC, 0)])  # the client swallows raises
+    assert isinstance(listener.failure, FenceError)
+    assert "symbolic link" in str(listener.failure)
+    assert listener.unchecked == set() and listener.unfenced == set()
+    assert not (tmp_path / "elsewhere").exists()
+    log.close()
