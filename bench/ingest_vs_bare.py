@@ -131,8 +131,8 @@ class _Watch:
     def __getattr__(self, name: str) -> object:
         return getattr(self._log, name)
 
-    def append(self, accepted: list, quarantined: list) -> object:
-        out = self._log.append(accepted, quarantined)  # type: ignore[attr-defined]
+    def append(self, accepted: list, quarantined: list, epochs: object = None) -> object:
+        out = self._log.append(accepted, quarantined, epochs)  # type: ignore[attr-defined]
         self.consumed += len(accepted) + len(quarantined)
         if not self._done and self.consumed >= self._n:
             self._done.append(time.perf_counter() - self._start)

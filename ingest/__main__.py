@@ -193,6 +193,7 @@ def _consume(args: argparse.Namespace, data: Path) -> int:
 
     from ingest.consume import IngestStats, Refused, open_log, run
     from ingest.event_index import EventIndex
+    from ingest.fence import FenceError
     from ingest.kafka_io import (
         SettingsError,
         consumer,
@@ -266,6 +267,11 @@ def _consume(args: argparse.Namespace, data: Path) -> int:
     except Refused as exc:
         print(f"ingest: REFUSED: {exc}", file=sys.stderr)
         return 2
+    except FenceError as exc:
+        print(f"ingest: STOPPED: cannot fence the partitions: {exc}. Nothing after the last "
+              "complete segment was committed; fix the file and run ingest again to resume.",
+              file=sys.stderr)
+        return 1
     except (LogError, OSError) as exc:
         print(f"ingest: STOPPED: cannot write the log: {exc}. Nothing after the last complete "
               "segment was committed; fix the disk and run ingest again to resume.",

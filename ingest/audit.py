@@ -125,6 +125,8 @@ def verify_command(data: Path, *, key: str | None, checkpoint_files: list[Path],
               "checkpoints your regulator holds (docs/log-integrity.md)", file=sys.stderr)
     else:
         print(f"verify: {verdict.line()}")
+        for finding in verdict.findings:  # the log holds, but a reader must be told
+            print(f"verify: finding: {finding}")
         print(f"verify: checked with {source}")
     if against_topic is None or history is None:
         return 0 if verdict.ok else 1

@@ -35,6 +35,7 @@ from kafka import ConsumerRebalanceListener, KafkaConsumer, OffsetAndMetadata, T
 from kafka.errors import KafkaError, NoOffsetForPartitionError, OffsetOutOfRangeError
 
 from ingest.event_index import Conflicts, EventIndex, event_key
+from ingest.fence import FenceBusy, Fenced, FenceError, Fences, fences_for
 from ingest.judging import Judges, Ticket, judge
 from ingest.keys import load_signer
 from ingest.log import LogWriter, Quarantined, Received
@@ -52,6 +53,9 @@ STALL_S = 8.0
 """Messages waiting in an assigned partition and none delivered for this long: the consumer
 is replaced (see the module docstring)."""
 KAFKA_TIMEOUT_MS = 5_000
+RETAKE_WAIT_S = 0.05
+"""How long each turn of the main loop waits for the lock of a partition assigned but not
+yet fenced (its lock held by a worker stopped while appending)."""
 
 
 class Refused(Exception):
@@ -66,6 +70,8 @@ class IngestStats:
     batches: int = 0
     kafka_errors: int = 0
     reconnects: int = 0
+    fenced: int = 0
+    """Messages dropped from batches because their partition was fenced (ingest/fence.py)."""
     reasons: dict[str, int] = field(default_factory=dict)
 
 
@@ -188,12 +194,21 @@ def _messages_at(consumer: KafkaConsumer, wanted: dict[TopicPartition, int]
 
 
 class _ResumeFromLog(ConsumerRebalanceListener):  # type: ignore[misc]
-    """On assignment, continue from the offsets the log holds (the log is the truth). The
-    partitions stay paused until the main loop has checked them against the log."""
+    """On assignment, raise each partition's fencing epoch (ingest/fence.py), then continue
+    from the offsets the log holds (the log is the truth): raised first, so that an older
+    owner can append nothing after the offsets read. The partitions stay paused until the
+    main loop has checked them against the log; one whose epoch could not be raised yet
+    (its lock held by a worker stopped while appending) stays paused in :attr:`unfenced`
+    and is tried again at every turn of the main loop."""
 
-    def __init__(self, consumer: KafkaConsumer, log: LogWriter) -> None:
-        self.consumer, self.log = consumer, log
+    def __init__(self, consumer: KafkaConsumer, log: LogWriter, fences: Fences,
+                 say: Callable[[str], None]) -> None:
+        self.consumer, self.log, self.fences, self.say = consumer, log, fences, say
         self.unchecked: set[TopicPartition] = set()
+        self.unfenced: set[TopicPartition] = set()
+        self.failure: FenceError | None = None
+        """A fence file that cannot be used, met in a callback (whose exceptions the Kafka
+        client swallows): the main loop raises it."""
         self.before_revoke: Callable[[KafkaConsumer], None] | None = None
         """Writes the batch in flight: a partition is given up only once the log holds
         everything polled from it."""
@@ -206,19 +221,44 @@ class _ResumeFromLog(ConsumerRebalanceListener):  # type: ignore[misc]
         if self.before_revoke is not None:
             self.before_revoke(self.consumer)
         self.unchecked -= set(revoked)
+        self.unfenced -= set(revoked)
+        for tp in revoked:
+            self.fences.give_up(tp.topic, tp.partition)
 
     def on_partitions_assigned(self, assigned: Any) -> None:
         self.changes += 1
+        if assigned:
+            self.consumer.pause(*assigned)
+        self.take(set(assigned))
+
+    def take(self, partitions: set[TopicPartition], wait_s: float | None = None) -> None:
+        """Raise the partitions' epochs (each lock waited for at most ``wait_s``, default the
+        fences'), then seek each one raised to where the log (any chain) stopped; those whose
+        lock was not had wait in :attr:`unfenced`."""
+        raised: dict[TopicPartition, int] = {}
+        for tp in sorted(partitions):
+            try:
+                raised[tp] = self.fences.raise_epoch(tp.topic, tp.partition, wait_s)
+            except FenceBusy as exc:
+                if tp not in self.unfenced:
+                    self.say(f"ingest: {tp.topic}[{tp.partition}] is not read yet: {exc}; "
+                             "tried again until it is had")
+                self.unfenced.add(tp)
+                continue
+            except FenceError as exc:
+                self.failure = self.failure or exc
+                continue
+            self.unfenced.discard(tp)
+        if not raised:
+            return
         self.log.refresh_peers()  # where the worker that held them stopped
-        for tp in assigned:
+        for tp in raised:
             nxt = self.log.next_offset(tp.topic, tp.partition)
             if nxt is None:
                 self.consumer.seek_to_beginning(tp)
             else:
                 self.consumer.seek(tp, nxt)
-        if assigned:
-            self.consumer.pause(*assigned)
-            self.unchecked |= set(assigned)
+        self.unchecked |= set(raised)
 
 
 def _say(line: str) -> None:
@@ -233,9 +273,10 @@ def _brief(exc: BaseException) -> str:
 class _Session:
     """One consumer and its listener; thrown away whole when the broker is lost."""
 
-    def __init__(self, consumer: KafkaConsumer, topic: str, log: LogWriter) -> None:
+    def __init__(self, consumer: KafkaConsumer, topic: str, log: LogWriter, fences: Fences,
+                 say: Callable[[str], None]) -> None:
         self.consumer = consumer
-        self.listener = _ResumeFromLog(consumer, log)
+        self.listener = _ResumeFromLog(consumer, log, fences, say)
         consumer.subscribe([topic], listener=self.listener)
 
     def close(self) -> None:
@@ -260,6 +301,7 @@ def run(
     index: EventIndex | None = None,
     poll_ms: int = 500,
     say: Callable[[str], None] = _say,
+    fences: Fences | None = None,
 ) -> IngestStats:
     """Poll, judge, append, fsync, commit, until stopped (SIGTERM/SIGINT) or idle and caught up.
 
@@ -268,12 +310,18 @@ def run(
     (:func:`_caught_up`), probed after the last poll: partitions that a stopped worker still
     holds are waited for (one line says so), never left behind.
 
+    ``fences``: the partitions' fencing epochs (ingest/fence.py; by default those of the
+    data directory ``log_dir`` belongs to, under its worker's name): a partition is written
+    only under the epoch this worker raised when the group assigned it.
+
     ``connect`` makes a consumer (again after a lost broker). Refused when the topic went
     backwards against the log; LogError/OSError when the log cannot be written; a broker
     that cannot be reached is retried, never raised."""
     stats = IngestStats()
     stopping = False
     index = index if index is not None else EventIndex.from_log(log_dir)
+    own_fences = fences is None
+    fence = fences if fences is not None else fences_for(log_dir, say=say)
 
     def stop(signum: int, frame: Any) -> None:
         nonlocal stopping
@@ -307,7 +355,8 @@ def run(
         batch, pending = pending, None
         if batch is not None:
             with collector_paused():
-                _finish(batch, kc=kc, log=log, index=index, stats=stats, say=say)
+                _finish(batch, kc=kc, log=log, index=index, stats=stats, say=say,
+                        fences=fence)
             heap.settle()
 
     def lost(exc: BaseException, what: str) -> None:
@@ -337,7 +386,7 @@ def run(
                     continue
                 try:
                     check_topic(kc, topic=topic, log=log, log_dir=log_dir)
-                    session = _Session(kc, topic, log)
+                    session = _Session(kc, topic, log, fence, say)
                     session.listener.before_revoke = drain
                 except KafkaError as exc:
                     _close(kc)
@@ -358,12 +407,16 @@ def run(
             kc = session.consumer
             listener = session.listener
             try:
+                if listener.unfenced:  # briefly: the other partitions go on meanwhile
+                    listener.take(set(listener.unfenced), RETAKE_WAIT_S)
                 if listener.unchecked:
                     check_topic(kc, topic=topic, log=log, log_dir=log_dir,
                                 only={tp.partition for tp in listener.unchecked})
                     kc.resume(*listener.unchecked)
                     listener.unchecked.clear()
                 polled = kc.poll(timeout_ms=poll_ms)
+                if listener.failure is not None:
+                    raise listener.failure
             except (OffsetOutOfRangeError, NoOffsetForPartitionError) as exc:
                 # The position the log gave is not in the partition any more.
                 check_topic(kc, topic=topic, log=log, log_dir=log_dir)
@@ -412,7 +465,8 @@ def run(
                         and unread.elsewhere != waiting_for:
                     waiting_for = unread.elsewhere
                     say(_waiting_line(unread, idle_s=now - last_data, consumer=kc))
-            if idle and caught_up == (listener, listener.changes) and not listener.unchecked:
+            if idle and caught_up == (listener, listener.changes) and not listener.unchecked \
+                    and not listener.unfenced:
                 # Stop only on what holds now: probed since the last poll (a poll is where
                 # the assignment changes), else probed once more.
                 if probed:
@@ -434,6 +488,8 @@ def run(
             signal.signal(s, handler)
         if session is not None:
             session.close()
+        if own_fences:
+            fence.close()
         progress(stats, True)
     return stats
 
@@ -493,14 +549,58 @@ def _prepare(messages: list[Any], *, log: LogWriter, judges: Judges) -> _Batch |
 
 
 def _finish(batch: _Batch, *, kc: KafkaConsumer | None, log: LogWriter, index: EventIndex,
-            stats: IngestStats, say: Callable[[str], None]) -> None:
-    """Take a batch's verdicts, append it as one segment, commit the offsets."""
+            stats: IngestStats, say: Callable[[str], None], fences: Fences) -> None:
+    """Take a batch's verdicts, append it as one segment, commit the offsets; all of it
+    holding the fence locks of the batch's partitions (ingest/fence.py). A partition this
+    worker no longer holds the epoch of is fenced: its messages are dropped from the batch,
+    neither written nor committed (:func:`_fenced`)."""
+    with fences.hold({(r.topic, r.partition) for r in batch.fresh}) as (epochs, fenced):
+        verdicts = list(zip(batch.fresh, batch.ticket.reasons(), strict=True))
+        if fenced:
+            verdicts = [(r, why) for r, why in verdicts if (r.topic, r.partition) not in fenced]
+            _fenced(fenced, batch, kc=kc, log=log, stats=stats, say=say)
+        _write(verdicts, epochs, kc=kc, log=log, index=index, stats=stats, say=say)
+
+
+def _fenced(fenced: dict[tuple[str, int], Fenced], batch: _Batch, *, kc: KafkaConsumer | None,
+            log: LogWriter, stats: IngestStats, say: Callable[[str], None]) -> None:
+    """Say what was dropped and why; a partition another worker took is paused until the
+    group's next assignment (the consumer rejoins the group at its next poll, as it learns
+    that its session ended), one whose lock was not had in time is read again from where the
+    log stands."""
+    for (topic, partition), why in sorted(fenced.items()):
+        dropped = [r for r in batch.fresh if (r.topic, r.partition) == (topic, partition)]
+        stats.fenced += len(dropped)
+        say(f"ingest: FENCED {topic}[{partition}]: {why.why}. Its {len(dropped):,} message"
+            f"{'s' if len(dropped) != 1 else ''} of this batch ({dropped[0].coordinates}"
+            f"{'..' + str(dropped[-1].offset) if len(dropped) > 1 else ''}) are dropped: "
+            "neither written nor committed (the partition's owner writes them)")
+        if kc is None:
+            continue
+        tp = TopicPartition(topic, partition)
+        try:
+            if tp not in kc.assignment():
+                continue  # the group took it away already: nothing to set aside
+            if why.taken:
+                kc.pause(tp)
+            log.refresh_peers()
+            nxt = log.next_offset(topic, partition)
+            if nxt is not None:
+                kc.seek(tp, nxt)
+        except (KafkaError, AssertionError, ValueError) as exc:
+            say(f"ingest: {topic}[{partition}]: could not be set aside ({_brief(exc)}); the "
+                "group's next assignment settles it")
+
+
+def _write(verdicts: list[tuple[Received, str | None]], epochs: dict[str, int], *,
+           kc: KafkaConsumer | None, log: LogWriter, index: EventIndex, stats: IngestStats,
+           say: Callable[[str], None]) -> None:
     accepted: list[Received] = []
     keys: list[bytes | None] = []
     quarantined: list[Quarantined] = []
     last: dict[tuple[str, int], int] = {}
     conflicts = Conflicts(index)
-    for received, reason in zip(batch.fresh, batch.ticket.reasons(), strict=True):
+    for received, reason in verdicts:
         m = received
         key = None
         if reason is None and received.value is not None:
@@ -521,7 +621,7 @@ def _finish(batch: _Batch, *, kc: KafkaConsumer | None, log: LogWriter, index: E
         last[(m.topic, m.partition)] = m.offset
     if not accepted and not quarantined:
         return
-    log.append(accepted, quarantined)
+    log.append(accepted, quarantined, epochs)
     conflicts.commit((r.value, r.topic, r.partition, r.offset, k)
                      for r, k in zip(accepted, keys, strict=True) if r.value is not None)
     stats.appended += len(accepted)

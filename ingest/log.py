@@ -26,7 +26,7 @@ import socket
 import stat
 import sys
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -261,7 +261,8 @@ class LogWriter:
         return self._last_messages.get(key) if own is not None else None
 
     def _sign(self, tree: Tree, segment: str, chain: bytes, nxt: dict[str, int],
-              last: dict[str, str] | None = None, qtree: Tree | None = None) -> str:
+              last: dict[str, str] | None = None, qtree: Tree | None = None,
+              epochs: Mapping[str, int] | None = None) -> str:
         now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
         signed_q = qtree if qtree is not None else self._qtree
         assert signed_q is not None
@@ -270,10 +271,13 @@ class LogWriter:
             next_offsets=nxt, segment=segment, chain=chain,
             last_messages=self._last_messages if last is None else last,
             quarantine=(signed_q.size, signed_q.root()),
-            legacy_origin=self._legacy_origin))
+            legacy_origin=self._legacy_origin, epochs=epochs or {}))
 
-    def append(self, accepted: list[Received], quarantined: list[Quarantined]) -> Path | None:
-        """Make one batch durable (see the module docstring); returns the new segment."""
+    def append(self, accepted: list[Received], quarantined: list[Quarantined],
+               epochs: Mapping[str, int] | None = None) -> Path | None:
+        """Make one batch durable (see the module docstring); returns the new segment.
+        ``epochs``: the fencing epoch (ingest/fence.py) of each ``topic[partition]`` of the
+        batch, signed in its checkpoint; the caller holds those partitions' fence locks."""
         consumed = sorted([*accepted, *(q.message for q in quarantined)],
                           key=lambda m: (m.topic, m.partition, m.offset))
         if not consumed:
@@ -322,7 +326,7 @@ class LogWriter:
                             "value": m.value, "prev_hash": prev, "hash": digest,
                             "headers": headers_field(m.headers)})
             position, prev = position + 1, digest
-        checkpoint = self._sign(tree, name, prev, nxt, last, qtree)
+        checkpoint = self._sign(tree, name, prev, nxt, last, qtree, epochs)
         tmp = self.log_dir / (name + ".tmp")
         try:
             self._write_segment(tmp, records, nxt, checkpoint, tree, header(qtree, batch))

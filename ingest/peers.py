@@ -7,9 +7,11 @@ another, the new owner must go on exactly where the old one stopped: it reads th
 checkpoint in the last segment of every other chain (never an unsigned header) and takes,
 for each partition, the highest next offset any chain holds. The group's rebalance protocol
 makes the old owner give a partition up only between two polls, after its last batch is
-committed, so that offset is final. A worker also reads the others' offsets before every
-batch it writes and leaves out messages another chain already holds: a worker the group
-dropped while it was paused (and that has not noticed yet) writes no message twice.
+committed; a worker the group dropped while it was frozen (and that has not noticed yet)
+is shut out by the partition's fencing epoch, which the new owner raises before it reads
+these offsets (ingest/fence.py), so the offset read is final. A worker also reads the
+others' offsets before every batch it writes and leaves out messages another chain already
+holds.
 """
 
 from __future__ import annotations

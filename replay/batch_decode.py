@@ -219,7 +219,8 @@ def data_entries(data_dir: Path) -> Iterator[Entry]:
     return entries_of(chains(data_dir))
 
 
-def entries_of(found: list[Chain], records: KeptRecords | None = None) -> Iterator[Entry]:
+def entries_of(found: list[Chain], records: KeptRecords | None = None,
+               twice: list[tuple[int, Finding]] | None = None) -> Iterator[Entry]:
     """The records of the chains as entries. The lone ingest's chain alone: in the order
     written, streamed (as ``schemas.logformat.read_log``). Any other set of chains (several
     workers, whose partitions may have moved between them any number of times): all
@@ -228,7 +229,12 @@ def entries_of(found: list[Chain], records: KeptRecords | None = None) -> Iterat
     that order. The merge holds every record in memory.
 
     With ``records``, a chain's records are those kept when the log was verified (the same
-    entries, the log not read again); a chain it does not hold is read."""
+    entries, the log not read again); a chain it does not hold is read.
+
+    A Kafka message in two chains with the same key and value (which verification passes
+    as a finding, ``schemas.log_epochs``) is taken once, from the first chain; each copy left
+    out is a ``message_in_two_chains`` finding put in ``twice`` with the kept one's
+    ordinal. Copies with other bytes (replayed only ``--unverified``) are all taken."""
     kept = records.placed if records is not None else {}
     if len(found) == 1 and not found[0].name:
         entries = records.entries.get(found[0]) if records is not None else None
@@ -246,16 +252,38 @@ def entries_of(found: list[Chain], records: KeptRecords | None = None) -> Iterat
         held = kept.get(chain)
         merged.extend(_placed(chain) if held is None else held)
     merged.sort(key=lambda p: (p[0], p[1], p[2]))  # stable: chain order, then position
-    for n, (_, _, _, where, key, value, ts) in enumerate(merged):
-        yield n, where, key, value, ts
+    n = 0
+    taken: Placed | None = None
+    for placed in merged:
+        if taken is not None and placed[:3] == taken[:3] and placed[4:] == taken[4:]:
+            if twice is not None:
+                twice.append((n - 1, _twice_finding(taken, placed)))
+            continue
+        yield n, placed[3], placed[4], placed[5], placed[6]
+        n, taken = n + 1, placed
 
 
-def log_entries(log_dir: Path, records: KeptRecords | None = None) -> Iterator[Entry]:
+def _twice_finding(kept: Placed, dropped: Placed) -> Finding:
+    """The finding for a message taken once though two chains hold it."""
+    try:
+        event = decode(dropped[5])
+        casino, table, round_id = event.casino, event.table_id, event.round_id
+    except DecodeError:
+        casino, table, round_id = None, "", None
+    return Finding(kind="message_in_two_chains", table_id=table, where=dropped[3],
+                   detail=f"the same Kafka message ({kept[0]}[{kept[1]}]@{kept[2]}, the same "
+                   f"key and value) is also at {kept[3]}: written twice, taken once",
+                   round_id=round_id, casino=casino)
+
+
+def log_entries(log_dir: Path, records: KeptRecords | None = None,
+                twice: list[tuple[int, Finding]] | None = None) -> Iterator[Entry]:
     """Every record of the log as an entry (the records and the errors of
     ``schemas.logformat.read_log``): of every chain :func:`log_chains` finds, in the order
     of :func:`entries_of` (for the lone ingest's chain, the order written); with
-    ``records``, those verification kept (:class:`KeptRecords`)."""
-    return entries_of(log_chains(log_dir), records)
+    ``records``, those verification kept (:class:`KeptRecords`); a message two chains
+    hold with the same bytes is taken once, its finding put in ``twice``."""
+    return entries_of(log_chains(log_dir), records, twice)
 
 
 def _zigzag(n: int) -> bytes:

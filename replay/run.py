@@ -589,18 +589,23 @@ def replay(log_dir: Path, out_dir: Path,
     ones alone; helpers started ahead must have been started with it); the manifest and
     every file's metadata list the files of its rulesets directory (``ruleset_files``)."""
     recorded = provenance_of(provenance)  # a bad provenance fails before any work
-    done = replay_entries(log_entries(log_dir, records), rows_for(book), workers=workers,
-                          progress=progress)
-    return write_replay(out_dir, done, recorded, book)
+    twice: list[tuple[int, Finding]] = []
+    done = replay_entries(log_entries(log_dir, records, twice), rows_for(book),
+                          workers=workers, progress=progress)
+    return write_replay(out_dir, done, recorded, book, twice=twice)
 
 
 def write_replay(out_dir: Path, done: Shard, recorded: Mapping[str, Any],
-                 book: Rulebook | None = None) -> ReplaySummary:
+                 book: Rulebook | None = None,
+                 twice: list[tuple[int, Finding]] | None = None) -> ReplaySummary:
     """Write what replaying the log gave (``done``: its rows and log-level findings) under
     ``out_dir`` as :func:`replay` writes it, the manifest and every file's metadata saying
     ``recorded`` (:func:`provenance_of`); published atomically (:func:`publish`).
-    replay/live.py gives it the rows it keeps between passes over a growing log."""
-    all_findings = tuple(f for _, f in (*done.undecodable, *done.fold_findings))
+    replay/live.py gives it the rows it keeps between passes over a growing log. ``twice``:
+    the messages two chains hold that were taken once (``replay.batch_decode.entries_of``),
+    findings listed first."""
+    all_findings = tuple(f for _, f in (*(twice or ()), *done.undecodable,
+                                        *done.fold_findings))
     tables = dict(done.tables)
     tables["findings"] = pa.Table.from_pylist(
         [{"kind": f.kind, "casino": f.casino, "table_id": f.table_id or None,

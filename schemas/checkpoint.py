@@ -114,6 +114,11 @@ class Checkpoint:
     legacy_origin: bool = False
     """The log was begun with the first origin form, ``catwalk event log <log id>``, and
     keeps it (one signature line); otherwise ``catwalk.invalid/log/<log id>``."""
+    epochs: Mapping[str, int] = field(default_factory=dict)
+    """``topic[partition]`` -> the fencing epoch (``ingest.fence``) under which this
+    segment's messages of that partition were written: a worker that lost the partition
+    holds a lower epoch than its new owner, so a write of a fenced worker shows as an epoch
+    going back as offsets grow (``schemas.log_epochs``). Empty: written without fencing."""
 
     @property
     def origin(self) -> str:
@@ -135,6 +140,9 @@ class Checkpoint:
         if self.quarantine is not None:
             count, root = self.quarantine
             lines.append(f"catwalk-quarantine {count} {base64.b64encode(root).decode()}")
+        if self.epochs:
+            epochs = json.dumps(dict(sorted(self.epochs.items())), separators=(",", ":"))
+            lines.append(f"catwalk-epochs {epochs}")
         return "".join(line + "\n" for line in lines)
 
 
@@ -299,14 +307,21 @@ def parse(text: str) -> Checkpoint:
             isinstance(k, str) and type(v) is int and v >= 0 for k, v in offsets.items()):
         raise CheckpointError("checkpoint body: catwalk-next-offsets is not a map of offsets")
     segment = _wanted(ext, "catwalk-segment")
+    try:
+        epochs = json.loads(ext.get("catwalk-epochs", "{}"))
+    except ValueError as exc:
+        raise CheckpointError(f"checkpoint body cannot be read: {exc}") from exc
     if not isinstance(last, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in last.items()):
         raise CheckpointError("checkpoint body: catwalk-last-messages is not a map of digests")
+    if not isinstance(epochs, dict) or not all(
+            isinstance(k, str) and type(v) is int and v >= 1 for k, v in epochs.items()):
+        raise CheckpointError("checkpoint body: catwalk-epochs is not a map of epochs (>= 1)")
     return Checkpoint(log_id=lines[0][len(prefix):], size=size, root=root,
                       signed_at=_wanted(ext, "catwalk-time"), next_offsets=offsets,
                       segment="" if segment == "-" else segment, chain=chain,
                       last_messages=last, legacy_origin=legacy,
-                      quarantine=_quarantine(ext.get("catwalk-quarantine")))
+                      quarantine=_quarantine(ext.get("catwalk-quarantine")), epochs=epochs)
 
 
 _CONTROL = re.compile("[\x00-\x09\x0b-\x1f]")

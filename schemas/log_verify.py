@@ -50,6 +50,7 @@ from typing import Any, Protocol
 from fastavro import reader
 
 from schemas.checkpoint import Checkpoint, CheckpointError, Verifier, open_signed, parse
+from schemas.log_epochs import ChainSpans, across
 from schemas.logformat import (
     GENESIS,
     META_CHECKPOINT,
@@ -65,7 +66,6 @@ from schemas.logformat import (
     headers_of,
     is_log_schema,
     leaf_input,
-    read_segment,
     segment_metadata,
     segments,
 )
@@ -468,6 +468,9 @@ class DataVerdict:
     """The first problem: a chain's (after the chain's name, e.g. ``log of worker w2:
     segment-000003.avro record 2 ...``), then a checkpoint of no chain, then what holds
     across chains. With the lone ingest's chain alone, that chain's own words."""
+    findings: tuple[str, ...] = ()
+    """What holds but a reader must be told (``schemas.log_epochs``): a Kafka message in two
+    chains with the same bytes, each place named; replay takes it once."""
 
     @property
     def ok(self) -> bool:
@@ -521,8 +524,12 @@ class DataVerdict:
                       else "no checkpoint")
             parts.append(f"{c.label}: {v.records:,} records in {v.segments:,} segments, "
                          f"Merkle root {v.root.hex()}, {signed}{v.quarantine_note()}")
+        found = (f"; {len(self.findings):,} finding{'s' if len(self.findings) != 1 else ''}: "
+                 "messages in two chains with the same bytes, each taken once"
+                 if self.findings else "")
         return (f"OK: {self.records:,} records in {len(self.chains)} chains ("
-                f"{'; '.join(parts)}), key {self.key.name} ({self.key.key_hash.hex()})")
+                f"{'; '.join(parts)}), key {self.key.name} ({self.key.key_hash.hex()})"
+                + found)
 
 
 def data_chains(data_dir: Path) -> list[Chain]:
@@ -554,10 +561,12 @@ def verify_data(data_dir: Path, key: Verifier, *, checkpoints: Sequence[tuple[st
     """Verify every chain of ``data_dir`` (:func:`data_chains`) with :func:`verify_log`,
     each with the checkpoints beside it (:func:`checkpoints_beside`) and those of
     ``checkpoints`` (name, text) that carry its log id; then that no Kafka message
-    (topic, partition, offset) is in two chains and no two chains have one log id. A
-    checkpoint given whose log id no chain has fails, named. ``progress`` gets the records
-    verified so far, over all chains; ``keep(chain)`` gives the :data:`Keep` of each chain
-    verified, which is given that chain's records."""
+    (topic, partition, offset) is in two chains (unless with the same bytes: a finding)
+    and no two chains have one log id, and that each partition's fencing epochs never go
+    back as offsets grow (``schemas.log_epochs``). A checkpoint given whose log id no chain
+    has fails, named. ``progress`` gets the records verified so far, over all chains;
+    ``keep(chain)`` gives the :data:`Keep` of each chain verified, which is given that
+    chain's records."""
     found = data_chains(data_dir)
     if len(found) == 1 and not found[0].name:
         main = found[0]
@@ -588,7 +597,7 @@ def verify_data(data_dir: Path, key: Verifier, *, checkpoints: Sequence[tuple[st
             + ", ".join(f"{c.label} {ids[c] or '(no segment)'}" for c in found)
             + "): a whole chain was removed, or the checkpoint is of another data directory")
     verdicts: list[tuple[Chain, LogVerdict]] = []
-    runs: dict[Chain, Runs] = {}
+    collected: list[ChainSpans] = []
     done = 0
     for chain in found:
         if chain.name and not segments(chain.log) and not routed[chain]:
@@ -597,23 +606,27 @@ def verify_data(data_dir: Path, key: Verifier, *, checkpoints: Sequence[tuple[st
                                                checkpoint=None, checkpoint_text=None, key=key,
                                                problem=None)))
             continue
-        runs[chain] = {}
+        spans = ChainSpans(chain, None if keep is None else keep(chain))
+        collected.append(spans)
 
         def step(n: int, before: int = done) -> None:
             if progress is not None:
                 progress(before + n)
 
-        verdict = _verify(chain.log, key, routed[chain], step, runs[chain],
-                          None if keep is None else keep(chain))
+        verdict = _verify(chain.log, key, routed[chain], step, None, spans.keep, spans)
         verdicts.append((chain, verdict))
         done += verdict.records
     problem = next((f"{c.label}: {v.problem}{_elsewhere(c, v, found)}" for c, v in verdicts
                     if v.problem is not None), None)
     if problem is None and unmatched:
         problem = unmatched[0]
+    findings: tuple[str, ...] = ()
     if problem is None:
-        problem = _same_log_id(verdicts) or _twice(runs)
-    return DataVerdict(chains=tuple(verdicts), key=key, problem=problem)
+        problem = _same_log_id(verdicts)
+    if problem is None:
+        together = across(collected)
+        problem, findings = together.problem, together.findings
+    return DataVerdict(chains=tuple(verdicts), key=key, problem=problem, findings=findings)
 
 
 def _elsewhere(chain: Chain, verdict: LogVerdict, found: list[Chain]) -> str:
@@ -636,40 +649,3 @@ def _same_log_id(verdicts: list[tuple[Chain, LogVerdict]]) -> str | None:
             return (f"{chain.label} and {first.label} are one log (log id "
                     f"{verdict.checkpoint.log_id}): a chain was copied")
     return None
-
-
-def _twice(runs: dict[Chain, Runs]) -> str | None:
-    """The first Kafka message in two chains, both places named."""
-    spans: dict[tuple[str, int], list[tuple[int, int, int, Chain]]] = {}
-    for order, (chain, held) in enumerate(runs.items()):
-        for where, pairs in held.items():
-            spans.setdefault(where, []).extend((a, b, order, chain) for a, b in pairs)
-    clashes = []
-    for (topic, partition), found in sorted(spans.items(), key=lambda item: item[0]):
-        found.sort(key=lambda r: (r[0], r[2]))
-        reach: tuple[int, int, int, Chain] | None = None
-        for r in found:
-            if reach is not None and r[0] <= reach[1] and r[3] is not reach[3]:
-                clashes.append((topic, partition, r[0], reach[3], r[3]))
-                break
-            if reach is None or r[1] > reach[1]:
-                reach = r
-    if not clashes:
-        return None
-    topic, partition, offset, a, b = clashes[0]
-    return (f"{topic}[{partition}]@{offset} is in two chains: "
-            f"{_locate(a, topic, partition, offset)} and "
-            f"{_locate(b, topic, partition, offset)} (a message written by two workers, "
-            "or a chain's records copied into another)")
-
-
-def _locate(chain: Chain, topic: str, partition: int, offset: int) -> str:
-    try:
-        for seg in segments(chain.log):
-            for number, rec in enumerate(read_segment(seg), start=1):
-                if (rec.topic, rec.partition, rec.offset) == (topic, partition, offset):
-                    return (f"{chain.label} {seg.name} record {number} (position "
-                            f"{rec.position})")
-    except LogError:
-        pass
-    return chain.label

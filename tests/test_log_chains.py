@@ -152,16 +152,19 @@ def test_a_tamper_in_w2_is_named_with_its_chain(two: Path) -> None:
     assert unverified["verification"] == f"not verified: {verdict.problem}"
 
 
-def test_a_message_in_two_chains_is_named_in_both(tmp_path: Path) -> None:
+def test_a_message_in_two_chains_with_other_bytes_is_named_in_both(tmp_path: Path) -> None:
     data = tmp_path / "data"
+    other = Received(topic="round-events", partition=0, offset=4, timestamp_ms=1_004,
+                     key=b"T01", value=_received(5).value)
     with _writer(data, "w1") as w1, _writer(data, "w2") as w2:
         w1.append([_received(i) for i in range(0, 5)], [])
-        w2.append([_received(i) for i in range(4, 8)], [])  # 4 again: both took it
+        w2.append([other, *(_received(i) for i in range(5, 8))], [])  # 4 again, other bytes
     verdict = verify_data(data, _key(data))
     assert verdict.problem == (
-        "round-events[0]@4 is in two chains: log of worker w1 segment-000001.avro record 5 "
-        "(position 4) and log of worker w2 segment-000001.avro record 1 (position 0) (a "
-        "message written by two workers, or a chain's records copied into another)")
+        "round-events[0]@4 is in two chains with different bytes (value): log of worker w1 "
+        "segment-000001.avro record 5 (position 4, no epoch) and log of worker w2 "
+        "segment-000001.avro record 1 (position 0, no epoch): one of them is not the message "
+        "Kafka holds (a chain's records altered, or copied from another topic)")
 
 
 def test_a_copied_chain_is_named(two: Path) -> None:
