@@ -28,6 +28,7 @@ from schemas.checkpoint import (
     open_signed,
     parse,
 )
+from schemas.keyring import NOT_PINNED, KeyChoice, log_key
 from schemas.log_verify import LOG_ERRORS, DataVerdict, data_chains, verify_data
 from schemas.logformat import Chain, chain_of
 
@@ -393,22 +394,21 @@ class Verification:
     """When the verification ran (UTC)."""
 
 
-def key_to_use(root: Path, pinned: str) -> tuple[Verifier, str]:
-    """The key to verify with: ``pinned`` (the text ``name+hash+key``) when given, else the
-    key beside the log. CheckpointError says what is wrong with either."""
+def key_choice(root: Path, pinned: str) -> tuple[Verifier, KeyChoice]:
+    """The key to verify with and the choice it came from (schemas.keyring.log_key):
+    ``pinned`` (the text ``name+hash+key``) when given, else the keyring
+    ``CATWALK_TRUSTED_KEYS`` names, else the key beside the log (not pinned).
+    CheckpointError says what is wrong with either."""
     if pinned.strip():
-        return Verifier.from_vkey(pinned.strip()), "the key you pinned"
-    path = root / KEY_BESIDE
-    try:
-        text = path.read_text(encoding="ascii")[:4096]
-    except (OSError, UnicodeDecodeError) as error:
-        raise CheckpointError(
-            f"no key given and none readable beside the log ({path}: "
-            f"{getattr(error, 'strerror', None) or error}): paste the public key you pinned"
-        ) from error
-    return Verifier.from_vkey(text), (
-        f"the key beside the log ({path}), which whoever can write the log can also replace: "
-        "pin yours for a check that does not trust this directory")
+        verifier = Verifier.from_vkey(pinned.strip())
+        return verifier, KeyChoice(verifiers=(verifier,), pinned=True, source="the key you pinned")
+    return log_key(root, None)
+
+
+def key_to_use(root: Path, pinned: str) -> tuple[Verifier, str]:
+    """:func:`key_choice`: the key, and where it came from in words."""
+    verifier, choice = key_choice(root, pinned)
+    return verifier, choice.source
 
 
 def verify_now(root: Path, pinned: str, manifest: Manifest,
@@ -419,10 +419,11 @@ def verify_now(root: Path, pinned: str, manifest: Manifest,
     short since the data was built fails. Never raises; reads the whole log."""
     at = clock().strftime("%Y-%m-%d %H:%M:%S UTC")
     try:
-        key, source = key_to_use(root, pinned)
+        key, choice = key_choice(root, pinned)
     except CheckpointError as error:
         return Verification(ok=False, line=f"cannot verify: {clip(str(error))}", key="none",
                             at=at)
+    source = choice.source
     extra = []
     if manifest.checkpoint:
         extra.append((f"{root / MANIFEST} (the checkpoint the data was built from)",
@@ -431,8 +432,10 @@ def verify_now(root: Path, pinned: str, manifest: Manifest,
         verdict: DataVerdict = verify_data(root, key, checkpoints=extra)
     except _READ_ERRORS as error:
         return Verification(ok=False, line=f"FAILED: the log cannot be read: {clip(str(error))}",
-                            key=source, at=at)
-    return Verification(ok=verdict.ok, line=clip(verdict.line(), 2000), key=source, at=at)
+                            key=choice.source, at=at)
+    line = verdict.line() if choice.pinned or not verdict.ok else f"{NOT_PINNED}: {verdict.line()}"
+    return Verification(ok=verdict.ok and choice.pinned, line=clip(line, 2000), key=source,
+                        at=at)
 
 
 def verify_command(root: Path) -> str:

@@ -13,7 +13,10 @@
   each event carries its chain's (``chain`` and ``checkpoint`` in the event).
 
 Exit codes: 0 verified; 1 the log, a checkpoint or a proof does not verify (the first
-problem is named); 2 the command cannot run (bad arguments, unreadable files, no broker).
+problem is named); 2 the command cannot run (bad arguments, unreadable files, no broker);
+3 it verifies, but only with the key found beside the log (no ``--key`` and no keyring
+``CATWALK_TRUSTED_KEYS``): "unverified: key not pinned", which proves only that the
+directory agrees with itself.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from schemas.checkpoint import Checkpoint, CheckpointError, Verifier, open_signed, read_verifier
+from schemas.checkpoint import Checkpoint, CheckpointError, Verifier, open_signed
 from schemas.log_verify import DataVerdict, verify_data
 from schemas.logformat import parse_leaf_input
 from schemas.merkle import leaf_hash, verify_inclusion
@@ -38,21 +41,17 @@ class AuditError(Exception):
     """The command cannot run; the message says why and what to do (exit 2)."""
 
 
-def _key(data: Path, given: str | None) -> tuple[Verifier, str]:
-    """The verifier key, and where it came from (said on every verdict)."""
-    source = given or str(data / "keys" / "signing.pub")
+def _key(data: Path, given: str | None) -> tuple[Verifier, str, bool]:
+    """The verifier key (schemas.keyring.log_key: ``--key``, else the keyring
+    ``CATWALK_TRUSTED_KEYS`` names, else the key beside the log), where it came from (said on
+    every verdict) and whether it is pinned (given or in the keyring)."""
+    from schemas.keyring import log_key
+
     try:
-        verifier = read_verifier(source)
+        verifier, choice = log_key(data, given)
     except CheckpointError as exc:
-        if given is None:
-            raise AuditError(
-                f"no public key given and none beside the log ({exc}): pass the key you "
-                "pinned with --key (the text name+hash+key, or a file holding it)") from exc
-        raise AuditError(f"--key: {exc}") from exc
-    if given is None:
-        return verifier, (f"the key beside the log ({source}); pin yours with --key for a "
-                          "check that does not trust this directory")
-    return verifier, "the key given with --key"
+        raise AuditError(f"--key: {exc}" if given else str(exc)) from exc
+    return verifier, choice.source, choice.pinned
 
 
 def _checkpoints(files: list[Path]) -> list[tuple[str, str]]:
@@ -72,7 +71,7 @@ def verify(data: Path, *, key: str | None, checkpoint_files: list[Path],
     """Verify every chain of the log of ``data`` (with the checkpoints beside each, the files
     given and the ``witnessed`` ones, from the checkpoint topic, each matched to its chain);
     (verdict, where the key came from)."""
-    verifier, source = _key(data, key)
+    verifier, source, _ = _key(data, key)
 
     def progress(n: int) -> None:
         if not quiet:
@@ -92,6 +91,7 @@ def verify_command(data: Path, *, key: str | None, checkpoint_files: list[Path],
         witnessed = _witnessed(against_topic, bootstrap) if against_topic else []
         verdict, source = verify(data, key=key, checkpoint_files=checkpoint_files,
                                  witnessed=witnessed)
+        pinned = _key(data, key)[2]
     except AuditError as exc:
         print(f"verify: {exc}", file=sys.stderr)
         return 2
@@ -103,9 +103,22 @@ def verify_command(data: Path, *, key: str | None, checkpoint_files: list[Path],
         return 1
     print(f"verify: {verdict.line()}")
     print(f"verify: checked with {source}")
+    code = 0
     if against_topic is not None:
-        return _against_topic(data, against_topic, bootstrap)
-    return 0
+        code = _against_topic(data, against_topic, bootstrap)
+    return code or _not_pinned(pinned)
+
+
+def _not_pinned(pinned: bool) -> int:
+    """3, said, when the only key that verified was the one beside the log."""
+    if pinned:
+        return 0
+    from schemas.keyring import ENV, NOT_PINNED
+
+    print(f"verify: {NOT_PINNED}: the key beside the log verifies what whoever can write "
+          f"this directory signed; pass the key you pinned with --key, or set {ENV} to "
+          "your keyring (exit 3)", file=sys.stderr)
+    return 3
 
 
 def _witnessed(topic: str, bootstrap: str | None) -> list[tuple[str, str]]:
@@ -178,10 +191,10 @@ def _check_proof(path: Path, data: Path, key: str | None) -> int:
         raise AuditError(f"{path}: cannot read the proof: {exc}") from exc
     if not isinstance(proof, dict) or proof.get("format") != PROOF_FORMAT:
         raise AuditError(f"{path}: not a Catwalk inclusion proof ({PROOF_FORMAT})")
-    if key is None:
-        print(f"verify: no --key given: checking with {data / 'keys' / 'signing.pub'}; a proof "
-              "is only as good as the key you pin", file=sys.stderr)
-    verifier, _ = _key(data, key)
+    verifier, source, pinned = _key(data, key)
+    if not pinned:
+        print(f"verify: checking with {source}; a proof is only as good as the key you pin",
+              file=sys.stderr)
     events = proof.get("events")
     shared = "checkpoint" in proof or not isinstance(events, list) or not all(
         isinstance(item, dict) and "checkpoint" in item for item in events)
@@ -236,13 +249,13 @@ def _check_proof(path: Path, data: Path, key: str | None) -> int:
         print(f"verify: OK: {len(events)} events of round {round_id} are records of the log "
               f"whose checkpoint of {cp.size:,} records, signed at {cp.signed_at}, verifies "
               f"with key {verifier.name} ({verifier.key_hash.hex()})")
-        return 0
+        return _not_pinned(pinned)
     signed = "; ".join(f"log {c.log_id}: {c.size:,} records signed at {c.signed_at}"
                        for c in opened.values())
     print(f"verify: OK: {len(events)} events of round {round_id} are records of the log, in "
           f"{len(opened)} chains whose checkpoints ({signed}) verify with key {verifier.name} "
           f"({verifier.key_hash.hex()})")
-    return 0
+    return _not_pinned(pinned)
 
 
 def _against_topic(data: Path, topic: str, bootstrap: str | None) -> int:

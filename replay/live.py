@@ -53,6 +53,7 @@ import pyarrow as pa
 from replay.batch_decode import Entry, KeptRecords, decode_entries, undecodable_finding
 from replay.fold import Finding, Folding, RoundKey
 from replay.heap import collector_paused
+from replay.high_water import HighWaterError
 from replay.parallel import Shard, arrow_table
 from replay.reconstruct import judge_state
 from replay.rulebook import Rulebook
@@ -177,6 +178,13 @@ class LiveReplay:
                 from replay.__main__ import _provenance
 
                 provenance = _provenance(self.data, self.key, False, kept, self.verifier)
+        except HighWaterError as exc:
+            self.verifier.forget("the largest tree verified could not be read")
+            from replay.refusal import mark_refused
+
+            mark_refused(self.data / "replay", str(exc))
+            return StepResult(status="refused", message=str(exc),
+                              verify_s=time.monotonic() - start)
         except LogError as exc:
             self.verifier.forget("the log could not be read")
             from replay.refusal import mark_refused

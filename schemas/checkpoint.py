@@ -20,6 +20,7 @@ import base64
 import binascii
 import hashlib
 import json
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -275,9 +276,8 @@ def open_signed(text: str, verifier: Verifier) -> Checkpoint:
 def read_verifier(source: str | Path) -> Verifier:
     """A verifier key given as its text (``name+hash+key``) or as a file holding it."""
     text = str(source)
-    if "+" not in text or Path(text).is_file():
-        try:
-            text = Path(text).read_text(encoding="ascii")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise CheckpointError(f"{source}: cannot read a public key: {exc}") from exc
+    if "+" not in text or os.path.lexists(text):
+        from schemas.keyfile import read_small  # the one reader of key files
+
+        text = read_small(Path(text), "public key", follow=True)
     return Verifier.from_vkey(text)

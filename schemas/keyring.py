@@ -210,7 +210,7 @@ def choose(role: str, given: str | Path | Sequence[str] | None, beside: Path | N
     if beside is None:
         raise KeyringError(f"no {role} key: pass --key, or set {ENV} to your keyring")
     try:
-        verifier = read_verifier(beside)
+        verifier = Verifier.from_vkey(read_small(beside, "public key"))
     except CheckpointError as exc:
         raise KeyringError(
             f"no key given, no keyring ({ENV}) and none usable beside the data ({exc}): "
@@ -218,3 +218,35 @@ def choose(role: str, given: str | Path | Sequence[str] | None, beside: Path | N
     return KeyChoice(verifiers=(verifier,), pinned=False,
                      source=f"the key beside the data ({beside}): {NOT_PINNED}; pin yours "
                             f"with --key or {ENV}")
+
+
+BESIDE = Path("keys") / "signing.pub"
+"""Where ingest writes the log key's public half, beside the data (never a trust root)."""
+
+
+def newest_checkpoint(data: Path) -> str | None:
+    """The text of the newest checkpoint ingest re-signed beside the data
+    (``checkpoints/latest.checkpoint``, else a worker's), read as a regular file only; None
+    when there is none. Only to tell which key of a rotation signed the log: what it says is
+    verified with that key afterwards, never trusted here."""
+    where = data / "checkpoints"
+    candidates = [where / "latest.checkpoint",
+                  *sorted((where / "workers").glob("*/latest.checkpoint"))]
+    for path in candidates:
+        try:
+            return read_small(path, "checkpoint", 1 << 16)
+        except (KeyFileError, OSError):
+            continue
+    return None
+
+
+def log_key(data: Path, given: str | Path | Sequence[str] | None) -> tuple[Verifier, KeyChoice]:
+    """The key to verify the log of ``data`` with, and the choice it came from
+    (:func:`choose` for role ``log``, with ``DATA/keys/signing.pub`` as the key beside): of
+    several trusted log keys (a rotation's overlap), the one that signed the newest
+    checkpoint (:meth:`KeyChoice.for_note`)."""
+    choice = choose("log", given, data / BESIDE)
+    if len(choice.verifiers) == 1:
+        return choice.first, choice
+    text = newest_checkpoint(data)
+    return (choice.for_note(text) if text else choice.first), choice
