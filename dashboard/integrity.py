@@ -30,7 +30,7 @@ from schemas.checkpoint import (
 )
 from schemas.keyring import NOT_PINNED, KeyChoice, log_key
 from schemas.log_verify import LOG_ERRORS, DataVerdict, data_chains, verify_data
-from schemas.logformat import Chain, chain_of
+from schemas.logformat import Chain, LogError, chain_of, open_regular
 
 MANIFEST = "replay/manifest.json"
 MANIFEST_MAX_BYTES = 1 << 16
@@ -98,15 +98,15 @@ def read_manifest(root: Path) -> Manifest:
         return Manifest(state="unknown", problem="does not exist (no replay yet, or a replay "
                         "older than the manifest)")
     try:
-        with path.open("rb") as file:
+        with open_regular(path, "manifest") as file:
             raw = file.read(MANIFEST_MAX_BYTES + 1)
         if len(raw) > MANIFEST_MAX_BYTES:
             return Manifest(state="unreadable",
                             problem=f"is larger than {MANIFEST_MAX_BYTES:,} bytes")
         manifest = json.loads(raw.decode("utf-8"))
-    except OSError as error:
+    except (OSError, LogError) as error:
         return Manifest(state="unreadable",
-                        problem=f"cannot be read: {error.strerror or error}")
+                        problem=f"cannot be read: {getattr(error, 'strerror', None) or error}")
     except (ValueError, RecursionError) as error:  # not UTF-8, not JSON, nested too deep
         return Manifest(state="unreadable", problem=f"is not JSON: {type(error).__name__}")
     if not isinstance(manifest, dict):
@@ -188,12 +188,13 @@ def read_checkpoint(chain: str, path: Path, key: Verifier | None) -> CheckpointF
     given, its signature checked with it. Never raises; what is wrong goes in ``problem``
     (unreadable or malformed) or ``signature`` (not signed by ``key``)."""
     try:
-        info = path.stat()
-        with path.open("rb") as file:
+        info = path.lstat()
+        with open_regular(path, "checkpoint") as file:
             raw = file.read(MAX_NOTE * 4 + 1)
-    except OSError as error:
+    except (OSError, LogError) as error:
         return CheckpointFile(chain=chain, path=str(path), name=path.name, size_bytes=0,
-                              modified="", problem=f"cannot be read: {error.strerror or error}")
+                              modified="", problem=f"cannot be read: "
+                              f"{getattr(error, 'strerror', None) or error}")
     base = CheckpointFile(chain=chain, path=str(path), name=path.name,
                           size_bytes=info.st_size, modified=_utc(info.st_mtime))
     try:
@@ -340,7 +341,7 @@ def quarantine(root: Path, limit: int = QUARANTINE_ROWS) -> Quarantine:
         for path in paths:
             files += 1
             try:
-                with path.open("rb") as file:
+                with open_regular(path, "quarantine file") as file:
                     for number, line in enumerate(file, start=1):
                         if not line.strip():
                             continue
@@ -348,12 +349,13 @@ def quarantine(root: Path, limit: int = QUARANTINE_ROWS) -> Quarantine:
                         if len(entries) < limit:
                             entries.append(_quarantine_entry(chain.label, path, number,
                                                              line.rstrip(b"\r\n")))
-            except OSError as error:
+            except (OSError, LogError) as error:
                 total += 1
                 if len(entries) < limit:
                     entries.append(Quarantined(
                         chain=chain.label, file=path.name, line=0, where="?", received="",
-                        reason=f"the file cannot be read: {error.strerror or error}",
+                        reason="the file cannot be read: "
+                        f"{getattr(error, 'strerror', None) or error}",
                         value_bytes=None))
     return Quarantine(entries=tuple(entries), total=total, files=files)
 

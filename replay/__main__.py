@@ -258,7 +258,7 @@ def _provenance(data: Path, key: str | None, unverified: bool,
         print(f"replay: WARNING: {line}; replaying anyway (--unverified)", file=sys.stderr)
         return {"verified": False, "verification": line, "records": None, "root": None,
                 "checkpoint": None, "key_fingerprint": None, "key_pinned": False}
-    verdict = _against_marks(data, verifier, keep, verify, restored)
+    verdict = _against_marks(data, verifier, keep, verify, restored, choice.pinned)
     if not verdict.ok and not unverified:
         print(f"replay: REFUSED: the log does not verify: {verdict.line()}. Nothing was "
               "written. Find out why with `python -m ingest verify`; to replay it anyway, "
@@ -281,18 +281,25 @@ def _provenance(data: Path, key: str | None, unverified: bool,
 
 def _against_marks(data: Path, verifier: Any, keep: KeptRecords | None,
                    verify: Callable[..., DataVerdict] | None,
-                   restored: str | None) -> DataVerdict:
+                   restored: str | None, pinned: bool) -> DataVerdict:
     """The log verified (``verify``, else schemas.log_verify.verify_data) and held against
     the largest tree verified before (replay/high_water.py), whose checkpoints
     ``verify_data`` ties to the log; the live loop's verifier says the root at a size
     itself. A verdict that is ok is remembered (unless the marks refuse it): ``restored``,
-    the operator's reason, replaces the marks by the log as it is. The verdict's problem
+    the operator's reason, replaces the marks by the log as it is; a verdict of a key
+    that is not ``pinned`` raises no mark (it proves only that the directory agrees with
+    itself), though it is held against the marks. The verdict's problem
     says why the marks refuse it. HighWaterError: the file cannot be read or written."""
+    import contextlib
     import dataclasses
 
     from replay import high_water
     from schemas.log_verify import LONE, verify_data
 
+    dropped: dict[str, high_water.Mark] = {}
+    if restored is not None:  # the operator's word: the marks are dropped, not held
+        with contextlib.suppress(high_water.HighWaterError):
+            dropped = high_water.load(data)
     marks = {} if restored is not None else high_water.load(data)
     root_at: high_water.RootAt | None = None
     if verify is None or not marks:
@@ -321,8 +328,9 @@ def _against_marks(data: Path, verifier: Any, keep: KeptRecords | None,
             if verdict.lone:  # its line is the chain's own
                 chains = ((chains[0][0], dataclasses.replace(chains[0][1], problem=problem)),)
             return dataclasses.replace(verdict, chains=chains, problem=problem)
-    if verdict.ok:
-        high_water.remember(data, verdict, marks, restored=restored)
+    if verdict.ok and (pinned or restored is not None):
+        high_water.remember(data, verdict, dropped if restored is not None else marks,
+                            restored=restored)
         if restored is not None:
             print(f"replay: the largest tree verified was replaced by the log as it now "
                   f"verifies, at your word ({' '.join(restored.split())[:200]}), recorded in "

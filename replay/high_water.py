@@ -191,9 +191,17 @@ def judge(marks: Mapping[str, Mark], verdict: DataVerdict, root_at: RootAt | Non
     return None
 
 
+TIED = ("it covers", "do not give the root", "a checkpoint of another log")
+"""How schemas.log_verify says a checkpoint given does not hold for the log (its size, its
+root, its log id), as opposed to a checkpoint that does not verify at all."""
+
+
 def about_marks(problem: str | None, marks: Mapping[str, Mark], data: Path) -> bool:
-    """Whether a verdict's problem is a mark's checkpoint not holding for the log."""
-    return problem is not None and any(mark_name(data, m) in problem for m in marks.values())
+    """Whether a verdict's problem is a mark's checkpoint not holding for the log (shorter,
+    rewritten, another log): :func:`judge` then says so in its words."""
+    return problem is not None and any(
+        f"{mark_name(data, m)}: " in problem for m in marks.values()) and any(
+        words in problem for words in TIED)
 
 
 def remember(data: Path, verdict: DataVerdict, marks: Mapping[str, Mark], *,

@@ -232,10 +232,13 @@ def newest_checkpoint(data: Path) -> str | None:
     where = data / "checkpoints"
     candidates = [where / "latest.checkpoint",
                   *sorted((where / "workers").glob("*/latest.checkpoint"))]
+    from schemas.logformat import LogError, open_regular
+
     for path in candidates:
         try:
-            return read_small(path, "checkpoint", 1 << 16)
-        except (KeyFileError, OSError):
+            with open_regular(path, "checkpoint") as fo:
+                return fo.read(1 << 16).decode("utf-8")
+        except (LogError, OSError, UnicodeDecodeError):
             continue
     return None
 

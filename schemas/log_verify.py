@@ -46,7 +46,7 @@ from typing import Any, Protocol
 from fastavro import reader
 from fastavro.schema import to_parsing_canonical_form
 
-from schemas.checkpoint import Checkpoint, CheckpointError, Verifier, open_signed, parse
+from schemas.checkpoint import MAX_NOTE, Checkpoint, CheckpointError, Verifier, open_signed, parse
 from schemas.logformat import (
     GENESIS,
     META_CHECKPOINT,
@@ -60,6 +60,7 @@ from schemas.logformat import (
     chain_of,
     chains,
     leaf_input,
+    open_regular,
     read_segment,
     record_schema,
     segment_metadata,
@@ -117,7 +118,11 @@ def _event_id(value: bytes) -> str:
 
 
 def _records(segment: Path, meta: dict[str, str]) -> Iterator[dict[str, Any]]:
-    with segment.open("rb") as fo:
+    try:
+        opened = open_regular(segment)
+    except LogError as exc:
+        raise VerifyFailed(f"{segment.name}: {str(exc).removeprefix(f'{segment}: ')}") from None
+    with opened as fo:
         records = reader(fo)
         if to_parsing_canonical_form(records.writer_schema) != to_parsing_canonical_form(
                 record_schema()):
@@ -148,8 +153,9 @@ def read_checkpoint(path: Path) -> str:
     """A checkpoint file's text; an empty text when it cannot be read (verification then
     fails, naming the file)."""
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        with open_regular(path, "checkpoint") as fo:
+            return fo.read(MAX_NOTE + 1).decode("utf-8")
+    except (LogError, OSError, UnicodeDecodeError):
         return ""
 
 
