@@ -249,7 +249,27 @@ def log_key(data: Path, given: str | Path | Sequence[str] | None) -> tuple[Verif
     several trusted log keys (a rotation's overlap), the one that signed the newest
     checkpoint (:meth:`KeyChoice.for_note`)."""
     choice = choose("log", given, data / BESIDE)
-    if len(choice.verifiers) == 1:
-        return choice.first, choice
     text = newest_checkpoint(data)
-    return (choice.for_note(text) if text else choice.first), choice
+    verifier = choice.for_note(text) if text and len(choice.verifiers) > 1 else choice.first
+    ring = None if given else configured()
+    if ring is not None and text:
+        _in_its_days(ring, verifier, text)
+    return verifier, choice
+
+
+def _in_its_days(ring: Keyring, verifier: Verifier, text: str) -> None:
+    """KeyringError unless the keyring trusts ``verifier`` for the log on the day the
+    checkpoint ``text`` says it was signed (its ``from=``/``until=`` days: a key retired by
+    a rotation does not vouch for a checkpoint dated after its overlap ended)."""
+    from schemas.checkpoint import parse
+
+    try:
+        signed_at = parse(text).signed_at
+        day = dt.date.fromisoformat(signed_at[:10])
+    except (CheckpointError, ValueError):
+        return  # an unreadable checkpoint fails verification itself, named
+    if not ring.trusts(verifier, "log", day):
+        raise KeyringError(
+            f"the key {verifier.name} ({verifier.key_hash.hex()}) that signed the newest "
+            f"checkpoint (signed at {signed_at}) is not trusted for the log on {day} by the "
+            f"keyring {ring.source} ({ENV}): outside its from=/until= days, or not a log key")

@@ -246,3 +246,17 @@ def test_a_damaged_trusted_tree_file_refuses_the_log(data: Path) -> None:
     assert "the largest tree verified cannot be read" in refused.stderr
     assert _run("replay", "--data", str(data), "--restored", "the file was damaged",
                 env=env).returncode == 0
+
+
+def test_a_key_retired_by_a_rotation_does_not_vouch_for_a_later_checkpoint(
+        tmp_path: Path) -> None:
+    retired = Signer("catwalk-ingest", Ed25519PrivateKey.generate())
+    keyring = tmp_path / "trusted.keys"
+    keyring.write_text(f"{retired.verifier.vkey} role=log from=2020-01-01 until=2020-12-31\n")
+    data = _log(tmp_path / "data", 2, signer=retired)
+    done = _run("ingest", "verify", "--data", str(data), env={ENV: str(keyring)})
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"({retired.verifier.key_hash.hex()}) that signed the newest checkpoint" in done.stderr
+    assert "outside its from=/until= days" in done.stderr
+    refused = _run("replay", "--data", str(data), env={ENV: str(keyring)})
+    assert refused.returncode == 1 and "outside its from=/until= days" in refused.stderr
