@@ -505,6 +505,25 @@ def data_chains(data_dir: Path) -> list[Chain]:
     return found
 
 
+def symlinked(data_dir: Path, chain: Chain) -> str | None:
+    """The first directory of ``chain`` under ``data_dir`` (its log, checkpoints or
+    quarantine directory, or one between it and ``data_dir``) that is a symlink, named: a
+    link inside the data directory may lead anywhere outside it, and is never followed.
+    None when there is none."""
+    for where in (chain.log, chain.checkpoints, chain.quarantine):
+        try:
+            parts = where.relative_to(data_dir).parts
+        except ValueError:
+            continue
+        at = data_dir
+        for part in parts:
+            at = at / part
+            if at.is_symlink():
+                return (f"{at} is a symlink, which is never followed (it may lead outside "
+                        f"{data_dir}): refused")
+    return None
+
+
 def _first_log_id(chain: Chain) -> str | None:
     """The log id a chain's first segment header states (unsigned: only to route a
     checkpoint given to the chain that then verifies it)."""
@@ -528,6 +547,13 @@ def verify_data(data_dir: Path, key: Verifier, *, checkpoints: Sequence[tuple[st
     verified so far, over all chains; ``keep(chain)`` gives the :data:`Keep` of each chain
     verified, which is given that chain's records."""
     found = data_chains(data_dir)
+    for chain in found:
+        linked = symlinked(data_dir, chain)
+        if linked is not None:
+            failed = LogVerdict(records=0, segments=0, root=Tree().root(), checkpoint=None,
+                                checkpoint_text=None, key=key, problem=linked)
+            return DataVerdict(chains=((chain, failed),), key=key,
+                               problem=linked if not chain.name else f"{chain.label}: {linked}")
     if len(found) == 1 and not found[0].name:
         main = found[0]
         verdict = verify_log(main.log, key, checkpoints=[*checkpoints_beside(main), *checkpoints],

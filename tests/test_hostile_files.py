@@ -248,3 +248,18 @@ def test_a_full_disk_when_recording_the_largest_tree_is_one_line(small_disk: Pat
     _fill(small_disk)
     done = _run("replay", "--data", str(data), env=pinned_env(data), timeout=120)
     _one_clear_line(done, "cannot record the largest tree verified in ")
+
+
+def test_a_log_directory_linked_out_of_the_data_directory_is_refused(data: Path,
+                                                                    tmp_path: Path) -> None:
+    env = pinned_env(data)
+    outside = tmp_path / "other-volume"
+    shutil.move(data / "checkpoints", outside)
+    (data / "checkpoints").symlink_to(outside)
+    done = _run("ingest", "verify", "--data", str(data), env=env)
+    assert done.returncode == 1
+    assert (f"{data / 'checkpoints'} is a symlink, which is never followed (it may lead "
+            f"outside {data}): refused") in done.stderr
+    replayed = _run("replay", "--data", str(data), env=env)
+    assert replayed.returncode == 1 and "is a symlink, which is never followed" in \
+        replayed.stderr
