@@ -110,7 +110,9 @@ class _Table:
 class LiveReplay:
     """Replay of ``data``'s log kept up to date, step by step, into ``data/replay``;
     ``key``: the public key the checkpoints must verify with (``python -m replay --key``:
-    its text or a file; default ``keys/signing.pub`` under ``data``); ``full_every``:
+    its text or a file; default the keyring ``CATWALK_TRUSTED_KEYS`` names, else
+    ``keys/signing.pub`` under ``data``, not pinned: schemas.keyring.log_key); each step
+    holds the log against the largest tree verified (replay/high_water.py); ``full_every``:
     seconds between whole verifications in the background (None: none); ``book``: the
     rulesets rounds are judged by (replay/rulebook.py; default the shipped ones), as
     ``python -m replay --rulesets DIR`` judges them. Not thread-safe: one caller steps it;
