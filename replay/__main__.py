@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -346,6 +347,16 @@ def _sizes(marks: dict[str, Any], verdict: DataVerdict) -> list[tuple[Any, int]]
     return [(m, held.get(m.chain, 0)) for m in marks.values()]
 
 
+class Terminated(BaseException):
+    """SIGTERM reached ``python -m replay``: raised where it runs, so that the helper
+    processes are stopped on the way out (``with start_workers``) instead of left behind."""
+
+
+def _terminated(signum: int, frame: object) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # once: stopping is under way
+    raise Terminated
+
+
 def log_verified(provenance: dict[str, Any]) -> bool:
     """Whether the log verified (with a pinned key, or only with the key beside it: the
     records verification read are then what replay takes)."""
@@ -379,6 +390,7 @@ def _run(data: Path, workers: int = 1, *, key: str | None = None,
     def progress(n: int) -> None:
         print(f"replay: {n:,} rounds judged", file=sys.stderr, flush=True)
 
+    previous = signal.getsignal(signal.SIGTERM)
     try:
         # The helpers start and warm up while this process verifies the log, and are
         # dealt their tables' records as verification reads them; nothing is written
@@ -387,6 +399,7 @@ def _run(data: Path, workers: int = 1, *, key: str | None = None,
         # verified; otherwise (--unverified) the log is read again, as far as it can be
         # (what was dealt is kept only where it is what was read again).
         with start_workers(workers, book) as pool:
+            signal.signal(signal.SIGTERM, _terminated)  # after the helpers started
             kept = KeptRecords(deal=pool.deal)
             provenance = _provenance(data, key, unverified, kept, restored=restored)
             if provenance is None:
@@ -411,6 +424,12 @@ def _run(data: Path, workers: int = 1, *, key: str | None = None,
               f"{exc.strerror or exc}{f' ({exc.filename})' if exc.filename else ''}; the "
               "previous outputs are kept as they were", file=sys.stderr)
         return 1
+    except Terminated:
+        print("replay: stopped (SIGTERM): its helper processes were stopped, nothing was "
+              "written", file=sys.stderr)
+        return 128 + signal.SIGTERM
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     for finding in summary.findings:
         print(f"replay: finding: {finding}", file=sys.stderr)
     print(f"replay: {summary.rounds} rounds ({summary.evaluated} evaluated), "

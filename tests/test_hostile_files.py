@@ -263,3 +263,36 @@ def test_a_log_directory_linked_out_of_the_data_directory_is_refused(data: Path,
     replayed = _run("replay", "--data", str(data), env=env)
     assert replayed.returncode == 1 and "is a symlink, which is never followed" in \
         replayed.stderr
+
+
+def _group(pgid: int) -> list[int]:
+    found = subprocess.run(["pgrep", "-g", str(pgid)], capture_output=True, text=True)
+    return [int(pid) for pid in found.stdout.split()]
+
+
+def test_sigterm_stops_replay_and_its_helper_processes(tmp_path: Path) -> None:
+    """``python -m replay --workers 2`` stopped by SIGTERM while it verifies: it stops its
+    helper (forked, it would otherwise wait forever on a pipe it holds itself), writes
+    nothing and exits 143."""
+    data = _log(tmp_path / "big", 30, per=1_000)
+    proc = subprocess.Popen([sys.executable, "-m", "replay", "--data", str(data), "--workers",
+                             "2", "--key", str(data / "keys" / "signing.pub")], cwd=REPO,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        end = time.monotonic() + 60
+        while len(_group(proc.pid)) < 2 and time.monotonic() < end:
+            time.sleep(0.05)
+        time.sleep(0.3)  # the handler is installed once the helper started
+        assert proc.poll() is None and len(_group(proc.pid)) >= 2
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(5) == 128 + signal.SIGTERM
+        end = time.monotonic() + 5
+        while _group(proc.pid) and time.monotonic() < end:
+            time.sleep(0.05)
+        assert _group(proc.pid) == []
+        assert proc.stderr is not None and "stopped (SIGTERM)" in proc.stderr.read()
+        assert not (data / "replay").exists()
+    finally:
+        for pid in _group(proc.pid):
+            os.kill(pid, signal.SIGKILL)
