@@ -5,7 +5,14 @@ Exit codes: 0 done; 1 the log did not verify or could not be read (``run``), a r
 table that replay wrote nothing for (``round``, ``table``: the message says how to find
 one), a round that ``round --proof`` could not prove; 2 the command cannot run (bad
 arguments, no data, unreadable outputs, a round id at several tables without ``--casino``
-or ``--table``), or a round document was rejected (``adjudicate``)."""
+or ``--table``), or a round document was rejected (``adjudicate``); 143 stopped by SIGTERM
+(``run``: its helper processes stopped, nothing written).
+
+``run`` checks the log with ``--key``, else the log keys of the keyring
+``CATWALK_TRUSTED_KEYS`` names, else ``keys/signing.pub`` beside it, which every output then
+calls "unverified: key not pinned" (schemas/keyring.py), and holds it against the largest
+tree verified before (``DATA/replay.trusted-tree.json``, replay/high_water.py; ``--restored
+REASON`` after a deliberate restore)."""
 
 from __future__ import annotations
 
