@@ -223,8 +223,14 @@ def _run(data: Path, out: Path, what: Any, *, workers: int, key: str | None) -> 
         if n % 10_000 == 0:
             print(f"whatif: {n:,} rounds judged twice", file=sys.stderr, flush=True)
 
+    import signal
+
+    from replay.__main__ import Terminated, _terminated
+
+    previous = signal.getsignal(signal.SIGTERM)
     try:
         with Workers(workers, rows) as pool:
+            signal.signal(signal.SIGTERM, _terminated)  # after the helpers started
             kept = KeptRecords(deal=pool.deal)
             print(f"whatif: verifying the log {data / 'log'}", file=sys.stderr, flush=True)
             log = _verified(data, key, kept)
@@ -245,6 +251,12 @@ def _run(data: Path, out: Path, what: Any, *, workers: int, key: str | None) -> 
     except ReplayError as exc:
         print(f"whatif: {exc}; nothing was written", file=sys.stderr)
         return 2
+    except Terminated:
+        print("whatif: stopped (SIGTERM): its helper processes were stopped, nothing was "
+              "written", file=sys.stderr)
+        return 128 + signal.SIGTERM
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     if not written["counts"]["rounds_selected"]:
         where = f" at casino {what.casino}" if what.casino else ""
         print(f"whatif: no {what.game} round of the log was dealt in the period{where}: "
