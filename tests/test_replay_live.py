@@ -22,7 +22,9 @@ from replay.__main__ import _provenance, log_verified
 from replay.live import LiveReplay
 from replay.run import replay
 from schemas import encode
+from schemas.keyring import ENV
 from tests.conftest import REPO, run_cli
+from tests.keyring_support import pin
 
 FAULTS = ["duplicated_events", "missing_events", "dealt_twice", "overpay", "past_posting",
           "jackpot_step_missing"]
@@ -169,13 +171,16 @@ def test_a_log_that_does_not_verify_writes_nothing_and_the_next_step_tries_again
         log.close()
 
 
-def test_a_log_rewritten_under_it_is_refused_then_replayed_whole_once_restored(tmp_path):
+def test_a_log_rewritten_under_it_is_refused_then_replayed_whole_once_restored(
+        tmp_path, monkeypatch):
     """The same number of records and more, but another log (another shift): the largest
-    tree verified refuses it (replay/high_water.py) until the operator says, with
-    ``python -m replay --restored REASON``, that it is meant; then nothing kept is trusted."""
+    tree verified (with the key pinned) refuses it (replay/high_water.py) until the operator
+    says, with ``python -m replay --restored REASON``, that it is meant; then nothing kept
+    is trusted."""
     data = tmp_path / "data"
     live = LiveReplay(data)
     first = _Log(data)
+    monkeypatch.setenv(ENV, str(pin(data)))
     try:
         first.append(_messages(3)[0][:300])
         assert live.step().ok
