@@ -19,7 +19,7 @@ from kafka import KafkaConsumer, TopicPartition
 from kafka.errors import KafkaError
 
 from schemas.log_verify import LOG_ERRORS, data_chains
-from schemas.logformat import read_log
+from schemas.logformat import LogError, open_regular, read_log
 
 Where = tuple[str, int, int]
 
@@ -50,7 +50,12 @@ def _held(data: Path, topic: str) -> dict[Where, bytes]:
             named = "" if len(found) == 1 and not chain.name else f" ({chain.label})"
             raise TopicAuditError(f"the log cannot be read{named}: {exc}") from exc
     for path in [p for chain in found for p in sorted(chain.quarantine.glob("segment-*.jsonl"))]:
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        try:  # a regular file only: a FIFO or a symlink there is named, never read
+            with open_regular(path, "quarantine file") as fo:
+                text = fo.read().decode("utf-8")
+        except (LogError, OSError, UnicodeDecodeError) as exc:
+            raise TopicAuditError(f"the quarantine cannot be read: {exc}") from exc
+        for n, line in enumerate(text.splitlines(), start=1):
             try:
                 entry = json.loads(line)
                 key = None if entry["key_b64"] is None else base64.b64decode(entry["key_b64"])

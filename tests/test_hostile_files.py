@@ -296,3 +296,13 @@ def test_sigterm_stops_replay_and_its_helper_processes(tmp_path: Path) -> None:
     finally:
         for pid in _group(proc.pid):
             os.kill(pid, signal.SIGKILL)
+
+
+def test_against_topic_names_a_fifo_in_quarantine_instead_of_waiting(data: Path) -> None:
+    from ingest.topic_audit import TopicAuditError, _held
+
+    os.mkfifo(data / "quarantine" / "segment-000009.jsonl")
+    with pytest.raises(TopicAuditError) as raised:
+        _held(data, "round-events")
+    assert "segment-000009.jsonl: the quarantine file is a FIFO, not a regular file" in str(
+        raised.value)
