@@ -14,6 +14,7 @@ DEMO_TABLES ?= 6
 DEMO_ROUNDS ?= 60
 DEMO_SEED   ?= 2026
 DEMO_FAULTS ?= 0.03
+DEMO_KEYS   ?= $(DEMO_DATA).trusted.keys
 
 .PHONY: help setup browser kafka-fetch kafka-up kafka-down kafka-status lint test drills demo live serve clean
 
@@ -66,12 +67,15 @@ demo: setup ## start Kafka, simulate a shift, ingest, replay, check, serve the d
 	$(BIN)/python -m ingest.simulate --tables $(DEMO_TABLES) --rounds $(DEMO_ROUNDS) \
 	  --seed $(DEMO_SEED) --fault-rate $(DEMO_FAULTS) --labels $(DEMO_DATA)/labels.jsonl --topic $(TOPIC)
 	$(BIN)/python -m ingest --data $(DEMO_DATA) --topic $(TOPIC) --until-idle 3
-	$(BIN)/python -m ingest verify --data $(DEMO_DATA)
-	$(BIN)/python -m replay --data $(DEMO_DATA)
-	$(BIN)/python -m checks --data $(DEMO_DATA)
+	@{ echo "# the demo's trusted keys, outside $(DEMO_DATA): the log key this demo just made, pinned as a regulator pins it at commissioning"; \
+	  cat $(DEMO_DATA)/keys/signing.pub; } > $(DEMO_KEYS)
+	@echo "demo: pinned the log key in $(DEMO_KEYS) (CATWALK_TRUSTED_KEYS, outside the data directory; docs/log-integrity.md, Keys)"
+	CATWALK_TRUSTED_KEYS=$(DEMO_KEYS) $(BIN)/python -m ingest verify --data $(DEMO_DATA)
+	CATWALK_TRUSTED_KEYS=$(DEMO_KEYS) $(BIN)/python -m replay --data $(DEMO_DATA)
+	CATWALK_TRUSTED_KEYS=$(DEMO_KEYS) $(BIN)/python -m checks --data $(DEMO_DATA)
 	@PYTHON=$(BIN)/python bash deploy/demo-users.sh $(DEMO_DATA)
 	@if [ "$(SERVE)" = 1 ]; then CATWALK_DASHBOARD_HOME=$(abspath $(DEMO_DATA))/dashboard \
-	  $(MAKE) --no-print-directory serve DATA=$(DEMO_DATA); fi
+	  CATWALK_TRUSTED_KEYS=$(abspath $(DEMO_KEYS)) $(MAKE) --no-print-directory serve DATA=$(DEMO_DATA); fi
 
 LIVE_DATA   ?= var/live
 LIVE_TABLES ?= 6

@@ -137,14 +137,42 @@ class Stage:
     last_line: str
 
 
-def run_stage(name: str, argv: list[str]) -> Stage:
-    """Run one stage as a child process (its own memory, its own failures)."""
+GRACE = 5.0
+"""Seconds a stage's child is given to stop after SIGTERM is forwarded to it, before it is
+killed."""
+
+
+class Stopped(BaseException):
+    """SIGTERM reached the loop: it stops wherever it is (not an Exception, so that no
+    "a long-running loop never dies of it" handler swallows it)."""
+
+
+def run_stage(name: str, argv: list[str], grace: float = GRACE) -> Stage:
+    """Run one stage as a child process (its own memory, its own failures). Interrupted
+    (SIGTERM, Ctrl-C), the child is sent SIGTERM, then killed after ``grace`` seconds."""
     start = time.monotonic()
-    done = subprocess.run(argv, capture_output=True, text=True, errors="replace", check=False)
-    lines = [line for line in (done.stderr + done.stdout).splitlines() if line.strip()]
+    child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, errors="replace")
+    try:
+        out, err = child.communicate()
+    except BaseException:
+        stop_child(child, grace)
+        raise
+    lines = [line for line in (err + out).splitlines() if line.strip()]
     last = lines[-1] if lines else ""
-    return Stage(name=name, status=done.returncode, seconds=time.monotonic() - start,
+    return Stage(name=name, status=child.returncode, seconds=time.monotonic() - start,
                  last_line=last[:300])
+
+
+def stop_child(child: subprocess.Popen[str], grace: float = GRACE) -> None:
+    """SIGTERM to ``child``, then SIGKILL if it has not ended within ``grace`` seconds."""
+    with contextlib.suppress(ProcessLookupError):
+        child.send_signal(signal.SIGTERM)
+    try:
+        child.wait(grace)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.wait()
 
 
 def follow(data: Path, *, every: float = 1.0, workers: int = 1,
@@ -165,17 +193,21 @@ def follow(data: Path, *, every: float = 1.0, workers: int = 1,
     stop = False
 
     def on_term(signum: int, frame: FrameType | None) -> None:
+        # Raised, not only noted: whatever the loop is doing (waiting, verifying, a stage's
+        # child running) stops now; a second SIGTERM while stopping is only noted.
         nonlocal stop
-        stop = True
+        if not stop:
+            stop = True
+            raise Stopped
 
-    previous = signal.signal(signal.SIGTERM, on_term)
     seen: Look | None = None
     waiting = False
     ran = 0
     passer = _Passes(data, workers=workers, key=key, say=say, resident=resident,
                      full_every=full_every, rulesets=rulesets, book=book)
-    say(f"follow: watching {data / 'log'} every {every:g} s (Ctrl-C to stop)")
+    previous = signal.signal(signal.SIGTERM, on_term)
     try:
+        say(f"follow: watching {data / 'log'} every {every:g} s (Ctrl-C to stop)")
         while not stop and (passes is None or ran < passes):
             now = passer.look()
             if now is None:
@@ -189,11 +221,14 @@ def follow(data: Path, *, every: float = 1.0, workers: int = 1,
             if passes is not None and ran >= passes:
                 break
             _sleep(every, lambda: stop)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Stopped):
         pass
     finally:
-        signal.signal(signal.SIGTERM, previous)
-        passer.close()
+        stop = True  # a SIGTERM from here on is only noted
+        try:
+            passer.close()
+        finally:
+            signal.signal(signal.SIGTERM, previous)
     say("follow: stopped")
     return 0
 

@@ -15,8 +15,11 @@ import streamlit as st
 
 from dashboard import data
 from dashboard.views import code, literal
+from schemas.keyring import ENV as KEYRING
+from schemas.keyring import NOT_PINNED
 
 UNVERIFIED = "Built from a log that did not verify"
+NOT_PINNED_WORDS = "Built from a log whose key is not pinned"
 
 
 def show(root: Path) -> data.Provenance:
@@ -25,6 +28,14 @@ def show(root: Path) -> data.Provenance:
     manifest = code(root / data.MANIFEST)
     if known.state == "verified":
         st.caption(f"Built from a verified log: {literal(known.line or 'verified')}")
+    elif known.state == "unverified" and known.line.startswith(NOT_PINNED):
+        st.error(
+            f"**{NOT_PINNED_WORDS}**: {literal(known.line)}. "
+            "It verifies only with the key found beside it, which whoever can write the data "
+            f"directory can replace: set {KEYRING} to your keyring (or replay with --key) and "
+            "replay again.",
+            icon=":material/gpp_bad:",
+        )
     elif known.state == "unverified":
         why = literal(known.line or "no reason given")
         st.error(

@@ -28,8 +28,9 @@ from schemas.checkpoint import (
     open_signed,
     parse,
 )
+from schemas.keyring import NOT_PINNED, KeyChoice, log_key
 from schemas.log_verify import LOG_ERRORS, DataVerdict, data_chains, verify_data
-from schemas.logformat import Chain, chain_of
+from schemas.logformat import Chain, LogError, chain_of, open_regular
 
 MANIFEST = "replay/manifest.json"
 MANIFEST_MAX_BYTES = 1 << 16
@@ -97,15 +98,15 @@ def read_manifest(root: Path) -> Manifest:
         return Manifest(state="unknown", problem="does not exist (no replay yet, or a replay "
                         "older than the manifest)")
     try:
-        with path.open("rb") as file:
+        with open_regular(path, "manifest") as file:
             raw = file.read(MANIFEST_MAX_BYTES + 1)
         if len(raw) > MANIFEST_MAX_BYTES:
             return Manifest(state="unreadable",
                             problem=f"is larger than {MANIFEST_MAX_BYTES:,} bytes")
         manifest = json.loads(raw.decode("utf-8"))
-    except OSError as error:
+    except (OSError, LogError) as error:
         return Manifest(state="unreadable",
-                        problem=f"cannot be read: {error.strerror or error}")
+                        problem=f"cannot be read: {getattr(error, 'strerror', None) or error}")
     except (ValueError, RecursionError) as error:  # not UTF-8, not JSON, nested too deep
         return Manifest(state="unreadable", problem=f"is not JSON: {type(error).__name__}")
     if not isinstance(manifest, dict):
@@ -187,12 +188,13 @@ def read_checkpoint(chain: str, path: Path, key: Verifier | None) -> CheckpointF
     given, its signature checked with it. Never raises; what is wrong goes in ``problem``
     (unreadable or malformed) or ``signature`` (not signed by ``key``)."""
     try:
-        info = path.stat()
-        with path.open("rb") as file:
+        info = path.lstat()
+        with open_regular(path, "checkpoint") as file:
             raw = file.read(MAX_NOTE * 4 + 1)
-    except OSError as error:
+    except (OSError, LogError) as error:
         return CheckpointFile(chain=chain, path=str(path), name=path.name, size_bytes=0,
-                              modified="", problem=f"cannot be read: {error.strerror or error}")
+                              modified="", problem=f"cannot be read: "
+                              f"{getattr(error, 'strerror', None) or error}")
     base = CheckpointFile(chain=chain, path=str(path), name=path.name,
                           size_bytes=info.st_size, modified=_utc(info.st_mtime))
     try:
@@ -339,7 +341,7 @@ def quarantine(root: Path, limit: int = QUARANTINE_ROWS) -> Quarantine:
         for path in paths:
             files += 1
             try:
-                with path.open("rb") as file:
+                with open_regular(path, "quarantine file") as file:
                     for number, line in enumerate(file, start=1):
                         if not line.strip():
                             continue
@@ -347,12 +349,13 @@ def quarantine(root: Path, limit: int = QUARANTINE_ROWS) -> Quarantine:
                         if len(entries) < limit:
                             entries.append(_quarantine_entry(chain.label, path, number,
                                                              line.rstrip(b"\r\n")))
-            except OSError as error:
+            except (OSError, LogError) as error:
                 total += 1
                 if len(entries) < limit:
                     entries.append(Quarantined(
                         chain=chain.label, file=path.name, line=0, where="?", received="",
-                        reason=f"the file cannot be read: {error.strerror or error}",
+                        reason="the file cannot be read: "
+                        f"{getattr(error, 'strerror', None) or error}",
                         value_bytes=None))
     return Quarantine(entries=tuple(entries), total=total, files=files)
 
@@ -393,22 +396,21 @@ class Verification:
     """When the verification ran (UTC)."""
 
 
-def key_to_use(root: Path, pinned: str) -> tuple[Verifier, str]:
-    """The key to verify with: ``pinned`` (the text ``name+hash+key``) when given, else the
-    key beside the log. CheckpointError says what is wrong with either."""
+def key_choice(root: Path, pinned: str) -> tuple[Verifier, KeyChoice]:
+    """The key to verify with and the choice it came from (schemas.keyring.log_key):
+    ``pinned`` (the text ``name+hash+key``) when given, else the keyring
+    ``CATWALK_TRUSTED_KEYS`` names, else the key beside the log (not pinned).
+    CheckpointError says what is wrong with either."""
     if pinned.strip():
-        return Verifier.from_vkey(pinned.strip()), "the key you pinned"
-    path = root / KEY_BESIDE
-    try:
-        text = path.read_text(encoding="ascii")[:4096]
-    except (OSError, UnicodeDecodeError) as error:
-        raise CheckpointError(
-            f"no key given and none readable beside the log ({path}: "
-            f"{getattr(error, 'strerror', None) or error}): paste the public key you pinned"
-        ) from error
-    return Verifier.from_vkey(text), (
-        f"the key beside the log ({path}), which whoever can write the log can also replace: "
-        "pin yours for a check that does not trust this directory")
+        verifier = Verifier.from_vkey(pinned.strip())
+        return verifier, KeyChoice(verifiers=(verifier,), pinned=True, source="the key you pinned")
+    return log_key(root, None)
+
+
+def key_to_use(root: Path, pinned: str) -> tuple[Verifier, str]:
+    """:func:`key_choice`: the key, and where it came from in words."""
+    verifier, choice = key_choice(root, pinned)
+    return verifier, choice.source
 
 
 def verify_now(root: Path, pinned: str, manifest: Manifest,
@@ -419,10 +421,11 @@ def verify_now(root: Path, pinned: str, manifest: Manifest,
     short since the data was built fails. Never raises; reads the whole log."""
     at = clock().strftime("%Y-%m-%d %H:%M:%S UTC")
     try:
-        key, source = key_to_use(root, pinned)
+        key, choice = key_choice(root, pinned)
     except CheckpointError as error:
         return Verification(ok=False, line=f"cannot verify: {clip(str(error))}", key="none",
                             at=at)
+    source = choice.source
     extra = []
     if manifest.checkpoint:
         extra.append((f"{root / MANIFEST} (the checkpoint the data was built from)",
@@ -431,8 +434,10 @@ def verify_now(root: Path, pinned: str, manifest: Manifest,
         verdict: DataVerdict = verify_data(root, key, checkpoints=extra)
     except _READ_ERRORS as error:
         return Verification(ok=False, line=f"FAILED: the log cannot be read: {clip(str(error))}",
-                            key=source, at=at)
-    return Verification(ok=verdict.ok, line=clip(verdict.line(), 2000), key=source, at=at)
+                            key=choice.source, at=at)
+    line = verdict.line() if choice.pinned or not verdict.ok else f"{NOT_PINNED}: {verdict.line()}"
+    return Verification(ok=verdict.ok and choice.pinned, line=clip(line, 2000), key=source,
+                        at=at)
 
 
 def verify_command(root: Path) -> str:

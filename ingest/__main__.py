@@ -61,7 +61,9 @@ files (under --data, default $CATWALK_DATA or ./var):
 
 exit codes: 0 done / verified / accepted; 1 the log, a proof or a cosignature does not
 verify, a witness refused a checkpoint (rollback, fork), or the log cannot be written; 2 the
-command cannot run (arguments, files, no broker, a witness given no consistency proof).
+command cannot run (arguments, files, no broker, a witness given no consistency proof); 3
+verify: it verifies only with the key beside the log ("unverified: key not pinned": give
+--key or set CATWALK_TRUSTED_KEYS to your keyring).
 
 Kafka: KAFKA_BOOTSTRAP=host:port points at an existing cluster; otherwise the local broker
 started by `make kafka-up` is used.
@@ -105,8 +107,9 @@ def _parser() -> argparse.ArgumentParser:
     audit = p.add_argument_group("verify and prove")
     audit.add_argument("--key", default=None, metavar="PUBLIC_KEY",
                        help="the public key to check signatures with: its text "
-                       "(name+hash+key) or a file holding it (default: keys/signing.pub "
-                       "beside the log, which proves less: pin your own)")
+                       "(name+hash+key) or a file holding it (default: the log keys of the "
+                       "keyring $CATWALK_TRUSTED_KEYS names, else keys/signing.pub beside "
+                       "the log, which proves nothing: exit 3, key not pinned)")
     audit.add_argument("--checkpoint", type=Path, action="append", default=[], metavar="FILE",
                        help="a checkpoint kept apart from the log (repeatable): the log must "
                        "hold at least its records, with its root")

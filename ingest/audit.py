@@ -23,7 +23,10 @@
   its chain's (``chain`` and ``checkpoint`` in the event).
 
 Exit codes: 0 verified; 1 the log, a checkpoint or a proof does not verify (the first
-problem is named); 2 the command cannot run (bad arguments, unreadable files, no broker).
+problem is named); 2 the command cannot run (bad arguments, unreadable files, no broker);
+3 it verifies, but only with the key found beside the log (no ``--key`` and no keyring
+``CATWALK_TRUSTED_KEYS``): "unverified: key not pinned", which proves only that the
+directory agrees with itself.
 """
 
 from __future__ import annotations
@@ -54,21 +57,17 @@ class AuditError(Exception):
     """The command cannot run; the message says why and what to do (exit 2)."""
 
 
-def _key(data: Path, given: str | None) -> tuple[Verifier, str]:
-    """The verifier key, and where it came from (said on every verdict)."""
-    source = given or str(data / "keys" / "signing.pub")
+def _key(data: Path, given: str | None) -> tuple[Verifier, str, bool]:
+    """The verifier key (schemas.keyring.log_key: ``--key``, else the keyring
+    ``CATWALK_TRUSTED_KEYS`` names, else the key beside the log), where it came from (said on
+    every verdict) and whether it is pinned (given or in the keyring)."""
+    from schemas.keyring import log_key
+
     try:
-        verifier = read_verifier(source)
+        verifier, choice = log_key(data, given)
     except CheckpointError as exc:
-        if given is None:
-            raise AuditError(
-                f"no public key given and none beside the log ({exc}): pass the key you "
-                "pinned with --key (the text name+hash+key, or a file holding it)") from exc
-        raise AuditError(f"--key: {exc}") from exc
-    if given is None:
-        return verifier, (f"the key beside the log ({source}); pin yours with --key for a "
-                          "check that does not trust this directory")
-    return verifier, "the key given with --key"
+        raise AuditError(f"--key: {exc}" if given else str(exc)) from exc
+    return verifier, choice.source, choice.pinned
 
 
 def _checkpoints(files: list[Path]) -> list[tuple[str, str]]:
@@ -88,7 +87,7 @@ def verify(data: Path, *, key: str | None, checkpoint_files: list[Path],
     """Verify every chain of the log of ``data`` (with the checkpoints beside each, the files
     given and the ``witnessed`` ones, from the checkpoint topic, each matched to its chain);
     (verdict, where the key came from)."""
-    verifier, source = _key(data, key)
+    verifier, source, _ = _key(data, key)
 
     def progress(n: int) -> None:
         if not quiet:
@@ -115,6 +114,7 @@ def verify_command(data: Path, *, key: str | None, checkpoint_files: list[Path],
         history = _history(data, key, against_topic, bootstrap) if against_topic else None
         verdict, source = verify(data, key=key, checkpoint_files=checkpoint_files,
                                  witnessed=None if history is None else history.checkpoints)
+        pinned = _key(data, key)[2]
     except AuditError as exc:
         print(f"verify: {exc}", file=sys.stderr)
         return 2
@@ -128,10 +128,25 @@ def verify_command(data: Path, *, key: str | None, checkpoint_files: list[Path],
         for finding in verdict.findings:  # the log holds, but a reader must be told
             print(f"verify: finding: {finding}")
         print(f"verify: checked with {source}")
-    if against_topic is None or history is None:
-        return 0 if verdict.ok else 1
-    topic = _against_topic(data, against_topic, bootstrap, verdict, history)
-    return 1 if not verdict.ok else topic
+    if not verdict.ok:
+        code = 1
+    elif against_topic is None or history is None:
+        code = 0
+    else:
+        code = _against_topic(data, against_topic, bootstrap, verdict, history)
+    return code or _not_pinned(pinned)
+
+
+def _not_pinned(pinned: bool) -> int:
+    """3, said, when the only key that verified was the one beside the log."""
+    if pinned:
+        return 0
+    from schemas.keyring import ENV, NOT_PINNED
+
+    print(f"verify: {NOT_PINNED}: the key beside the log verifies what whoever can write "
+          f"this directory signed; pass the key you pinned with --key, or set {ENV} to "
+          "your keyring (exit 3)", file=sys.stderr)
+    return 3
 
 
 def _history(data: Path, key: str | None, topic: str, bootstrap: str | None) -> History:
@@ -142,7 +157,7 @@ def _history(data: Path, key: str | None, topic: str, bootstrap: str | None) -> 
     from ingest.kafka_io import NoClusterError, bootstrap_servers
     from ingest.topic_audit import TopicAuditError
 
-    verifier, _ = _key(data, key)
+    verifier = _key(data, key)[0]
     try:
         history = read_history(bootstrap_servers(bootstrap), topic, verifier)
     except (NoClusterError, TopicAuditError) as exc:
@@ -216,10 +231,10 @@ def _check_proof(path: Path, data: Path, key: str | None) -> int:
     if not isinstance(proof, dict) or proof.get("format") not in FORMATS:
         raise AuditError(f"{path}: not a Catwalk inclusion proof ({PROOF_FORMAT}, or "
                          f"{PRESENCE_FORMAT})")
-    if key is None:
-        print(f"verify: no --key given: checking with {data / 'keys' / 'signing.pub'}; a proof "
-              "is only as good as the key you pin", file=sys.stderr)
-    verifier, _ = _key(data, key)
+    verifier, source, pinned = _key(data, key)
+    if not pinned:
+        print(f"verify: checking with {source}; a proof is only as good as the key you pin",
+              file=sys.stderr)
     check = check_round_proof(proof, verifier)
     if not check.ok:
         print(f"verify: FAILED: {path}: {check.problem or 'proves no event'}", file=sys.stderr)
@@ -239,7 +254,7 @@ def _check_proof(path: Path, data: Path, key: str | None) -> int:
     at = ("" if check.presence_only else
           f" at casino {proof['casino']} table {proof['table_id']}")
     print(f"verify: round {round_id}{at}: {check.words()}")
-    return 0
+    return _not_pinned(pinned)
 
 
 def _against_topic(data: Path, topic: str, bootstrap: str | None, verdict: DataVerdict,

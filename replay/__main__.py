@@ -5,13 +5,21 @@ Exit codes: 0 done; 1 the log did not verify or could not be read (``run``), a r
 table that replay wrote nothing for (``round``, ``table``: the message says how to find
 one), a round that ``round --proof`` could not prove; 2 the command cannot run (bad
 arguments, no data, unreadable outputs, a round id at several tables without ``--casino``
-or ``--table``), or a round document was rejected (``adjudicate``)."""
+or ``--table``), or a round document was rejected (``adjudicate``); 143 stopped by SIGTERM
+(``run``: its helper processes stopped, nothing written).
+
+``run`` checks the log with ``--key``, else the log keys of the keyring
+``CATWALK_TRUSTED_KEYS`` names, else ``keys/signing.pub`` beside it, which every output then
+calls "unverified: key not pinned" (schemas/keyring.py), and holds it against the largest
+tree verified before (``DATA/replay.trusted-tree.json``, replay/high_water.py; ``--restored
+REASON`` after a deliberate restore)."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -98,10 +106,17 @@ def _parser() -> argparse.ArgumentParser:
                      "the files are the same, byte for byte, for any N")
     run.add_argument("--key", default=None, metavar="PUBLIC_KEY",
                      help="the public key the log's checkpoints must verify with: its text or "
-                     "a file (default: keys/signing.pub under --data)")
+                     "a file (default: the log keys of the keyring $CATWALK_TRUSTED_KEYS "
+                     "names, else keys/signing.pub under --data, and every output then says "
+                     "'unverified: key not pinned')")
     run.add_argument("--unverified", action="store_true",
                      help="replay a log that does not verify anyway; every output then says "
                      "so (manifest.json, Parquet metadata, the checks, the dashboard)")
+    run.add_argument("--restored", default=None, metavar="REASON",
+                     help="the log was restored from a backup, deliberately: replace the "
+                     "largest tree verified (DATA/replay.trusted-tree.json, which refuses a "
+                     "shorter or rewritten log) by the log as it now verifies, recording "
+                     "REASON, when, and what was dropped")
     run.add_argument("--rulesets", type=Path, default=None, metavar="DIR",
                      help="judge each casino's rounds by its own rulesets in DIR "
                      "(DIR/<casino>/<id>.json: docs/rulesets.md; default $CATWALK_RULESETS, "
@@ -165,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
 
     return _run(args.data or Path(os.environ.get("CATWALK_DATA") or REPO / "var"),
                 args.workers, key=args.key, unverified=args.unverified,
-                rulesets=rulesets_dir(args.rulesets))
+                rulesets=rulesets_dir(args.rulesets), restored=args.restored)
 
 
 def _adjudicate(file: str) -> int:
@@ -228,18 +243,19 @@ def _refused(data: Path, why: str) -> None:
 
 def _provenance(data: Path, key: str | None, unverified: bool,
                 keep: KeptRecords | None = None,
-                verify: Callable[..., DataVerdict] | None = None) -> dict[str, Any] | None:
+                verify: Callable[..., DataVerdict] | None = None,
+                restored: str | None = None) -> dict[str, Any] | None:
     """Verify the log first, every chain of it (docs/log-integrity.md): what the outputs will
     say of it, or None when replay must refuse (said on standard error). With several
     chains, ``root`` and ``checkpoint`` name each chain (schemas.log_verify.DataVerdict).
     ``keep`` is given the records verification reads; ``verify`` verifies as
     ``schemas.log_verify.verify_data`` does (the default; the live loop's goes on from its
     last pass: schemas.log_resume.ResumableVerifier)."""
-    from schemas.checkpoint import CheckpointError, read_verifier
-    from schemas.log_verify import verify_data
+    from schemas.checkpoint import CheckpointError
+    from schemas.keyring import NOT_PINNED, log_key
 
     try:
-        verifier = read_verifier(key or data / "keys" / "signing.pub")
+        verifier, choice = log_key(data, key)
     except CheckpointError as exc:
         line = f"not verified: no public key to check the log with ({exc})"
         if not unverified:
@@ -249,8 +265,8 @@ def _provenance(data: Path, key: str | None, unverified: bool,
             return None
         print(f"replay: WARNING: {line}; replaying anyway (--unverified)", file=sys.stderr)
         return {"verified": False, "verification": line, "records": None, "root": None,
-                "checkpoint": None, "key_fingerprint": None}
-    verdict = (verify or verify_data)(data, verifier, keep=keep)
+                "checkpoint": None, "key_fingerprint": None, "key_pinned": False}
+    verdict = _against_marks(data, verifier, keep, verify, restored, choice.pinned)
     if not verdict.ok and not unverified:
         print(f"replay: REFUSED: the log does not verify: {verdict.line()}. Nothing was "
               "written. Find out why with `python -m ingest verify`; to replay it anyway, "
@@ -260,15 +276,108 @@ def _provenance(data: Path, key: str | None, unverified: bool,
     if not verdict.ok:
         print(f"replay: WARNING: the log does not verify ({verdict.problem}); replaying "
               "anyway (--unverified): every output is marked unverified", file=sys.stderr)
-    return {"verified": verdict.ok,
-            "verification": verdict.line() if verdict.ok else f"not verified: {verdict.problem}",
+    words = verdict.line() if verdict.ok else f"not verified: {verdict.problem}"
+    if verdict.ok and not choice.pinned:
+        print(f"replay: WARNING: {NOT_PINNED}: the log verifies only with {choice.source}; "
+              "every output says so (verified: false, key_pinned: false)", file=sys.stderr)
+        words = f"{NOT_PINNED}: {words} (checked with {choice.source})"
+    return {"verified": verdict.ok and choice.pinned, "verification": words,
             "records": verdict.records, "root": verdict.root,
-            "checkpoint": verdict.checkpoint_text, "key_fingerprint": verifier.vkey}
+            "checkpoint": verdict.checkpoint_text, "key_fingerprint": verifier.vkey,
+            "key_pinned": choice.pinned}
+
+
+def _against_marks(data: Path, verifier: Any, keep: KeptRecords | None,
+                   verify: Callable[..., DataVerdict] | None,
+                   restored: str | None, pinned: bool) -> DataVerdict:
+    """The log verified (``verify``, else schemas.log_verify.verify_data) and held against
+    the largest tree verified before (replay/high_water.py), whose checkpoints
+    ``verify_data`` ties to the log; the live loop's verifier says the root at a size
+    itself. A verdict that is ok is remembered (unless the marks refuse it): ``restored``,
+    the operator's reason, replaces the marks by the log as it is; a verdict of a key
+    that is not ``pinned`` raises no mark (it proves only that the directory agrees with
+    itself), though it is held against the marks. The verdict's problem
+    says why the marks refuse it. HighWaterError: the file cannot be read or written."""
+    import contextlib
+    import dataclasses
+
+    from replay import high_water
+    from schemas.log_verify import LONE, verify_data
+
+    dropped: dict[str, high_water.Mark] = {}
+    if restored is not None:  # the operator's word: the marks are dropped, not held
+        with contextlib.suppress(high_water.HighWaterError):
+            dropped = high_water.load(data)
+    marks = {} if restored is not None else high_water.load(data)
+    root_at: high_water.RootAt | None = None
+    if verify is None or not marks:
+        verdict = (verify or verify_data)(data, verifier, keep=keep,
+                                          checkpoints=high_water.checkpoints(marks, data))
+    else:
+        verdict = verify(data, verifier, keep=keep)
+        held = getattr(verify, "root_at", None)
+        if callable(held):
+            def root_at(chain: str, size: int) -> bytes | None:
+                return held(size) if chain == LONE else None
+    if verdict.ok or high_water.about_marks(verdict.problem, marks, data):
+        why = high_water.judge(marks, verdict, root_at)
+        if why is None and verdict.ok and root_at is not None and any(
+                m.size < n and root_at(m.chain, m.size) is None
+                for m, n in _sizes(marks, verdict)):
+            # The live loop's verifier knows no root at a mark's size (a mark of another
+            # process's pass, not at a segment's end): verify whole with the marks'
+            # checkpoints, which ties each to the log.
+            check = verify_data(data, verifier, checkpoints=high_water.checkpoints(marks, data))
+            if not check.ok:
+                why = high_water.judge(marks, check, None) or check.problem
+        if why is not None:
+            problem = f"{why} ({high_water.path_of(data)})"
+            chains = verdict.chains
+            if verdict.lone:  # its line is the chain's own
+                chains = ((chains[0][0], dataclasses.replace(chains[0][1], problem=problem)),)
+            return dataclasses.replace(verdict, chains=chains, problem=problem)
+    if verdict.ok and (pinned or restored is not None):
+        high_water.remember(data, verdict, dropped if restored is not None else marks,
+                            restored=restored)
+        if restored is not None:
+            print(f"replay: the largest tree verified was replaced by the log as it now "
+                  f"verifies, at your word ({' '.join(restored.split())[:200]}), recorded in "
+                  f"{high_water.path_of(data)}", file=sys.stderr)
+    return verdict
+
+
+def _sizes(marks: dict[str, Any], verdict: DataVerdict) -> list[tuple[Any, int]]:
+    """Each mark with the records its chain now holds."""
+    from schemas.log_verify import LONE
+
+    held = {(c.name or LONE): v.records for c, v in verdict.chains}
+    return [(m, held.get(m.chain, 0)) for m in marks.values()]
+
+
+class Terminated(BaseException):
+    """SIGTERM reached ``python -m replay``: raised where it runs, so that the helper
+    processes are stopped on the way out (``with start_workers``) instead of left behind."""
+
+
+def _terminated(signum: int, frame: object) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # once: stopping is under way
+    raise Terminated
+
+
+def log_verified(provenance: dict[str, Any]) -> bool:
+    """Whether the log verified (with a pinned key, or only with the key beside it: the
+    records verification read are then what replay takes)."""
+    from schemas.keyring import NOT_PINNED
+
+    return bool(provenance["verified"]) or str(provenance["verification"]).startswith(
+        NOT_PINNED)
 
 
 def _run(data: Path, workers: int = 1, *, key: str | None = None,
-         unverified: bool = False, rulesets: Path | None = None) -> int:
+         unverified: bool = False, rulesets: Path | None = None,
+         restored: str | None = None) -> int:
     from replay.batch_decode import KeptRecords
+    from replay.high_water import HighWaterError
     from replay.parallel import ReplayWorkerError, pyarrow_without_pandas
     from replay.run import replay, start_workers
     from schemas.logformat import LogError
@@ -288,6 +397,7 @@ def _run(data: Path, workers: int = 1, *, key: str | None = None,
     def progress(n: int) -> None:
         print(f"replay: {n:,} rounds judged", file=sys.stderr, flush=True)
 
+    previous = signal.getsignal(signal.SIGTERM)
     try:
         # The helpers start and warm up while this process verifies the log, and are
         # dealt their tables' records as verification reads them; nothing is written
@@ -296,13 +406,14 @@ def _run(data: Path, workers: int = 1, *, key: str | None = None,
         # verified; otherwise (--unverified) the log is read again, as far as it can be
         # (what was dealt is kept only where it is what was read again).
         with start_workers(workers, book) as pool:
+            signal.signal(signal.SIGTERM, _terminated)  # after the helpers started
             kept = KeptRecords(deal=pool.deal)
-            provenance = _provenance(data, key, unverified, kept)
+            provenance = _provenance(data, key, unverified, kept, restored=restored)
             if provenance is None:
                 return 1
             summary = replay(data / "log", data / "replay", progress, workers=pool,
                              provenance=provenance,
-                             records=kept if provenance["verified"] else None, book=book)
+                             records=kept if log_verified(provenance) else None, book=book)
     except LogError as exc:
         print(f"replay: the log cannot be read: {exc}. Run `python -m ingest verify`.",
               file=sys.stderr)
@@ -311,6 +422,21 @@ def _run(data: Path, workers: int = 1, *, key: str | None = None,
     except ReplayWorkerError as exc:
         print(f"replay: {exc}", file=sys.stderr)
         return 1
+    except HighWaterError as exc:
+        print(f"replay: REFUSED: {exc}. Nothing was written.", file=sys.stderr)
+        _refused(data, str(exc))
+        return 1
+    except OSError as exc:  # a full disk while writing or switching the outputs
+        print(f"replay: cannot write the outputs under {data / 'replay'}: "
+              f"{exc.strerror or exc}{f' ({exc.filename})' if exc.filename else ''}; the "
+              "previous outputs are kept as they were", file=sys.stderr)
+        return 1
+    except Terminated:
+        print("replay: stopped (SIGTERM): its helper processes were stopped, nothing was "
+              "written", file=sys.stderr)
+        return 128 + signal.SIGTERM
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     for finding in summary.findings:
         print(f"replay: finding: {finding}", file=sys.stderr)
     print(f"replay: {summary.rounds} rounds ({summary.evaluated} evaluated), "

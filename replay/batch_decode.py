@@ -58,6 +58,7 @@ from schemas.logformat import (
     LogError,
     chain_of,
     chains,
+    open_regular,
     read_segment,
     record_forms,
     segments,
@@ -96,7 +97,7 @@ def _segment_entries(segment: Path, first: int, label: str = "log") -> Iterator[
     """A segment's records as entries, numbered from ``first``; LogError as
     ``read_segment`` words it when the segment cannot be read."""
     try:
-        with segment.open("rb") as fo:
+        with open_regular(segment) as fo:
             records = reader(fo)
             if to_parsing_canonical_form(records.writer_schema) not in _record_form():
                 for n, kept in enumerate(read_segment(segment), start=first):
@@ -145,7 +146,7 @@ merge numbers it."""
 def _placed(chain: Chain) -> Iterator[Placed]:
     for seg in segments(chain.log):
         try:
-            with seg.open("rb") as fo:
+            with open_regular(seg) as fo:
                 avro = reader(fo)
                 records: Iterable[Any] = avro
                 rec: Any

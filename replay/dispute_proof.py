@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from replay.dispute_views import ProofView, RoundReport
-from schemas.checkpoint import CheckpointError, read_verifier
+from schemas.checkpoint import CheckpointError
+from schemas.keyring import NOT_PINNED, log_key
 from schemas.log_verify import verify_data
 from schemas.proof import ProofError, check_round_proof, round_proof
 
@@ -35,12 +36,11 @@ def prove_round(data: Path, *, casino: str, table_id: str, round_id: str,
                 event_ids: tuple[str, ...], key: str | None = None) -> ProofView:
     """The proof of the round's events (``event_ids``: those its timeline shows) against the
     latest signed checkpoint of the log under ``data``, checked with ``key`` (the public
-    key's text or a file; default ``keys/signing.pub`` under ``data``, which the line then
-    says is only as good as that directory)."""
-    given = key is not None
-    source = key if key is not None else str(data / "keys" / "signing.pub")
+    key's text or a file; default the keyring ``CATWALK_TRUSTED_KEYS`` names, else
+    ``keys/signing.pub`` under ``data``: the proof is then not verified, "unverified: key not
+    pinned")."""
     try:
-        verifier = read_verifier(source)
+        verifier, choice = log_key(data, key)
     except CheckpointError as exc:
         return _none(f"no proof: no public key to check the log with ({exc}); give yours with "
                      "--key")
@@ -57,9 +57,7 @@ def prove_round(data: Path, *, casino: str, table_id: str, round_id: str,
     events: tuple[Mapping[str, Any], ...] = tuple(proof["events"])
     proved_ids = {e["event_id"] for e in events}
     missing = [i for i in event_ids if i not in proved_ids]
-    whose = ("checked with the key given" if given else
-             f"checked with the key beside the log ({source}); pin yours with --key for a "
-             "proof that does not trust this directory")
+    whose = "checked with the key given" if key is not None else f"checked with {choice.source}"
     if check.checkpoints and len(check.checkpoints) == 1:
         cp = check.checkpoints[0]
         against = (f"the checkpoint signed at {cp.signed_at} (tree size {cp.size:,}) with key "
@@ -82,7 +80,9 @@ def prove_round(data: Path, *, casino: str, table_id: str, round_id: str,
     if text is None:
         texts = sorted({str(e.get("checkpoint")) for e in events if e.get("checkpoint")})
         text = "\n".join(texts) or None
-    return ProofView(verified=check.ok and not missing, line=line,
+    if not choice.pinned and check.problem is None and not missing:
+        line = f"{NOT_PINNED}: {line}"
+    return ProofView(verified=check.ok and not missing and choice.pinned, line=line,
                      tree_size=proof.get("tree_size"), checkpoint=text, key=vkey,
                      events=events, document=proof)
 

@@ -54,6 +54,7 @@ from replay.batch_decode import Entry, KeptRecords, decode_entries, undecodable_
 from replay.clock import clock, judged_at
 from replay.fold import Finding, Folding, RoundKey
 from replay.heap import collector_paused
+from replay.high_water import HighWaterError
 from replay.parallel import Shard, arrow_table
 from replay.reconstruct import judge_state
 from replay.rulebook import Rulebook
@@ -110,7 +111,9 @@ class _Table:
 class LiveReplay:
     """Replay of ``data``'s log kept up to date, step by step, into ``data/replay``;
     ``key``: the public key the checkpoints must verify with (``python -m replay --key``:
-    its text or a file; default ``keys/signing.pub`` under ``data``); ``full_every``:
+    its text or a file; default the keyring ``CATWALK_TRUSTED_KEYS`` names, else
+    ``keys/signing.pub`` under ``data``, not pinned: schemas.keyring.log_key); each step
+    holds the log against the largest tree verified (replay/high_water.py); ``full_every``:
     seconds between whole verifications in the background (None: none); ``book``: the
     rulesets rounds are judged by (replay/rulebook.py; default the shipped ones), as
     ``python -m replay --rulesets DIR`` judges them. Not thread-safe: one caller steps it;
@@ -179,6 +182,13 @@ class LiveReplay:
                 from replay.__main__ import _provenance
 
                 provenance = _provenance(self.data, self.key, False, kept, self.verifier)
+        except HighWaterError as exc:
+            self.verifier.forget("the largest tree verified could not be read")
+            from replay.refusal import mark_refused
+
+            mark_refused(self.data / "replay", str(exc))
+            return StepResult(status="refused", message=str(exc),
+                              verify_s=time.monotonic() - start)
         except LogError as exc:
             self.verifier.forget("the log could not be read")
             from replay.refusal import mark_refused

@@ -505,16 +505,18 @@ LOG_KEYS = ("records", "root", "checkpoint", "key_fingerprint")
 
 def provenance_of(given: Mapping[str, Any] | None) -> dict[str, Any]:
     """The provenance replay records, from what its caller found when verifying the log:
-    ``{"verified", "verification", "log": {records, root, checkpoint, key_fingerprint}}``.
-    None: not verified. ValueError for a key it does not know or a value of the wrong type
+    ``{"verified", "verification", "key_pinned", "log": {records, root, checkpoint,
+    key_fingerprint}}`` (``key_pinned``: the key that verified was given or in the keyring
+    ``CATWALK_TRUSTED_KEYS``, not only found beside the log; absent: false). None: not
+    verified. ValueError for a key it does not know or a value of the wrong type
     (a record of trust is not guessed at)."""
     if given is None:
-        return {"verified": False, "verification": NO_VERIFICATION,
+        return {"verified": False, "verification": NO_VERIFICATION, "key_pinned": False,
                 "log": dict.fromkeys(LOG_KEYS)}
-    unknown = sorted(set(given) - {"verified", "verification", *LOG_KEYS})
+    unknown = sorted(set(given) - {"verified", "verification", "key_pinned", *LOG_KEYS})
     if unknown:
         raise ValueError(f"provenance: unknown key(s) {', '.join(map(repr, unknown))}; known: "
-                         f"verified, verification, {', '.join(LOG_KEYS)}")
+                         f"verified, verification, key_pinned, {', '.join(LOG_KEYS)}")
     verified, verification = given.get("verified"), given.get("verification")
     if not isinstance(verified, bool):
         raise ValueError(f"provenance: 'verified' must be true or false, got {verified!r}")
@@ -529,7 +531,11 @@ def provenance_of(given: Mapping[str, Any] | None) -> dict[str, Any]:
         if value is not None and not isinstance(value, str):
             raise ValueError(f"provenance: {key!r} must be text or null, got {value!r}")
         log[key] = value
-    return {"verified": verified, "verification": verification, "log": log}
+    pinned = given.get("key_pinned", False)
+    if not isinstance(pinned, bool):
+        raise ValueError(f"provenance: 'key_pinned' must be true or false, got {pinned!r}")
+    return {"verified": verified, "verification": verification, "key_pinned": pinned,
+            "log": log}
 
 
 @functools.cache
@@ -623,7 +629,8 @@ def write_replay(out_dir: Path, done: Shard, recorded: Mapping[str, Any],
             table = tables[name].replace_schema_metadata(metadata)
             files[f"{name}.parquet"] = write_parquet(table, build / f"{name}.parquet")
         manifest = {"format": MANIFEST_FORMAT, "verified": recorded["verified"],
-                    "verification": recorded["verification"], "log": recorded["log"],
+                    "verification": recorded["verification"],
+                    "key_pinned": recorded["key_pinned"], "log": recorded["log"],
                     "rulesets": rulesets, "ruleset_files": ruleset_files,
                     "code_version": code_version(), "files": files}
         _write_synced(build / MANIFEST, (json.dumps(manifest, sort_keys=True, indent=2,

@@ -181,11 +181,12 @@ def _verified(data: Path, key: str | None, kept: Any) -> dict[str, Any] | None:
     """Verify the log as ``python -m replay`` does; None (said, and recorded beside
     DATA/replay as replay records a refusal) when it does not verify."""
     from replay.refusal import mark_refused
-    from schemas.checkpoint import CheckpointError, read_verifier
+    from schemas.checkpoint import CheckpointError
+    from schemas.keyring import NOT_PINNED, log_key
     from schemas.log_verify import verify_data
 
     try:
-        verifier = read_verifier(key or data / "keys" / "signing.pub")
+        verifier, choice = log_key(data, key)
     except CheckpointError as exc:
         line = f"not verified: no public key to check the log with ({exc})"
         print(f"whatif: REFUSED: {line}. Give the key with --key. Nothing was written.",
@@ -198,9 +199,14 @@ def _verified(data: Path, key: str | None, kept: Any) -> dict[str, Any] | None:
               "written. Find out why with `python -m ingest verify`", file=sys.stderr)
         mark_refused(data / "replay", f"the log does not verify: {verdict.line()}")
         return None
-    return {"verified": True, "verification": verdict.line(), "records": verdict.records,
+    words = verdict.line()
+    if not choice.pinned:
+        print(f"whatif: WARNING: {NOT_PINNED}: the log verifies only with {choice.source}",
+              file=sys.stderr)
+        words = f"{NOT_PINNED}: {words} (checked with {choice.source})"
+    return {"verified": choice.pinned, "verification": words, "records": verdict.records,
             "root": verdict.root, "checkpoint": verdict.checkpoint_text,
-            "key_fingerprint": verifier.vkey}
+            "key_fingerprint": verifier.vkey, "key_pinned": choice.pinned}
 
 
 def _run(data: Path, out: Path, what: Any, *, workers: int, key: str | None) -> int:
@@ -217,8 +223,14 @@ def _run(data: Path, out: Path, what: Any, *, workers: int, key: str | None) -> 
         if n % 10_000 == 0:
             print(f"whatif: {n:,} rounds judged twice", file=sys.stderr, flush=True)
 
+    import signal
+
+    from replay.__main__ import Terminated, _terminated
+
+    previous = signal.getsignal(signal.SIGTERM)
     try:
         with Workers(workers, rows) as pool:
+            signal.signal(signal.SIGTERM, _terminated)  # after the helpers started
             kept = KeptRecords(deal=pool.deal)
             print(f"whatif: verifying the log {data / 'log'}", file=sys.stderr, flush=True)
             log = _verified(data, key, kept)
@@ -239,6 +251,12 @@ def _run(data: Path, out: Path, what: Any, *, workers: int, key: str | None) -> 
     except ReplayError as exc:
         print(f"whatif: {exc}; nothing was written", file=sys.stderr)
         return 2
+    except Terminated:
+        print("whatif: stopped (SIGTERM): its helper processes were stopped, nothing was "
+              "written", file=sys.stderr)
+        return 128 + signal.SIGTERM
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     if not written["counts"]["rounds_selected"]:
         where = f" at casino {what.casino}" if what.casino else ""
         print(f"whatif: no {what.game} round of the log was dealt in the period{where}: "
@@ -289,6 +307,7 @@ def write_whatif(out: Path, tables: dict[str, Any], what: Any,
         "production": False,
         "signed": False,
         "verified": log["verified"], "verification": log["verification"],
+        "key_pinned": bool(log.get("key_pinned")),
         "log": {k: log[k] for k in ("records", "root", "checkpoint", "key_fingerprint")},
         "rulesets": {
             "production": production_rulesets(before, what.book),

@@ -32,6 +32,7 @@ import base64
 import binascii
 import hashlib
 import json
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -374,32 +375,13 @@ def _short(text: str) -> str:
     return text if len(text) <= SHOWN else shown(text)
 
 
-def _names_a_file(text: str) -> bool:
-    try:
-        return len(text) <= MAX_VKEY and Path(text).is_file()
-    except (OSError, ValueError):  # a name too long or with a NUL names no file
-        return False
-
-
 def read_verifier(source: str | Path) -> Verifier:
     """A verifier key given as its text (``name+hash+key``) or as a file holding it. A text
     or file larger than any key, or a file that is not text, is refused in one short line
     that shows at most the first characters and the size (:func:`shown`)."""
     text = str(source)
-    if "+" not in text or _names_a_file(text):
-        where = text if len(text) <= 240 else shown(text)  # a path is shown whole
-        try:
-            with Path(text).open("rb") as fo:
-                raw = fo.read(MAX_VKEY + 1)
-        except (OSError, ValueError) as exc:
-            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not a file name"
-            raise CheckpointError(f"{where}: cannot read a public key: {why}") from exc
-        if len(raw) > MAX_VKEY:
-            raise CheckpointError(f"{where}: larger than any public key ({MAX_VKEY:,} bytes at "
-                                  "most): not a public key")
-        try:
-            text = raw.decode("ascii")
-        except UnicodeDecodeError as exc:
-            raise CheckpointError(f"{where}: not a public key: not text (byte "
-                                  f"0x{raw[exc.start]:02x} at {exc.start:,})") from exc
+    if "+" not in text or os.path.lexists(text):
+        from schemas.keyfile import read_small  # the one reader of key files
+
+        text = read_small(Path(text), "public key", limit=MAX_VKEY, follow=True)
     return Verifier.from_vkey(text)

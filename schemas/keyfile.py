@@ -61,17 +61,21 @@ def read_small(path: Path, what: str = "key", limit: int = MAX_KEY_FILE, *,
     ``follow`` (a file named outside the data directory, say a mounted secret), without
     following a symlink; KeyFileError names the file and what it is instead."""
     flags = os.O_RDONLY | os.O_NONBLOCK | (0 if follow else os.O_NOFOLLOW)
+    text = str(path)
+    name = text if len(text) <= 240 else f"{text[:60]!r}... ({len(text):,} characters)"
     try:
         fd = os.open(path, flags)
-    except OSError as exc:
-        kind = "a symlink, which is never followed" if path.is_symlink() else exc.strerror
-        raise KeyFileError(f"{path}: cannot read the {what}: {kind}") from exc
+    except (OSError, ValueError) as exc:
+        kind = ("a symlink, which is never followed" if not follow and os.path.islink(path)
+                else exc.strerror if isinstance(exc, OSError) and exc.strerror
+                else "not a file name")
+        raise KeyFileError(f"{name}: cannot read the {what}: {kind}") from exc
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise KeyFileError(f"{path}: the {what} is not a regular file")
+            raise KeyFileError(f"{name}: the {what} is not a regular file")
         if st.st_size > limit:
-            raise KeyFileError(f"{path}: the {what} file is {st.st_size:,} bytes; a key file "
+            raise KeyFileError(f"{name}: the {what} file is {st.st_size:,} bytes; a key file "
                                f"is at most {limit:,}")
         data = os.read(fd, limit + 1)
     finally:
@@ -79,7 +83,7 @@ def read_small(path: Path, what: str = "key", limit: int = MAX_KEY_FILE, *,
     try:
         return data.decode("ascii")
     except UnicodeDecodeError as exc:
-        raise KeyFileError(f"{path}: the {what} is not text (not ASCII)") from exc
+        raise KeyFileError(f"{name}: the {what} is not text (not ASCII)") from exc
 
 
 def load_or_create(private_path: Path, public_path: Path | None, *, name: str,

@@ -210,7 +210,7 @@ def choose(role: str, given: str | Path | Sequence[str] | None, beside: Path | N
     if beside is None:
         raise KeyringError(f"no {role} key: pass --key, or set {ENV} to your keyring")
     try:
-        verifier = read_verifier(beside)
+        verifier = Verifier.from_vkey(read_small(beside, "public key"))
     except CheckpointError as exc:
         raise KeyringError(
             f"no key given, no keyring ({ENV}) and none usable beside the data ({exc}): "
@@ -218,3 +218,58 @@ def choose(role: str, given: str | Path | Sequence[str] | None, beside: Path | N
     return KeyChoice(verifiers=(verifier,), pinned=False,
                      source=f"the key beside the data ({beside}): {NOT_PINNED}; pin yours "
                             f"with --key or {ENV}")
+
+
+BESIDE = Path("keys") / "signing.pub"
+"""Where ingest writes the log key's public half, beside the data (never a trust root)."""
+
+
+def newest_checkpoint(data: Path) -> str | None:
+    """The text of the newest checkpoint ingest re-signed beside the data
+    (``checkpoints/latest.checkpoint``, else a worker's), read as a regular file only; None
+    when there is none. Only to tell which key of a rotation signed the log: what it says is
+    verified with that key afterwards, never trusted here."""
+    where = data / "checkpoints"
+    candidates = [where / "latest.checkpoint",
+                  *sorted((where / "workers").glob("*/latest.checkpoint"))]
+    from schemas.logformat import LogError, open_regular
+
+    for path in candidates:
+        try:
+            with open_regular(path, "checkpoint") as fo:
+                return fo.read(1 << 16).decode("utf-8")
+        except (LogError, OSError, UnicodeDecodeError):
+            continue
+    return None
+
+
+def log_key(data: Path, given: str | Path | Sequence[str] | None) -> tuple[Verifier, KeyChoice]:
+    """The key to verify the log of ``data`` with, and the choice it came from
+    (:func:`choose` for role ``log``, with ``DATA/keys/signing.pub`` as the key beside): of
+    several trusted log keys (a rotation's overlap), the one that signed the newest
+    checkpoint (:meth:`KeyChoice.for_note`)."""
+    choice = choose("log", given, data / BESIDE)
+    text = newest_checkpoint(data)
+    verifier = choice.for_note(text) if text and len(choice.verifiers) > 1 else choice.first
+    ring = None if given else configured()
+    if ring is not None and text:
+        _in_its_days(ring, verifier, text)
+    return verifier, choice
+
+
+def _in_its_days(ring: Keyring, verifier: Verifier, text: str) -> None:
+    """KeyringError unless the keyring trusts ``verifier`` for the log on the day the
+    checkpoint ``text`` says it was signed (its ``from=``/``until=`` days: a key retired by
+    a rotation does not vouch for a checkpoint dated after its overlap ended)."""
+    from schemas.checkpoint import parse
+
+    try:
+        signed_at = parse(text).signed_at
+        day = dt.date.fromisoformat(signed_at[:10])
+    except (CheckpointError, ValueError):
+        return  # an unreadable checkpoint fails verification itself, named
+    if not ring.trusts(verifier, "log", day):
+        raise KeyringError(
+            f"the key {verifier.name} ({verifier.key_hash.hex()}) that signed the newest "
+            f"checkpoint (signed at {signed_at}) is not trusted for the log on {day} by the "
+            f"keyring {ring.source} ({ENV}): outside its from=/until= days, or not a log key")

@@ -5,11 +5,12 @@ tamperer able to set a file's change time back) is caught within one period.
 
 ``python -m schemas.log_recheck --data DATA --vkey VKEY`` verifies every chain of DATA
 exactly as ``python -m ingest verify`` does (``schemas.log_verify.verify_data``, the
-checkpoints beside the log included) against the verifier key VKEY (``name+hash+key``, the
-text of ``keys/signing.pub``), at a lower priority (nice 10), and prints the verdict as one
-JSON line on standard output: ``ok``, ``lone`` (the lone ingest's chain alone),
-``records``, ``root`` (hex, ``DataVerdict.root``), ``problem`` and ``line``. Exit 0 when it
-gave a verdict (whatever it is), 2 when it could not (the reason on standard error).
+checkpoints beside the log included) against the verifier key VKEY (``name+hash+key``: the
+key the live loop verifies with, chosen by ``schemas.keyring.log_key``), at a lower
+priority (nice 10), and prints the verdict as one JSON line on standard output: ``ok``,
+``lone`` (the lone ingest's chain alone), ``records``, ``root`` (hex,
+``DataVerdict.root``), ``problem`` and ``line``. Exit 0 when it gave a verdict (whatever
+it is), 2 when it could not (the reason on standard error).
 
 The log is append-only, so the child verifies the prefix it lists while ingest appends
 (checkpoints read first, then the segments, as ``verify_data`` does)."""
@@ -155,7 +156,8 @@ def main(argv: list[str] | None = None) -> int:
         "--follow every --full-every seconds.")
     p.add_argument("--data", type=Path, required=True, help="the data directory holding log/")
     p.add_argument("--vkey", required=True,
-                   help="the verifier key, name+hash+key (the text of keys/signing.pub)")
+                   help="the verifier key the caller verifies with, name+hash+key (chosen by "
+                   "schemas.keyring.log_key: --key, the keyring, else keys/signing.pub)")
     args = p.parse_args(argv)
     from schemas.log_verify import verify_data
 

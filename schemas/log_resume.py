@@ -70,6 +70,7 @@ from schemas.log_verify import (
     data_chains,
     open_checkpoints,
     read_checkpoint,
+    symlinked,
     verify_data,
     verify_log,
     walk_segment,
@@ -220,7 +221,8 @@ class ResumableVerifier:
         the last call when it can."""
         self.poll()
         found = data_chains(data_dir)
-        if checkpoints or len(found) != 1 or found[0].name:
+        if checkpoints or len(found) != 1 or found[0].name or any(
+                symlinked(data_dir, c) for c in found):
             self.forget("the log is not the lone ingest's chain alone")
             self.base, self.resumed = 0, False
             self.said = "the whole log (ingest workers' chains, or checkpoints given)"

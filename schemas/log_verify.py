@@ -49,7 +49,7 @@ from typing import Any, Protocol
 
 from fastavro import reader
 
-from schemas.checkpoint import Checkpoint, CheckpointError, Verifier, open_signed, parse
+from schemas.checkpoint import MAX_NOTE, Checkpoint, CheckpointError, Verifier, open_signed, parse
 from schemas.log_epochs import ChainSpans, across
 from schemas.logformat import (
     GENESIS,
@@ -66,6 +66,7 @@ from schemas.logformat import (
     headers_of,
     is_log_schema,
     leaf_input,
+    open_regular,
     segment_metadata,
     segments,
 )
@@ -143,7 +144,11 @@ def _event_id(value: bytes) -> str:
 
 
 def _records(segment: Path, meta: dict[str, str]) -> Iterator[dict[str, Any]]:
-    with segment.open("rb") as fo:
+    try:
+        opened = open_regular(segment)
+    except LogError as exc:
+        raise VerifyFailed(f"{segment.name}: {str(exc).removeprefix(f'{segment}: ')}") from None
+    with opened as fo:
         records = reader(fo)
         if not is_log_schema(records.writer_schema):
             raise VerifyFailed(f"{segment.name}: not a log segment (its schema is not "
@@ -173,8 +178,9 @@ def read_checkpoint(path: Path) -> str:
     """A checkpoint file's text; an empty text when it cannot be read (verification then
     fails, naming the file)."""
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        with open_regular(path, "checkpoint") as fo:
+            return fo.read(MAX_NOTE + 1).decode("utf-8")
+    except (LogError, OSError, UnicodeDecodeError):
         return ""
 
 
@@ -543,6 +549,25 @@ def data_chains(data_dir: Path) -> list[Chain]:
     return found
 
 
+def symlinked(data_dir: Path, chain: Chain) -> str | None:
+    """The first directory of ``chain`` under ``data_dir`` (its log, checkpoints or
+    quarantine directory, or one between it and ``data_dir``) that is a symlink, named: a
+    link inside the data directory may lead anywhere outside it, and is never followed.
+    None when there is none."""
+    for where in (chain.log, chain.checkpoints, chain.quarantine):
+        try:
+            parts = where.relative_to(data_dir).parts
+        except ValueError:
+            continue
+        at = data_dir
+        for part in parts:
+            at = at / part
+            if at.is_symlink():
+                return (f"{at} is a symlink, which is never followed (it may lead outside "
+                        f"{data_dir}): refused")
+    return None
+
+
 def _first_log_id(chain: Chain) -> str | None:
     """The log id a chain's first segment header states (unsigned: only to route a
     checkpoint given to the chain that then verifies it)."""
@@ -568,6 +593,13 @@ def verify_data(data_dir: Path, key: Verifier, *, checkpoints: Sequence[tuple[st
     ``keep(chain)`` gives the :data:`Keep` of each chain verified, which is given that
     chain's records."""
     found = data_chains(data_dir)
+    for chain in found:
+        linked = symlinked(data_dir, chain)
+        if linked is not None:
+            failed = LogVerdict(records=0, segments=0, root=Tree().root(), checkpoint=None,
+                                checkpoint_text=None, key=key, problem=linked)
+            return DataVerdict(chains=((chain, failed),), key=key,
+                               problem=linked if not chain.name else f"{chain.label}: {linked}")
     if len(found) == 1 and not found[0].name:
         main = found[0]
         verdict = verify_log(main.log, key, checkpoints=[*checkpoints_beside(main), *checkpoints],

@@ -16,10 +16,12 @@ Layout of a log directory (written only by ``ingest``; read by ``replay`` and ``
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
 import re
+import stat
 import struct
 import zlib
 from collections.abc import Iterator, Sequence
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from fastavro import parse_schema, reader
 from fastavro.schema import load_schema
@@ -321,6 +323,31 @@ def segments(log_dir: Path) -> list[Path]:
     return [p for _, p in found]
 
 
+def open_regular(path: Path, what: str = "log segment") -> BinaryIO:
+    """``path`` opened for reading only when it is a regular file: never through a symlink
+    (O_NOFOLLOW: a link in the data directory may point anywhere outside it) and never
+    blocking on a FIFO (opened non-blocking, then checked with fstat before any read).
+    LogError names the file and what it is instead."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+    except OSError as exc:
+        kind = ("a symlink, which is never followed (it may point outside the data "
+                "directory)" if exc.errno == errno.ELOOP else exc.strerror)
+        raise LogError(f"{path}: the {what} cannot be read: {kind}") from exc
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = ("a FIFO" if stat.S_ISFIFO(mode) else "a directory" if stat.S_ISDIR(mode)
+                    else "a socket" if stat.S_ISSOCK(mode) else "a device")
+            raise LogError(f"{path}: the {what} is {kind}, not a regular file: refused, "
+                           "never read")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def segment_name(number: int) -> str:
     return f"segment-{number:06d}.avro"
 
@@ -328,7 +355,7 @@ def segment_name(number: int) -> str:
 def segment_metadata(segment: Path) -> dict[str, str]:
     """A segment's header metadata (the Avro header only is read)."""
     try:
-        with segment.open("rb") as fo:
+        with open_regular(segment) as fo:
             meta = reader(fo).metadata
     except SEGMENT_READ_ERRORS as exc:
         raise LogError(f"{segment.name}: cannot read its header: {exc!r}") from exc
@@ -337,7 +364,7 @@ def segment_metadata(segment: Path) -> dict[str, str]:
 
 def next_offsets(segment: Path) -> dict[str, int]:
     """``{"topic[partition]": next offset}`` recorded in a segment's header."""
-    with segment.open("rb") as fo:
+    with open_regular(segment) as fo:
         meta = reader(fo).metadata
     raw = meta.get(META_NEXT_OFFSETS)
     if raw is None:
@@ -347,7 +374,7 @@ def next_offsets(segment: Path) -> dict[str, int]:
 
 def read_segment(segment: Path) -> Iterator[LogRecord]:
     try:
-        with segment.open("rb") as fo:
+        with open_regular(segment) as fo:
             records: Iterator[Any] = reader(fo, reader_schema=record_schema())
             for number, rec in enumerate(records, start=1):
                 try:

@@ -13,6 +13,7 @@ import pytest
 
 from dashboard import banner, data, views
 from dashboard.money import format_cents
+from schemas.keyring import NOT_PINNED
 from tests.dashboard_fixtures import write_fixture
 from tests.dashboard_pages_fixtures import (
     APP,
@@ -188,6 +189,17 @@ def test_data_from_a_log_that_did_not_verify_has_an_error_banner_on_every_page(
     assert banner_.value.startswith("**Built from a log that did not verify**: ")
     assert f"`{line}`" in banner_.value, "the verification line is shown as text (a code span)"
     assert "python -m ingest verify" in banner_.value
+
+
+def test_data_from_a_log_whose_key_is_not_pinned_says_so(monkeypatch, tmp_path, home) -> None:
+    write_pages_fixture(tmp_path, manifest=None)
+    line = f"{NOT_PINNED}: OK: 9 records in 3 segments (checked with the key beside the data)"
+    write_manifest(tmp_path, False, line)
+    at = run_signed_in(monkeypatch, tmp_path, home)
+    (banner_,) = [e for e in at.error if "verif" in e.value]
+    assert banner_.value.startswith("**Built from a log whose key is not pinned**: ")
+    assert f"`{line}`" in banner_.value and "CATWALK_TRUSTED_KEYS" in banner_.value
+    assert not [c for c in at.caption if c.value.startswith("Built from a verified log")]
 
 
 def test_data_without_a_manifest_warns_that_provenance_is_unknown(

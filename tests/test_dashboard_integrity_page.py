@@ -14,6 +14,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from dashboard import integrity
 from dashboard.context import ROLES, Role, User
 from schemas.checkpoint import Checkpoint, Signer
+from schemas.keyring import ENV, NOT_PINNED
 from tests.dashboard_round_fixtures import (
     FIRST_SEGMENT,
     GAP_ROUNDS,
@@ -25,6 +26,7 @@ from tests.dashboard_round_fixtures import (
     shown,
     write_pipeline,
 )
+from tests.keyring_support import pin
 
 PAGE = "dashboard.screens.integrity"
 
@@ -139,7 +141,9 @@ def test_log_level_findings_are_listed(data: Path) -> None:
 
 
 def test_verifying_now_reads_the_log_and_says_it_verified(
-        data: Path, pipeline: tuple[Path, dict[str, Any]]) -> None:
+        data: Path, pipeline: tuple[Path, dict[str, Any]],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ENV, str(pin(data)))  # the regulator's keyring, outside the data
     at = run_page(PAGE, _regulator())
     assert any(c.value.startswith(f"python -m ingest verify --data {data} --key ")
                for c in at.code)
@@ -149,6 +153,17 @@ def test_verifying_now_reads_the_log_and_says_it_verified(
     written = pipeline[1]["written"]
     assert any(c.value.startswith(f"OK: {written:,} records in 2 segments, Merkle root "
                                   f"{pipeline[1]['root']}") for c in at.code)
+
+
+def test_verifying_now_with_only_the_key_beside_the_log_does_not_say_verified(
+        data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(ENV, raising=False)
+    at = run_page(PAGE, _regulator())
+    at.button(key="integrity_verify").click().run()
+    assert not at.exception
+    assert not any(s.value.startswith("Verified at ") for s in at.success)
+    assert any(e.value.startswith("Did not verify at ") for e in at.error)
+    assert any(c.value.startswith(f"{NOT_PINNED}: OK: ") for c in at.code)
 
 
 def test_verifying_a_tampered_log_names_the_problem(data: Path) -> None:

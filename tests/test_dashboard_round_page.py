@@ -19,6 +19,7 @@ from dashboard.access import AccessLog
 from dashboard.context import ROLES, Role, User
 from dashboard.screens import round as page
 from replay.dispute import round_report
+from schemas.keyring import ENV
 from tests.dashboard_pages_fixtures import USERS, app_test, write_users
 from tests.dashboard_round_fixtures import (
     HOSTILE_RECORDER,
@@ -32,6 +33,7 @@ from tests.dashboard_round_fixtures import (
     shown,
     write_pipeline,
 )
+from tests.keyring_support import pin
 
 PAGE = "dashboard.screens.round"
 DISPUTE = User(name="dora", role="dispute")
@@ -46,6 +48,7 @@ def pipeline(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def data(pipeline: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv(ENV, str(pin(pipeline)))  # the regulator's keyring, outside the data
     monkeypatch.setenv("CATWALK_DATA", str(pipeline))
     monkeypatch.setenv("CATWALK_DASHBOARD_HOME", str(tmp_path / "home"))
     return pipeline

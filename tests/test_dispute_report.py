@@ -14,6 +14,7 @@ import base64
 import dataclasses
 import shutil
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -33,8 +34,10 @@ from replay.dispute import (
 from replay.run import TIMELINE
 from schemas import EventCorrected, RoundEnded, WagerSettled, encode
 from schemas.checkpoint import open_signed, read_verifier
+from schemas.keyring import ENV
 from schemas.merkle import leaf_hash, verify_inclusion
 from tests.events_factory import T0, Table, events_of_document
+from tests.keyring_support import pin
 from tests.test_replay_workers import _write
 
 DEALER = ("Kc Kd 9s 7h 3c", "Ah Qs")
@@ -97,14 +100,18 @@ def build(root: Path) -> Path:
               *_hostile(t90), *_later_rounds(t90, 12),
               *_elsewhere(other)]
     _write(root, [(e.table_id.encode(), encode(e)) for e in events])
-    assert replay_main(["--data", str(root)]) == 0  # verifies the log, then replays
+    key = str(root / "keys" / "signing.pub")
+    assert replay_main(["--data", str(root), "--key", key]) == 0  # verifies, then replays
     run_all(root / "replay", root / "checks")
     return root
 
 
 @pytest.fixture(scope="module")
-def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build(tmp_path_factory.mktemp("dispute"))
+def data(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    root = build(tmp_path_factory.mktemp("dispute"))
+    with pytest.MonkeyPatch.context() as env:  # the regulator's keyring, outside the data
+        env.setenv(ENV, str(pin(root)))
+        yield root
 
 
 def _report(data: Path, round_id: str = "R-1", **kw):
@@ -416,7 +423,8 @@ def test_the_words_agree_with_the_rules_engine_on_a_simulated_shift(tmp_path):
 
     events, _ = simulate_shift(tables=4, rounds=15, seed=11, fault_rate=0.0)
     _write(tmp_path, [(e.table_id.encode(), encode(e)) for e in events])
-    assert replay_main(["--data", str(tmp_path)]) == 0
+    key = str(tmp_path / "keys" / "signing.pub")
+    assert replay_main(["--data", str(tmp_path), "--key", key]) == 0
     rounds = pq.read_table(tmp_path / "replay" / "rounds.parquet").to_pylist()
     games, results = set(), set()
     for r in rounds:

@@ -92,10 +92,10 @@ def test_the_lone_chain_verifies_reads_and_replays_as_before(lone: Path) -> None
     assert verdict.checkpoint == alone.checkpoint
     assert [e[1] for e in log_entries(lone / "log")] == [
         f"log position {i} (round-events[0]@{i})" for i in range(15)]
-    assert _provenance(lone, None, False) == {
+    assert _provenance(lone, key.vkey, False) == {
         "verified": True, "verification": alone.line(), "records": 15,
         "root": alone.root.hex(), "checkpoint": alone.checkpoint_text,
-        "key_fingerprint": key.vkey}
+        "key_fingerprint": key.vkey, "key_pinned": True}
     _rewrite(segments(lone / "log")[1], lambda rs: rs[:2])
     broken = verify_data(lone, key)
     assert broken.problem == verify_log(lone / "log", key).problem
@@ -114,7 +114,7 @@ def test_two_worker_chains_verify_together(two: Path) -> None:
         f"chain w1\n{w1.checkpoint_text}chain w2\n{w2.checkpoint_text}")
     assert verdict.line().startswith("OK: 15 records in 2 chains (log of worker w1: 10 records "
                                      "in 2 segments, Merkle root ")
-    provenance = _provenance(two, None, False)
+    provenance = _provenance(two, _key(two).vkey, False)
     assert provenance is not None and provenance["verified"] is True
     assert provenance["root"] == verdict.root and provenance["records"] == 15
     assert provenance["checkpoint"] == verdict.checkpoint_text
@@ -326,7 +326,7 @@ def test_replay_of_workers_chains_gives_the_rounds_of_one_chain(tmp_path: Path) 
     assert verify_data(many, _key(many)).ok
     a = replay(one / "log", one / "replay")
     b = replay(many / "log", many / "replay",
-               provenance=_provenance(many, None, False))
+               provenance=_provenance(many, _key(many).vkey, False))
     assert (a.rounds, a.evaluated, a.wagers) == (b.rounds, b.evaluated, b.wagers)
     assert a.rounds == 6 * 4
     assert sorted(f.kind for f in b.findings) == ["duplicate_event", "undecodable_record"]
@@ -337,12 +337,12 @@ def test_replay_of_workers_chains_gives_the_rounds_of_one_chain(tmp_path: Path) 
     assert manifest["verified"] is True and manifest["log"]["root"].startswith("w1:")
     # The same bytes for any number of replay processes, and for the same log again.
     c = replay(many / "log", tmp_path / "again", workers=2,
-               provenance=_provenance(many, None, False))
+               provenance=_provenance(many, _key(many).vkey, False))
     assert c == b
     for name in TABLES:
         assert ((many / "replay" / f"{name}.parquet").read_bytes()
                 == (tmp_path / "again" / f"{name}.parquet").read_bytes())
-    run = _cli("replay", "--data", str(many))
+    run = _cli("replay", "--data", str(many), "--key", _key(many).vkey)
     assert run.returncode == 0, run.stderr
     assert (many / "replay" / "manifest.json").read_text() == json.dumps(
         manifest, sort_keys=True, indent=2, ensure_ascii=False) + "\n"

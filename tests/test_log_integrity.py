@@ -7,6 +7,7 @@ with it as an adversary would, and runs the verifier and the command a regulator
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -29,6 +30,7 @@ from schemas.logformat import (
     segments,
 )
 from tests.events_factory import Table
+from tests.keyring_support import pinned_env
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -302,13 +304,16 @@ def test_two_writers_the_second_refuses(data: Path) -> None:
         assert again.records == 9
 
 
-def _replay_cli(*args: str) -> subprocess.CompletedProcess[str]:
+def _replay_cli(*args: str, env: dict[str, str] | None = None,
+                ) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "replay", *args], cwd=REPO,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **(env or {})})
 
 
 def test_replay_verifies_first_and_refuses_a_broken_log(data: Path) -> None:
-    ok = _replay_cli("--data", str(data))
+    env = pinned_env(data)
+    ok = _replay_cli("--data", str(data), env=env)
     assert ok.returncode == 0, ok.stderr
     manifest = json.loads((data / "replay" / "manifest.json").read_text())
     assert manifest["verified"] is True
@@ -317,13 +322,13 @@ def test_replay_verifies_first_and_refuses_a_broken_log(data: Path) -> None:
     before = (data / "replay" / "rounds.parquet").read_bytes()
 
     _rewrite(_segment(data, 2), lambda rs: rs[:1])  # the tail cut
-    refused = _replay_cli("--data", str(data))
+    refused = _replay_cli("--data", str(data), env=env)
     assert refused.returncode == 1 and "Traceback" not in refused.stderr
     assert "REFUSED: the log does not verify" in refused.stderr
     assert "segment-000003.avro" in refused.stderr
     assert (data / "replay" / "rounds.parquet").read_bytes() == before  # nothing replaced
 
-    marked = _replay_cli("--data", str(data), "--unverified")
+    marked = _replay_cli("--data", str(data), "--unverified", env=env)
     assert marked.returncode == 0, marked.stderr
     manifest = json.loads((data / "replay" / "manifest.json").read_text())
     assert manifest["verified"] is False

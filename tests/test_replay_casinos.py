@@ -20,7 +20,7 @@ import pytest
 from ingest.log import LogWriter, Received
 from ingest.simulate import simulate_shift
 from replay import parallel
-from replay.__main__ import _provenance
+from replay.__main__ import _provenance, log_verified
 from replay.filings import load_rulebook
 from replay.live import LiveReplay
 from replay.run import replay, start_workers
@@ -235,7 +235,7 @@ def test_the_live_loop_judges_by_the_same_directory_as_a_batch_replay(tmp_path, 
     assert step.ok, step.message
     with contextlib.redirect_stderr(io.StringIO()):
         provenance = _provenance(tmp_path, None, False)
-    assert provenance is not None and provenance["verified"]
+    assert provenance is not None and log_verified(provenance)
     replay(two_casinos, tmp_path / "batch", provenance=provenance, book=book)
     assert _files(tmp_path / "replay") == _files(tmp_path / "batch")
     assert _by_casino(tmp_path / "replay")["C02"]["ruleset"] == C02_STUD

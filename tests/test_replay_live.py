@@ -18,11 +18,13 @@ import pytest
 from ingest.keys import load_signer
 from ingest.log import LogWriter, Received
 from ingest.simulate import simulate_shift
-from replay.__main__ import _provenance
+from replay.__main__ import _provenance, log_verified
 from replay.live import LiveReplay
 from replay.run import replay
 from schemas import encode
-from tests.conftest import REPO
+from schemas.keyring import ENV
+from tests.conftest import REPO, run_cli
+from tests.keyring_support import pin
 
 FAULTS = ["duplicated_events", "missing_events", "dealt_twice", "overpay", "past_posting",
           "jackpot_step_missing"]
@@ -66,7 +68,7 @@ def _batch(data: Path, out: Path) -> None:
     (replay/__main__.py) and the same replay, in this process."""
     with contextlib.redirect_stderr(io.StringIO()):
         provenance = _provenance(data, None, False)
-    assert provenance is not None and provenance["verified"]
+    assert provenance is not None and log_verified(provenance)
     replay(data / "log", out, provenance=provenance)
 
 
@@ -169,12 +171,16 @@ def test_a_log_that_does_not_verify_writes_nothing_and_the_next_step_tries_again
         log.close()
 
 
-def test_a_log_rewritten_under_it_is_replayed_whole(tmp_path):
-    """The same number of records and more, but another log (another shift): nothing
-    kept is trusted."""
+def test_a_log_rewritten_under_it_is_refused_then_replayed_whole_once_restored(
+        tmp_path, monkeypatch):
+    """The same number of records and more, but another log (another shift): the largest
+    tree verified (with the key pinned) refuses it (replay/high_water.py) until the operator
+    says, with ``python -m replay --restored REASON``, that it is meant; then nothing kept
+    is trusted."""
     data = tmp_path / "data"
     live = LiveReplay(data)
     first = _Log(data)
+    monkeypatch.setenv(ENV, str(pin(data)))
     try:
         first.append(_messages(3)[0][:300])
         assert live.step().ok
@@ -185,10 +191,17 @@ def test_a_log_rewritten_under_it_is_replayed_whole(tmp_path):
     other = _Log(data)
     try:
         other.append(_messages(8)[0][:350])
+        refused = live.step()
+        assert refused.status == "refused"
+        assert "of which 300 records were verified at " in refused.message, refused.message
+        assert "the log was replaced" in refused.message
+        assert (data / "replay.refused.json").exists()
+        restored = run_cli("replay", "--data", str(data), "--restored", "a new shift's log")
+        assert restored.returncode == 0, restored.stderr
         got = live.step()
     finally:
         other.close()
-    assert got.ok and got.rebuilt and got.new == got.records == 350
+    assert got.ok and got.new == got.records == 350  # nothing of the old log kept
     _same_as_batch(data, tmp_path)
 
 

@@ -168,7 +168,8 @@ def test_the_manifest_without_provenance_says_not_verified(tmp_path, log):
     for name in TABLES:
         meta = pq.read_schema(tmp_path / "replay" / f"{name}.parquet").metadata
         assert json.loads(meta[PROVENANCE_KEY]) == {
-            "verified": False, "verification": NO_VERIFICATION, "log": manifest["log"],
+            "verified": False, "verification": NO_VERIFICATION, "key_pinned": False,
+            "log": manifest["log"],
             "rulesets": manifest["rulesets"], "ruleset_files": [],
             "code_version": manifest["code_version"]}
 

@@ -12,6 +12,7 @@ from replay.dispute import provenance_line
 from replay.dispute_views import NOT_VERIFIED, VERIFIED
 from replay.refusal import mark_refused, refusal, refused_mark
 from tests.conftest import run_cli
+from tests.keyring_support import pinned_env
 from tests.test_replay_workers import _interleaved, _shift, _write
 
 
@@ -26,14 +27,15 @@ def _flip(path: Path) -> bytes:
 def test_a_refused_log_is_recorded_and_cleared_by_the_next_replay(tmp_path):
     log = _write(tmp_path, _interleaved(_shift(tables=3, rounds=2)))
     data = log.parent
-    assert run_cli("replay", "--data", str(data)).returncode == 0
+    env = pinned_env(data)
+    assert run_cli("replay", "--data", str(data), env=env).returncode == 0
     assert provenance(data).state == "verified"
     assert provenance_line(data / "replay").startswith(VERIFIED)
     files = {p.name: p.read_bytes() for p in (data / "replay").iterdir()}
     segment = sorted(log.glob("segment-*.avro"))[0]
     original = _flip(segment)
 
-    refused = run_cli("replay", "--data", str(data))
+    refused = run_cli("replay", "--data", str(data), env=env)
     assert refused.returncode == 1 and "REFUSED" in refused.stderr
     assert {p.name: p.read_bytes() for p in (data / "replay").iterdir()} == files
     told = json.loads((data / "replay.refused.json").read_text(encoding="utf-8"))
@@ -45,7 +47,7 @@ def test_a_refused_log_is_recorded_and_cleared_by_the_next_replay(tmp_path):
     assert provenance_line(data / "replay").startswith(NOT_VERIFIED)
 
     segment.write_bytes(original)  # put back: the log verifies again
-    assert run_cli("replay", "--data", str(data)).returncode == 0
+    assert run_cli("replay", "--data", str(data), env=env).returncode == 0
     assert not (data / "replay.refused.json").exists()
     assert provenance(data).state == "verified"
 

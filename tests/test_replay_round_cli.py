@@ -8,19 +8,25 @@ signed log, replayed and checked; a round R-1 at C02's table T90 too.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from schemas.checkpoint import Signer
+from schemas.keyring import ENV
 from tests.conftest import run_cli
+from tests.keyring_support import pin
 from tests.test_dispute_report import HOSTILE, build
 
 
 @pytest.fixture(scope="module")
-def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build(tmp_path_factory.mktemp("cli"))
+def data(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    root = build(tmp_path_factory.mktemp("cli"))
+    with pytest.MonkeyPatch.context() as env:  # the regulator's keyring, outside the data
+        env.setenv(ENV, str(pin(root)))
+        yield root
 
 
 def _replay(*args: str):

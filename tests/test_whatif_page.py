@@ -27,10 +27,11 @@ def pipeline(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = write_log(base / "data", [
         ("C01", "T01", 0, [stud("T01-000001", ROYAL, TWO_PAIR), stud("T01-000002", TWO_PAIR)]),
     ])
-    assert main(["run", "--data", str(root)]) == 0
+    key = str(root / "keys" / "signing.pub")  # pinned: the log key these tests made
+    assert main(["run", "--data", str(root), "--key", key]) == 0
     assert main(["whatif", "--ruleset", str(royal_250(base / "royal250.json")), "--data",
                  str(root), "--casino", "C01", "--since", "2026-11-28", "--until",
-                 "2026-11-28"]) == 0
+                 "2026-11-28", "--key", key]) == 0
     return root
 
 
