@@ -72,9 +72,12 @@ removed whole with its signed heads is not visible from the host: note each head
 `access verify` prints somewhere the dashboard's host cannot rewrite.
 Changes made here are recorded in the access log as user "cli:<your login name>".
 
-sign-in: 5 failed sign-ins for one name within 15 minutes lock that name for 15 minutes (kept
-in the dashboard server's memory: restarting the server clears it; every failure stays in the
-access log as sign_in_failed).
+sign-in: after 3 failed sign-ins within 15 minutes from one client (the browser's address, else
+its session), that client waits 1 s before its next try, then 2 s, 4 s ... up to 5 minutes; a
+name that many clients get wrong is slowed (2 s a try), never locked, so nobody can lock a known
+user out. Kept in the dashboard server's memory: restarting the server clears it; every failure
+stays in the access log as sign_in_failed, with the client. Passwords are scrypt N=2^17, r=8,
+p=1; a hash of a lower cost is made again at the user's next sign-in.
 
 exit codes: 0 done / every journal verifies; 1 a journal or its signed heads do not verify, or
 cannot be written; 2 the command cannot run (arguments, an unknown user or role, a password
