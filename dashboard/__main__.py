@@ -1,6 +1,6 @@
 """``python -m dashboard``: manage the dashboard's users and check its own journals.
 
-The dashboard itself is served by ``make serve`` (``streamlit run dashboard/app.py``); this
+The dashboard itself is served by ``make serve`` (``streamlit run dashboard/serve.py``); this
 command manages who may sign in to it and verifies the append-only files it keeps.
 """
 
