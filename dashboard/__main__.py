@@ -285,7 +285,8 @@ def _verify(home: Path, keys: list[str] | None) -> int:
             continue
         assert verdict is not None
         seq, head = journal.head()
-        signed = (f"{verdict.notes:,} signed heads, the last by {verdict.signed_by}, {trust}"
+        heads = f"{verdict.notes:,} signed head{'s' if verdict.notes != 1 else ''}"
+        signed = (f"{heads}, the last by {verdict.signed_by}, {trust}"
                   if verdict.notes else "no signed head yet")
         print(f"ok       {journal.path}: {seq:,} entries, head seq {seq} sha256 {head}; "
               f"{signed}")
