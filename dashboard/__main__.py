@@ -145,6 +145,9 @@ def _parser() -> argparse.ArgumentParser:
                        f"role=journal keys (${keyring.ENV}), else DATA/keys/journal.pub "
                        "(not pinned)")
     _common(check)
+    check.add_argument("--every-signature", action="store_true",
+                       help="check the signature of every signed head, not only the last's "
+                       "(which vouches for those before it through their hashes)")
     sign = access_verbs.add_parser("anchor", help="sign the current head of journals that "
                                    "have entries after their last signed head")
     _common(sign)
@@ -248,7 +251,7 @@ def _users(args: argparse.Namespace, home: Path) -> int:
     raise _Refused("users: choose add, list, disable or passwd")
 
 
-def _verify(home: Path, keys: list[str] | None) -> int:
+def _verify(home: Path, keys: list[str] | None, *, every: bool = False) -> int:
     """Check each journal, what it folds into and its signed heads; one line per file."""
     broken = 0
     try:
@@ -276,7 +279,7 @@ def _verify(home: Path, keys: list[str] | None) -> int:
             if choice is None:
                 problem = f"{journal.path}: its signed heads cannot be checked: {unusable}"
             else:
-                verdict = journal.check_anchors(list(choice.verifiers))
+                verdict = journal.check_anchors(list(choice.verifiers), every=every)
                 problem = verdict.problem
         if problem is not None:
             broken += 1
@@ -339,7 +342,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.area == "access":
             if args.verb == "anchor":
                 return _anchor(home)
-            return _verify(home, getattr(args, "key", None))
+            return _verify(home, getattr(args, "key", None),
+                           every=getattr(args, "every_signature", False))
         return _users(args, home)
     except (_Refused, AccountError, CaseError) as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)

@@ -623,14 +623,16 @@ class Journal:
         except UnicodeDecodeError as exc:
             raise JournalError(f"{self.history_path} is not text", path=self.path) from exc
 
-    def check_anchors(self, verifiers: list[Verifier]) -> anchor.Verdict:
+    def check_anchors(self, verifiers: list[Verifier], *, every: bool = False
+                      ) -> anchor.Verdict:
         """Check the journal whole and its signed heads against it, with ``verifiers`` (the
         keys to trust: schemas/keyring.py ``choose("journal", ...)``). Both are read under
-        the journal's shared lock, so an append in between is not mistaken for a cut."""
+        the journal's shared lock, so an append in between is not mistaken for a cut.
+        ``every``: check each note's signature, not only the last's."""
         try:
             fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
         except FileNotFoundError:
-            return anchor.check(self.path, [], self._history_text(), verifiers)
+            return anchor.check(self.path, [], self._history_text(), verifiers, every=every)
         except OSError as exc:
             raise JournalError(f"cannot open {self.path}: {exc.strerror or exc}",
                                path=self.path) from exc
@@ -644,7 +646,8 @@ class Journal:
         scan = _scan(self.path, data)
         if scan.problem is not None:
             return anchor.Verdict(ok=False, anchored=True, notes=0, problem=scan.problem)
-        return anchor.check(self.path, [e["hash"] for e in scan.entries], text, verifiers)
+        return anchor.check(self.path, [e["hash"] for e in scan.entries], text, verifiers,
+                            every=every)
 
     def _advice(self) -> str:
         return (f"Nothing repairs a journal silently: keep {self.path.name} as evidence, find "

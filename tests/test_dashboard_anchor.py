@@ -125,7 +125,7 @@ def test_a_signed_head_removed_while_later_ones_remain(home: Path) -> None:
     (home / "access.jsonl.checkpoints").write_text("".join(notes[:2] + notes[3:]))
     done = _cli(home, "verify", "--key", _pinned(home))
     assert done.returncode == 1
-    assert "note 3" in done.stdout and "removed, inserted or reordered" in done.stdout
+    assert "note 3" in done.stdout and "removed, inserted, reordered" in done.stdout
 
 
 def test_the_newest_heads_removed_leave_an_unsigned_tail(home: Path) -> None:
@@ -162,8 +162,22 @@ def test_an_edited_head_does_not_verify(home: Path) -> None:
     (home / "access.jsonl.checkpoints").write_text("".join([notes[0], "\n".join(lines),
                                                             *notes[2:]]))
     done = _cli(home, "verify", "--key", _pinned(home))
-    assert done.returncode == 1 and "note 2" in done.stdout
-    assert "does not verify" in done.stdout
+    assert done.returncode == 1, "the next note does not name it any more"
+    assert "note 3" in done.stdout and "does not name the note before it" in done.stdout
+    every = _cli(home, "verify", "--key", _pinned(home), "--every-signature")
+    assert every.returncode == 1 and "note 2" in every.stdout
+    assert "its signature does not verify" in every.stdout
+
+
+def test_the_last_head_edited_does_not_verify(home: Path) -> None:
+    """The last note is vouched for by nothing but its own signature."""
+    notes = _notes(home)
+    lines = notes[-1].split("\n")
+    lines[3] = "catwalk-time 2027-01-01T00:00:00.000000Z"
+    (home / "access.jsonl.checkpoints").write_text("".join(notes[:-1]) + "\n".join(lines))
+    done = _cli(home, "verify", "--key", _pinned(home))
+    assert done.returncode == 1 and "note 5" in done.stdout
+    assert "its signature does not verify" in done.stdout
 
 
 def test_a_journal_from_before_signed_heads_is_not_anchored_until_signed(tmp_path: Path
@@ -206,3 +220,29 @@ def test_a_symlinked_history_is_not_followed(home: Path, tmp_path: Path) -> None
     with pytest.raises(JournalError, match="never followed"):
         AccessLog(home).record("ann", "page_view", "flags")
     assert target.read_text() == ""
+
+
+_WRITER = """
+import sys
+from pathlib import Path
+from dashboard.access import AccessLog
+log = AccessLog(Path(sys.argv[1]))
+for n in range(int(sys.argv[2])):
+    log.record(sys.argv[3], "page_view", f"p{n}")
+"""
+
+
+def test_two_processes_appending_at_once_leave_one_signed_history(tmp_path: Path) -> None:
+    """Each head is signed under the journal's lock, so the notes follow the lines: 2 x 40
+    appends at once give 80 entries and 80 notes, numbered 1 to 80, each matching."""
+    home = tmp_path / "data" / "dashboard"
+    AccessLog(home).journal.signer()  # the key made once, before the writers start
+    procs = [subprocess.Popen([sys.executable, "-c", _WRITER, str(home), "40", who],
+                              cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
+             for who in ("ann", "bob")]
+    assert [p.wait(timeout=120) for p in procs] == [0, 0]
+    notes = _notes(home)
+    assert len(_entries(home)) == 80 and len(notes) == 80
+    assert [int(n.split("\n")[1]) for n in notes] == list(range(1, 81))
+    done = _cli(home, "verify", "--key", _pinned(home))
+    assert done.returncode == 0, done.stdout + done.stderr
