@@ -246,3 +246,12 @@ def test_two_processes_appending_at_once_leave_one_signed_history(tmp_path: Path
     assert [int(n.split("\n")[1]) for n in notes] == list(range(1, 81))
     done = _cli(home, "verify", "--key", _pinned(home))
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_journal_deleted_while_its_heads_remain(home: Path) -> None:
+    (home / "access.jsonl").unlink()
+    done = _cli(home, "verify", "--key", _pinned(home))
+    assert done.returncode == 1
+    assert "signs a head at entry 1" in done.stdout and "holds 0" in done.stdout
+    with pytest.raises(JournalError, match="removed at the end"):
+        AccessLog(home).record("ann", "page_view", "flags")
