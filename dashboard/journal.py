@@ -376,10 +376,15 @@ class Journal:
             full = {**entry, "seq": scan.seq + 1, "at": utc_now(), "prev": scan.head}
             full["hash"] = entry_hash(full)
             line = canonical(full) + b"\n"
-            if len(line) > MAX_LINE_BYTES:
-                raise ValueError(f"the entry is {len(line):,} bytes written out, over the "
-                                 f"journal's limit of {MAX_LINE_BYTES:,}")
-            self._write(fd, line)
+            try:
+                if len(line) > MAX_LINE_BYTES:
+                    raise ValueError(f"the entry is {len(line):,} bytes written out, over the "
+                                     f"journal's limit of {MAX_LINE_BYTES:,}")
+                self._write(fd, line)
+            except BaseException:
+                if history is not None:
+                    os.close(history[0])
+                raise
             self._remember(info, size=info.st_size + len(line), seq=full["seq"],
                            head=full["hash"], last_start=info.st_size, last_line=line[:-1])
             if history is not None:

@@ -71,7 +71,7 @@ def client_id() -> str:
         address = st.context.ip_address
     except Exception:  # no request in this run (a test harness): fall back to the session
         address = None
-    if address:
+    if isinstance(address, str) and address:  # a test harness may give something else
         return f"address {address}"
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
