@@ -306,8 +306,9 @@ def _verify(home: Path, keys: list[str] | None, *, every: bool = False) -> int:
 
 
 def _anchor(home: Path) -> int:
-    """Sign the head of each journal whose last entries have no signed head yet."""
-    signed = []
+    """Sign the head of each journal whose last entries have no signed head yet; then record
+    each signing in the access log (once all are signed: the access log may be one of them)."""
+    signed: list[tuple[str, int, str]] = []
     for name in (USERS_FILE, ACCESS_FILE, CASES_FILE):
         journal = Journal(home / name)
         if not journal.path.exists():
@@ -316,15 +317,10 @@ def _anchor(home: Path) -> int:
         if head is None:
             print(f"signed   {journal.path}: its head was signed already")
             continue
-        seq, digest = head
-        signed.append(name)
-        print(f"anchored {journal.path}: head seq {seq} sha256 {digest} signed")
-        if name != ACCESS_FILE:
-            _record(home, "journal_anchored", name, f"the head of {name} was signed",
-                    seq=seq, head=digest)
-    if ACCESS_FILE in signed:
-        seq, digest = Journal(home / ACCESS_FILE).head()
-        _record(home, "journal_anchored", ACCESS_FILE, f"the head of {ACCESS_FILE} was signed",
+        signed.append((name, *head))
+        print(f"anchored {journal.path}: head seq {head[0]} sha256 {head[1]} signed")
+    for name, seq, digest in signed:
+        _record(home, "journal_anchored", name, f"the head of {name} was signed",
                 seq=seq, head=digest)
     return 0
 

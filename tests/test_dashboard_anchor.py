@@ -255,3 +255,19 @@ def test_a_journal_deleted_while_its_heads_remain(home: Path) -> None:
     assert "signs a head at entry 1" in done.stdout and "holds 0" in done.stdout
     with pytest.raises(JournalError, match="removed at the end"):
         AccessLog(home).record("ann", "page_view", "flags")
+
+
+def test_anchor_signs_every_journal_written_before(tmp_path: Path) -> None:
+    """After an upgrade all three journals lack signed heads: one command signs them all,
+    and records each signing in the access log."""
+    home = tmp_path / "data" / "dashboard"
+    for name in ("users", "access", "cases"):
+        old = Journal(home / f"{name}.jsonl", anchored=False)
+        old.append({"user": "ann", "action": "page_view", "target": name, "detail": {}})
+    AccessLog(home).journal.signer()
+    signed = _cli(home, "anchor")
+    assert signed.returncode == 0, signed.stdout + signed.stderr
+    assert signed.stdout.count("anchored ") == 3
+    recorded = [e["target"] for e in _entries(home) if e["action"] == "journal_anchored"]
+    assert recorded == ["users.jsonl", "access.jsonl", "cases.jsonl"]
+    assert _cli(home, "anchor").stdout.count("its head was signed already") == 3
