@@ -87,7 +87,7 @@ live: setup ## a live shift: ingest and `checks --follow` running while the simu
 
 serve: setup ## serve the dashboard over DATA (default var/demo) at http://localhost:$(PORT) (ADDRESS=0.0.0.0 to share it)
 	@echo "dashboard: http://localhost:$(PORT)  (Ctrl-C to stop)"
-	CATWALK_DATA=$(or $(DATA),$(DEMO_DATA)) $(BIN)/python -m streamlit run dashboard/app.py \
+	CATWALK_DATA=$(or $(DATA),$(DEMO_DATA)) $(BIN)/python -m streamlit run dashboard/serve.py \
 	  --server.headless=true --server.address=$(ADDRESS) --server.port=$(PORT) --browser.gatherUsageStats=false \
 	  --client.toolbarMode=minimal
 

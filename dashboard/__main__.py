@@ -1,6 +1,6 @@
 """``python -m dashboard``: manage the dashboard's users and check its own journals.
 
-The dashboard itself is served by ``make serve`` (``streamlit run dashboard/app.py``); this
+The dashboard itself is served by ``make serve`` (``streamlit run dashboard/serve.py``); this
 command manages who may sign in to it and verifies the append-only files it keeps.
 """
 
@@ -14,11 +14,14 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
+from dashboard import anchor
 from dashboard.access import ACCESS_FILE, AccessLog
 from dashboard.accounts import USERS_FILE, AccountError, Accounts, home_dir
 from dashboard.cases import CASES_FILE, CaseError, Cases
 from dashboard.context import ROLE_WORDS, ROLES
 from dashboard.journal import Journal, JournalError
+from schemas import keyring
+from schemas.checkpoint import CheckpointError
 
 REPO = Path(__file__).resolve().parent.parent
 PROG = "python -m dashboard"
@@ -37,9 +40,12 @@ examples:
       ann can no longer sign in (kept in the file, never deleted; names are never reused)
   {PROG} users passwd ann --password-stdin
       give ann a new password
-  {PROG} access verify
-      check the three journals line by line (exit 1 naming the first broken line), and
-      print each one's head to note down
+  {PROG} access verify --key "$(cat pinned-journal.pub)"
+      check the three journals line by line and against their signed heads (exit 1 naming
+      the first broken line or head), and print each one's head to note down
+  {PROG} access anchor
+      sign the current head of a journal written before signed heads were kept (or whose
+      last entries have no signed head), once you have checked it; recorded in the access log
 
 roles:
 {chr(10).join(f"  {role:<10} {ROLE_WORDS[role]}" for role in ROLES)}
@@ -50,20 +56,32 @@ default $CATWALK_DATA or ./var):
   {ACCESS_FILE:<14} the access log: sign-ins, page and round views, exports, case actions,
                  user changes, with who and when
   {CASES_FILE:<14} the cases: flags acknowledged and their dispositions
+  FILE.checkpoints  each journal's signed heads: one signed note (C2SP signed-note form)
+                 per append, with the entries count, the last entry's hash and the time
 Each is append-only and hash-chained (mode 0600, directory 0700): a line changed, removed or
 cut off mid-write is named by `access verify`, and nothing writes to a journal that does not
-verify. Nothing repairs one silently either: keep the file as evidence, find out what happened,
-then restore it from a backup or move it aside (the dashboard then starts a new one). Removing
-lines at the end or rewriting the whole file is not visible in the chain alone: note each head
-that `access verify` prints somewhere the dashboard's host cannot rewrite.
+verify. Every append also signs the journal's new head with the journal key ($CATWALK_JOURNAL_KEY,
+else DATA/keys/journal.key, made on first use; its public half DATA/keys/journal.pub), so a
+chain recomputed after an edit, lines removed at the end, or a signed head removed while later
+ones remain are named too, and the dashboard stops writing to that journal. `access verify`
+checks the heads with --key (the journal key you pinned), else the keyring's role=journal keys
+($CATWALK_TRUSTED_KEYS), else the key beside the data, said "unverified: key not pinned" (exit 3).
+Nothing repairs a journal silently: keep the files as evidence, find out what happened, then
+restore them from a backup or move them aside (the dashboard then starts new ones). A journal
+removed whole with its signed heads is not visible from the host: note each head that
+`access verify` prints somewhere the dashboard's host cannot rewrite.
 Changes made here are recorded in the access log as user "cli:<your login name>".
 
-sign-in: 5 failed sign-ins for one name within 15 minutes lock that name for 15 minutes (kept
-in the dashboard server's memory: restarting the server clears it; every failure stays in the
-access log as sign_in_failed).
+sign-in: after 3 failed sign-ins within 15 minutes from one client (the browser's address, else
+its session), that client waits 1 s before its next try, then 2 s, 4 s ... up to 5 minutes; a
+name that many clients get wrong is slowed (2 s a try), never locked, so nobody can lock a known
+user out. Kept in the dashboard server's memory: restarting the server clears it; every failure
+stays in the access log as sign_in_failed, with the client. Passwords are scrypt N=2^17, r=8,
+p=1; a hash of a lower cost is made again at the user's next sign-in.
 
-exit codes: 0 done / every journal verifies; 1 a journal does not verify or cannot be written;
-2 the command cannot run (arguments, an unknown user or role, a password too short).
+exit codes: 0 done / every journal verifies; 1 a journal or its signed heads do not verify, or
+cannot be written; 2 the command cannot run (arguments, an unknown user or role, a password
+too short); 3 every journal verifies, but only with the key beside the data (not pinned).
 """
 
 
@@ -117,9 +135,22 @@ def _parser() -> argparse.ArgumentParser:
     access = top.add_parser("access", help="verify the journals",
                             epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     _common(access)
-    access_verbs = access.add_subparsers(dest="verb", metavar="{verify}", parser_class=_Parser)
-    check = access_verbs.add_parser("verify", help="check users, access log and cases")
+    access_verbs = access.add_subparsers(dest="verb", metavar="{verify,anchor}",
+                                         parser_class=_Parser)
+    check = access_verbs.add_parser("verify", help="check users, access log and cases, and "
+                                    "their signed heads")
+    check.add_argument("--key", action="append", metavar="KEY",
+                       help="the journal key you pinned (its text name+hash+key, or a file "
+                       "holding it; repeat for a rotation); default: the keyring's "
+                       f"role=journal keys (${keyring.ENV}), else DATA/keys/journal.pub "
+                       "(not pinned)")
     _common(check)
+    check.add_argument("--every-signature", action="store_true",
+                       help="check the signature of every signed head, not only the last's "
+                       "(which vouches for those before it through their hashes)")
+    sign = access_verbs.add_parser("anchor", help="sign the current head of journals that "
+                                   "have entries after their last signed head")
+    _common(sign)
     return p
 
 
@@ -220,32 +251,77 @@ def _users(args: argparse.Namespace, home: Path) -> int:
     raise _Refused("users: choose add, list, disable or passwd")
 
 
-def _verify(home: Path) -> int:
-    """Check each journal and what it folds into; print one line per file."""
+def _verify(home: Path, keys: list[str] | None, *, every: bool = False) -> int:
+    """Check each journal, what it folds into and its signed heads; one line per file."""
     broken = 0
+    try:
+        choice: keyring.KeyChoice | None = keyring.choose("journal", keys,
+                                                           anchor.public_path(home))
+        trust = choice.trust_words if choice else ""
+        unusable = ""
+    except CheckpointError as exc:
+        choice, trust, unusable = None, "", str(exc)
     for name, fold in ((USERS_FILE, lambda: Accounts(home).accounts()),
                        (ACCESS_FILE, None),
                        (CASES_FILE, lambda: Cases(home).states())):
         journal = Journal(home / name)
-        if not journal.path.exists():
+        if not journal.path.exists() and not journal.history_path.exists():
             print(f"absent   {journal.path} (nothing written yet)")
             continue
-        problem = journal.verify()
+        problem = journal.verify() if journal.path.exists() else None
         if problem is None and fold is not None:
             try:
                 fold()
             except (AccountError, CaseError, JournalError) as exc:
                 problem = str(exc)
+        verdict = None
+        if problem is None:
+            if choice is None:
+                problem = f"{journal.path}: its signed heads cannot be checked: {unusable}"
+            else:
+                verdict = journal.check_anchors(list(choice.verifiers), every=every)
+                problem = verdict.problem
         if problem is not None:
             broken += 1
-            print(f"BROKEN   {problem}")
+            label = "NOT ANCHORED" if verdict is not None and not verdict.anchored else "BROKEN"
+            print(f"{label:<8} {problem}")
             continue
+        assert verdict is not None
         seq, head = journal.head()
-        print(f"ok       {journal.path}: {seq:,} entries, head seq {seq} sha256 {head}")
+        heads = f"{verdict.notes:,} signed head{'s' if verdict.notes != 1 else ''}"
+        signed = (f"{heads}, the last by {verdict.signed_by}, {trust}"
+                  if verdict.notes else "no signed head yet")
+        print(f"ok       {journal.path}: {seq:,} entries, head seq {seq} sha256 {head}; "
+              f"{signed}")
     if broken:
-        print(f"{PROG}: {broken} journal(s) do not verify; nothing will be written to them. "
-              f"Keep them as evidence; see {PROG} --help (files).", file=sys.stderr)
+        print(f"{PROG}: {broken} journal(s) or their signed heads do not verify; nothing will "
+              f"be written to them. Keep them as evidence; see {PROG} --help (files).",
+              file=sys.stderr)
         return 1
+    if choice is not None and not choice.pinned:
+        print(f"{PROG}: {keyring.NOT_PINNED}: the signed heads were checked with "
+              f"{choice.source}", file=sys.stderr)
+        return 3
+    return 0
+
+
+def _anchor(home: Path) -> int:
+    """Sign the head of each journal whose last entries have no signed head yet; then record
+    each signing in the access log (once all are signed: the access log may be one of them)."""
+    signed: list[tuple[str, int, str]] = []
+    for name in (USERS_FILE, ACCESS_FILE, CASES_FILE):
+        journal = Journal(home / name)
+        if not journal.path.exists():
+            continue
+        head = journal.anchor_head()
+        if head is None:
+            print(f"signed   {journal.path}: its head was signed already")
+            continue
+        signed.append((name, *head))
+        print(f"anchored {journal.path}: head seq {head[0]} sha256 {head[1]} signed")
+    for name, seq, digest in signed:
+        _record(home, "journal_anchored", name, f"the head of {name} was signed",
+                seq=seq, head=digest)
     return 0
 
 
@@ -260,7 +336,10 @@ def main(argv: list[str] | None = None) -> int:
     home = getattr(args, "home", None) or home_dir(data)
     try:
         if args.area == "access":
-            return _verify(home)
+            if args.verb == "anchor":
+                return _anchor(home)
+            return _verify(home, getattr(args, "key", None),
+                           every=getattr(args, "every_signature", False))
         return _users(args, home)
     except (_Refused, AccountError, CaseError) as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)

@@ -7,22 +7,35 @@ stays in the file, and so does every password hash they had.
 
 Passwords are hashed with scrypt (RFC 7914; a memory-hard function, so that guessing passwords
 from a copied file is slow and costly), from the standard library: a 16-byte random salt,
-N=2^15, r=8, p=1 (32 MiB and about a tenth of a second per hash), a 32-byte key, stored as
-``scrypt$N$r$p$SALT$KEY`` (base64) so that the parameters can be raised later without breaking
-the hashes already stored. The password itself is never stored or logged; the repository
-holds no credentials (``python -m dashboard users add`` makes them).
+N=2^17, r=8, p=1 (128 MiB and about half a second per hash: OWASP's Password Storage Cheat
+Sheet asks for N=2^17 with r=8, p=1 at least), a 32-byte key, stored as
+``scrypt$N$r$p$SALT$KEY`` (base64), so that the parameters can be raised without breaking the
+hashes already stored: a hash made with a lower cost is made again with the current one at
+the user's next successful sign-in (a ``password_set`` entry by
+:data:`UPGRADED_BY`). OpenSSL refuses scrypt above its ``maxmem`` (32 MiB by default), so the
+memory each hash needs is passed explicitly. The password itself is never stored or logged;
+the repository holds no credentials (``python -m dashboard users add`` makes them).
 
-Sign-in throttle: after 5 failed sign-ins for one name within 15 minutes, :meth:`Accounts.
-authenticate` refuses that name, right password or not, for 15 minutes. The count is kept in the
-server process's memory, shared by every session of that process and keyed by the dashboard's
-home directory and the name as typed (names that do not exist are throttled alike, so the
-throttle does not tell which names exist). Restarting the server clears it; the failed
-sign-ins themselves stay in the access log, which the shell writes.
+Sign-in back-off, per client rather than per name (so that nobody can lock a known user out
+by typing wrong passwords for them): after :data:`BACKOFF_FREE` failed sign-ins within 15
+minutes from one client, that client waits 1 s before its next try, then 2 s, 4 s ... up to
+5 minutes (:meth:`Accounts.wait_for`); its tries in between are refused unchecked. A success
+clears its count. A client is what the shell passes as ``client``: the browser's address
+when Streamlit knows it, else the browser session (dashboard/signin.py :func:`~dashboard.
+signin.client_id`). A name that many clients get wrong (:data:`NAME_SLOW_FAILURES` failures
+within 15 minutes, a guessing attack spread over many addresses or sessions) only slows: each
+try at that name waits :data:`NAME_SLOW_S` before it is checked, the right password
+included, and nothing locks it. The counts are kept in the server process's memory, shared by
+every session of that process and keyed by the dashboard's home directory (names that do not
+exist are counted alike, so the back-off does not tell which names exist). Restarting the
+server clears them; the failed sign-ins themselves stay in the access log, which the shell
+writes.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
 import hashlib
 import hmac
@@ -50,7 +63,10 @@ MIN_PASSWORD = 12
 MAX_PASSWORD = 1024
 MAX_BY = 200
 
-SCRYPT_N = 2**15
+SCRYPT_N = 2**17
+"""The scrypt cost every new hash is made with (and every lower one raised to at sign-in).
+Tests may pass a lower ``scrypt_n`` to :class:`Accounts` explicitly; this default is never
+lowered."""
 SCRYPT_R = 8
 SCRYPT_P = 1
 SALT_BYTES = 16
@@ -59,10 +75,17 @@ _LIMITS = {"n": 2**20, "r": 32, "p": 16}
 """The largest scrypt parameters a stored hash may ask for (a hash asking for more is refused
 rather than allowed to exhaust the server's memory)."""
 
-THROTTLE_FAILURES = 5
-THROTTLE_WINDOW_S = 15 * 60.0
-THROTTLE_LOCK_S = 15 * 60.0
-_THROTTLE_NAMES = 10_000
+BACKOFF_FREE = 3
+"""Failed sign-ins from one client, within :data:`BACKOFF_WINDOW_S`, before it must wait."""
+BACKOFF_BASE_S = 1.0
+BACKOFF_MAX_S = 5 * 60.0
+BACKOFF_WINDOW_S = 15 * 60.0
+NAME_SLOW_FAILURES = 10
+"""Failed sign-ins for one name (from any client) within the window before each try at that
+name is slowed by :data:`NAME_SLOW_S`."""
+NAME_SLOW_S = 2.0
+UPGRADED_BY = "dashboard: scrypt cost raised at sign-in"
+_THROTTLE_KEYS = 10_000
 
 
 def home_dir(root: Path) -> Path:
@@ -103,11 +126,14 @@ def _scrypt(password: bytes, salt: bytes, n: int, r: int, p: int, dklen: int) ->
                           maxmem=2 * 128 * n * r * p + (1 << 20))
 
 
-def hash_password(password: str) -> str:
-    """``scrypt$N$r$p$SALT$KEY`` for ``password``, with a fresh random salt."""
+def hash_password(password: str, *, n: int = SCRYPT_N) -> str:
+    """``scrypt$N$r$p$SALT$KEY`` for ``password``, with a fresh random salt; ``n`` the cost
+    (:data:`SCRYPT_N`; lower only in tests, which say so)."""
+    if not (1 < n <= _LIMITS["n"] and n & (n - 1) == 0):
+        raise AccountError(f"the scrypt cost N must be a power of two up to 2^20, not {n}")
     salt = secrets.token_bytes(SALT_BYTES)
-    key = _scrypt(password.encode("utf-8"), salt, SCRYPT_N, SCRYPT_R, SCRYPT_P, KEY_BYTES)
-    return "$".join(("scrypt", str(SCRYPT_N), str(SCRYPT_R), str(SCRYPT_P),
+    key = _scrypt(password.encode("utf-8"), salt, n, SCRYPT_R, SCRYPT_P, KEY_BYTES)
+    return "$".join(("scrypt", str(n), str(SCRYPT_R), str(SCRYPT_P),
                      base64.b64encode(salt).decode("ascii"),
                      base64.b64encode(key).decode("ascii")))
 
@@ -128,6 +154,12 @@ def _parse_hash(stored: str) -> tuple[int, int, int, bytes, bytes]:
     return n, r, p, salt, key
 
 
+def hash_cost(stored: str) -> tuple[int, int, int]:
+    """The ``(N, r, p)`` a stored hash was made with."""
+    n, r, p, _, _ = _parse_hash(stored)
+    return n, r, p
+
+
 def check_password(password: str, stored: str) -> bool:
     """Whether ``password`` hashes to ``stored`` (compared in constant time)."""
     n, r, p, salt, key = _parse_hash(stored)
@@ -135,57 +167,56 @@ def check_password(password: str, stored: str) -> bool:
 
 
 @functools.cache
-def _dummy_hash() -> str:
+def _dummy_hash(n: int = SCRYPT_N) -> str:
     """Checked against when the name is unknown, so that every sign-in costs one scrypt with
     the current parameters and the time taken does not tell which names exist."""
-    return hash_password(secrets.token_urlsafe(24))
+    return hash_password(secrets.token_urlsafe(24), n=n)
 
 
-# Throttle -------------------------------------------------------------------------------------
+# Back-off -------------------------------------------------------------------------------------
 
 
-class _Throttle:
-    """Failed sign-ins per (home, name) in this process (see the module's docstring)."""
+class _Backoff:
+    """Failed sign-ins per client and per name in this process (see the module's docstring)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._failures: dict[tuple[str, str], list[float]] = {}
-        self._locked: dict[tuple[str, str], float] = {}
+        self._clients: dict[tuple[str, str], list[float]] = {}
+        self._names: dict[tuple[str, str], list[float]] = {}
 
-    def locked_for(self, key: tuple[str, str], now: float) -> float:
+    @staticmethod
+    def _recent(times: list[float] | None, now: float) -> list[float]:
+        return [t for t in times or () if now - t < BACKOFF_WINDOW_S]
+
+    def wait_for(self, client: tuple[str, str], now: float) -> float:
+        """Seconds before ``client`` may try again (0 when it may now)."""
         with self._lock:
-            until = self._locked.get(key)
-            if until is None:
-                return 0.0
-            if until <= now:
-                del self._locked[key]
-                return 0.0
-            return until - now
+            recent = self._recent(self._clients.get(client), now)
+        if len(recent) < BACKOFF_FREE:
+            return 0.0
+        delay = min(BACKOFF_MAX_S, BACKOFF_BASE_S * float(2 ** (len(recent) - BACKOFF_FREE)))
+        return max(0.0, recent[-1] + delay - now)
 
-    def failed(self, key: tuple[str, str], now: float) -> None:
+    def name_delay(self, name: tuple[str, str], now: float) -> float:
+        """Seconds every try at ``name`` is slowed by (0 unless many clients got it wrong)."""
         with self._lock:
-            recent = [t for t in self._failures.get(key, []) if now - t < THROTTLE_WINDOW_S]
-            recent.append(now)
-            if len(recent) >= THROTTLE_FAILURES:
-                self._locked[key] = now + THROTTLE_LOCK_S
-                self._failures.pop(key, None)
-            else:
-                self._failures[key] = recent
-            if len(self._failures) > _THROTTLE_NAMES:
-                self._prune(now)
+            recent = self._recent(self._names.get(name), now)
+        return NAME_SLOW_S if len(recent) >= NAME_SLOW_FAILURES else 0.0
 
-    def succeeded(self, key: tuple[str, str]) -> None:
+    def failed(self, client: tuple[str, str], name: tuple[str, str], now: float) -> None:
         with self._lock:
-            self._failures.pop(key, None)
+            for table, key in ((self._clients, client), (self._names, name)):
+                table[key] = [*self._recent(table.get(key), now), now][-64:]
+                if len(table) > _THROTTLE_KEYS:
+                    for old in [k for k, v in table.items() if now - v[-1] >= BACKOFF_WINDOW_S]:
+                        del table[old]
 
-    def _prune(self, now: float) -> None:
-        for k in [k for k, times in self._failures.items() if now - times[-1] >= THROTTLE_WINDOW_S]:
-            del self._failures[k]
-        for k in [k for k, until in self._locked.items() if until <= now]:
-            del self._locked[k]
+    def succeeded(self, client: tuple[str, str]) -> None:
+        with self._lock:
+            self._clients.pop(client, None)
 
 
-_THROTTLE = _Throttle()
+_BACKOFF = _Backoff()
 
 
 # Validation -----------------------------------------------------------------------------------
@@ -278,10 +309,16 @@ def _fold(path: Path, entries: list[dict[str, Any]]) -> dict[str, _Folded]:
 class Accounts:
     """The users of one dashboard home (``HOME/users.jsonl``)."""
 
-    def __init__(self, home: Path, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, home: Path, *, clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep, scrypt_n: int = SCRYPT_N
+                 ) -> None:
+        """``scrypt_n``: the cost of the hashes made here (:data:`SCRYPT_N`); a test passes
+        a lower one explicitly to stay fast."""
         self.home = Path(home)
         self.journal = Journal(self.home / USERS_FILE)
         self._clock = clock
+        self._sleep = sleep
+        self.scrypt_n = scrypt_n
 
     def _users(self) -> dict[str, _Folded]:
         return _fold(self.journal.path, self.journal.entries())
@@ -313,7 +350,8 @@ class Accounts:
 
         written = self.journal.append(
             {"event": "user_added", "name": name, "role": role,
-             "password_hash": hash_password(password), "by": by}, guard=guard)
+             "password_hash": hash_password(password, n=self.scrypt_n), "by": by},
+            guard=guard)
         return Account(name=name, role=role, active=True, created_at=written["at"],
                        created_by=by, disabled_at=None)
 
@@ -350,24 +388,30 @@ class Accounts:
                 raise AccountError(f"{name!r} is disabled; a disabled user keeps no password")
 
         self.journal.append({"event": "password_set", "name": name,
-                             "password_hash": hash_password(password), "by": by}, guard=guard)
+                             "password_hash": hash_password(password, n=self.scrypt_n),
+                             "by": by}, guard=guard)
 
-    def locked_for(self, name: str) -> float:
-        """Seconds until ``name`` may try to sign in again (0 when not throttled)."""
-        return _THROTTLE.locked_for(self._throttle_key(name), self._clock())
+    def wait_for(self, client: str = "") -> float:
+        """Seconds before ``client`` may try to sign in again (0 when it may now)."""
+        return _BACKOFF.wait_for(self._key(client), self._clock())
 
-    def authenticate(self, name: str, password: str) -> User | None:
+    def authenticate(self, name: str, password: str, *, client: str = "") -> User | None:
         """The user when ``name`` is an active user and ``password`` is theirs; None for an
-        unknown or disabled name, a wrong password, or a name throttled after 5 failures in
-        15 minutes. Every attempt that is not throttled costs one scrypt, found or not.
+        unknown or disabled name, a wrong password, or a ``client`` that must still wait
+        (:meth:`wait_for`; refused unchecked). A name many clients got wrong is slowed, never
+        refused. Every try that is checked costs one scrypt, found or not; a hash of a lower
+        cost than :attr:`scrypt_n` is made again with it on success.
 
         Raises :class:`JournalError` or :class:`AccountError` when the users file cannot be
         trusted (fail closed: nobody signs in against a broken file)."""
-        key = self._throttle_key(name)
-        if _THROTTLE.locked_for(key, self._clock()) > 0:
+        who, named = self._key(client), self._key(name)
+        if _BACKOFF.wait_for(who, self._clock()) > 0:
             return None
+        delay = _BACKOFF.name_delay(named, self._clock())
+        if delay > 0:
+            self._sleep(delay)
         found = self._users().get(name) if isinstance(name, str) else None
-        stored = found.password_hash if found is not None else _dummy_hash()
+        stored = found.password_hash if found is not None else _dummy_hash(self.scrypt_n)
         try:
             matches = check_password(password if isinstance(password, str) else "", stored)
         except AccountError as exc:
@@ -375,13 +419,26 @@ class Accounts:
                                f"used ({exc}); set a new password with python -m dashboard "
                                "users passwd") from exc
         if matches and found is not None and found.account.active:
-            _THROTTLE.succeeded(key)
+            _BACKOFF.succeeded(who)
+            if hash_cost(stored) < (self.scrypt_n, SCRYPT_R, SCRYPT_P):
+                self._upgrade(found.account.name, password, stored)
             return User(name=found.account.name, role=found.account.role)
-        _THROTTLE.failed(key, self._clock())
+        _BACKOFF.failed(who, named, self._clock())
         return None
 
-    def _throttle_key(self, name: object) -> tuple[str, str]:
-        return (str(self.home.resolve()), str(name)[:64])
+    def _upgrade(self, name: str, password: str, stored: str) -> None:
+        """Store ``name``'s password again at the current cost, unless it changed since."""
+        def guard(entries: list[dict[str, Any]]) -> None:
+            if self._existing(entries, name).password_hash != stored:
+                raise AccountError(f"the password of {name!r} changed meanwhile")
+
+        with contextlib.suppress(AccountError):  # set anew meanwhile: theirs stands
+            self.journal.append({"event": "password_set", "name": name,
+                                 "password_hash": hash_password(password, n=self.scrypt_n),
+                                 "by": UPGRADED_BY}, guard=guard)
+
+    def _key(self, what: object) -> tuple[str, str]:
+        return (str(self.home.resolve()), str(what)[:200])
 
 
 __all__ = [
@@ -391,6 +448,7 @@ __all__ = [
     "Accounts",
     "JournalError",
     "check_password",
+    "hash_cost",
     "hash_password",
     "home_dir",
 ]

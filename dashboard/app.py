@@ -1,4 +1,6 @@
-"""Catwalk dashboard: run from the repository root with ``streamlit run dashboard/app.py``.
+"""Catwalk dashboard: served from the repository root with ``streamlit run dashboard/serve.py``
+(which runs this script behind a layer that closes ``/_stcore/metrics``; ``streamlit run
+dashboard/app.py`` serves it without that layer).
 
 It reads the Parquet files that replay and checks wrote under ``$CATWALK_DATA`` (default
 ``var/``) and never writes them; its own files (users, access log, cases) live in

@@ -18,6 +18,7 @@ import streamlit as st
 
 from dashboard.context import Filters
 from dashboard.data import FilterOptions
+from dashboard.views import shown
 
 KEYS: Mapping[str, str] = {
     "casinos": "filter_casinos",
@@ -75,7 +76,7 @@ def draw(options: FilterOptions, *, format_game: Callable[[Any], str] = str) -> 
         _keep_known(KEYS[name], known)
         st.multiselect(
             label, known, key=KEYS[name], placeholder="All",
-            format_func=format_game if name == "games" else str,
+            format_func=format_game if name == "games" else shown,
         )
     _keep_days(KEYS["dates"], options.first_day, options.last_day)
     if options.first_day is not None and options.last_day is not None:

@@ -13,9 +13,12 @@ Editing, inserting or removing a line in the middle breaks the chain and is name
 mid-write, a full disk) is a torn tail: it is reported, never repaired or dropped, and
 :meth:`Journal.append` refuses to extend a journal that does not verify (the operator decides
 what happens to it: ``python -m dashboard --help``). What a chain alone cannot show is the
-removal of whole lines at the end or a rewrite of the whole file: for that, note the head
-(``python -m dashboard access verify`` prints each journal's last ``seq`` and ``hash``)
-somewhere the dashboard's host cannot rewrite, as with the event log's checkpoints
+removal of whole lines at the end or a chain recomputed after an edit: for that every append
+also signs the journal's new head into ``FILE.checkpoints`` (dashboard/anchor.py), under the
+same lock, and refuses to append when the journal no longer matches the last head signed.
+A journal removed whole together with its signed heads is not visible from the host: note
+the head (``python -m dashboard access verify`` prints each journal's last ``seq`` and
+``hash``) somewhere the dashboard's host cannot rewrite, as with the event log's checkpoints
 (docs/log-integrity.md).
 
 Writers take an exclusive ``flock`` on the file while they read its tail and append (``O_APPEND``,
@@ -44,6 +47,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from dashboard import anchor
+from schemas.checkpoint import Signer, Verifier
 
 RESERVED = ("seq", "at", "prev", "hash")
 """The fields the journal writes itself; an entry handed to :meth:`Journal.append` may not
@@ -200,11 +206,44 @@ def _read_all(fd: int, start: int, size: int) -> bytes:
     return b"".join(chunks)
 
 
-class Journal:
-    """An append-only, hash-chained JSON-lines file (see the module's docstring)."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _History:
+    """The end of a journal's history of signed heads as this process last wrote it."""
 
-    def __init__(self, path: Path) -> None:
+    device: int
+    inode: int
+    size: int
+    note: anchor.Note
+
+
+_HISTORIES: dict[str, _History] = {}
+
+
+class Journal:
+    """An append-only, hash-chained JSON-lines file (see the module's docstring).
+
+    ``anchored`` (the default): every append signs the new head into ``FILE.checkpoints``
+    with the key :func:`dashboard.anchor.signer_for` gives (or ``signer``, when given)."""
+
+    def __init__(self, path: Path, *, anchored: bool = True, signer: Signer | None = None
+                 ) -> None:
         self.path = Path(path)
+        self.anchored = anchored
+        self._given_signer = signer
+
+    @property
+    def history_path(self) -> Path:
+        """``FILE.checkpoints``: the signed heads of this journal."""
+        return anchor.history_path(self.path)
+
+    def signer(self) -> Signer:
+        if self._given_signer is not None:
+            return self._given_signer
+        try:
+            return anchor.signer_for(self.path.parent)
+        except (ValueError, OSError) as exc:
+            raise JournalError(f"cannot sign the head of {self.path}, so nothing was appended: "
+                               f"{exc}", path=self.path) from exc
 
     def __repr__(self) -> str:
         return f"Journal({str(self.path)!r})"
@@ -333,15 +372,23 @@ class Journal:
                 raise JournalError(
                     f"the journal does not verify, so nothing was appended: {scan.problem}. "
                     f"{self._advice()}", path=self.path, line=scan.seq + 1)
+            history = self._history_before(scan.seq, scan.head) if self.anchored else None
             full = {**entry, "seq": scan.seq + 1, "at": utc_now(), "prev": scan.head}
             full["hash"] = entry_hash(full)
             line = canonical(full) + b"\n"
-            if len(line) > MAX_LINE_BYTES:
-                raise ValueError(f"the entry is {len(line):,} bytes written out, over the "
-                                 f"journal's limit of {MAX_LINE_BYTES:,}")
-            self._write(fd, line)
+            try:
+                if len(line) > MAX_LINE_BYTES:
+                    raise ValueError(f"the entry is {len(line):,} bytes written out, over the "
+                                     f"journal's limit of {MAX_LINE_BYTES:,}")
+                self._write(fd, line)
+            except BaseException:
+                if history is not None:
+                    os.close(history[0])
+                raise
             self._remember(info, size=info.st_size + len(line), seq=full["seq"],
                            head=full["hash"], last_start=info.st_size, last_line=line[:-1])
+            if history is not None:
+                self._sign_head(history, full["seq"], full["hash"], full["at"])
         finally:
             os.close(fd)  # closing releases the lock
         if not existed:
@@ -418,6 +465,194 @@ class Journal:
                     "torn line that the next append will refuse" if written else "")
             raise JournalError(f"cannot append to {self.path}: {exc.strerror or exc}.{torn}",
                                path=self.path) from exc
+
+    # Signed heads ----------------------------------------------------------------------------
+
+    def _open_history(self) -> int:
+        try:
+            fd = os.open(self.history_path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
+                         | os.O_NOFOLLOW | os.O_NONBLOCK, FILE_MODE)
+        except OSError as exc:
+            raise JournalError(f"cannot open {self.history_path}, the signed heads of "
+                               f"{self.path.name}: {exc.strerror or exc} (a symlink there is "
+                               "never followed)", path=self.path) from exc
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise JournalError(f"{self.history_path} is not a regular file", path=self.path)
+        return fd
+
+    def _history_before(self, seq: int, head: str) -> tuple[int, os.stat_result,
+                                                            anchor.Note | None, Signer]:
+        """Under the journal's lock, before an append: the history's end, checked against
+        the journal as it stands (``seq``, ``head``). Refuses (JournalError) when the last
+        signed head is not this journal's, or there is none for a journal with entries."""
+        signer = self.signer()
+        fd = self._open_history()
+        try:
+            info = os.fstat(fd)
+            key = str(self.history_path.resolve())
+            with _TAILS_LOCK:
+                known = _HISTORIES.get(key)
+            if known is not None and (known.device, known.inode, known.size) == (
+                    info.st_dev, info.st_ino, info.st_size):
+                note: anchor.Note | None = known.note
+            else:
+                start = max(0, info.st_size - anchor.TAIL_BYTES)
+                note = anchor.last_note(_read_all(fd, start, info.st_size), self.history_path)
+                if note is not None and note.signed_by([signer.verifier]) is None:
+                    raise anchor.AnchorError(
+                        f"{note.where}: the last signed head does not verify with the journal "
+                        f"key {signer.verifier.vkey}: it was forged or altered, or the key was "
+                        "changed")
+        except anchor.AnchorError as exc:
+            os.close(fd)
+            raise JournalError(f"the signed heads of {self.path.name} cannot be trusted, so "
+                               f"nothing was appended: {exc}. {self._advice()}",
+                               path=self.path) from exc
+        except BaseException:
+            os.close(fd)
+            raise
+        problem = None
+        if note is None and seq > 0:
+            problem = (f"{self.path} is not anchored: its {seq:,} entries were written before "
+                       "signed heads were kept, or its history was removed. Check it, then "
+                       "run python -m dashboard access anchor")
+        elif note is not None and note.anchor.entries > seq:
+            problem = (f"{self.path} holds {seq:,} entries but a head was signed at entry "
+                       f"{note.anchor.entries:,} ({note.anchor.signed_at}): entries were "
+                       "removed at the end")
+        elif note is not None and note.anchor.entries < seq:
+            problem = (f"{self.path}: entries {note.anchor.entries + 1:,} to {seq:,} are after "
+                       "the last signed head (added without a signature, or the newest heads "
+                       "were removed). Check them, then run python -m dashboard access anchor")
+        elif note is not None and note.anchor.head != head:
+            problem = (f"entry {seq:,} of {self.path} is not the head signed at "
+                       f"{note.anchor.signed_at}: the journal was rewritten")
+        if problem is not None:
+            os.close(fd)
+            raise JournalError(f"{problem}; nothing was appended. {self._advice()}",
+                               path=self.path)
+        return fd, info, note, signer
+
+    def _sign_head(self, history: tuple[int, os.stat_result, anchor.Note | None, Signer],
+                   seq: int, head: str, at: str, *, first: str = "") -> None:
+        """Append the signed note of the new head (``seq``, ``head``) to the history, and
+        close the history's file. ``first``: the first entry's hash, for a journal's first
+        note when that is not entry 1's own."""
+        fd, info, last, signer = history
+        try:
+            ident = (last.anchor.journal_id if last is not None
+                     else anchor.journal_id(first or head))
+            made = anchor.Anchor(
+                name=anchor.journal_name(self.path), journal_id=ident, entries=seq, head=head,
+                signed_at=at, number=last.anchor.number + 1 if last else 1,
+                prev=anchor.note_hash(last.text) if last else "-")
+            text = anchor.sign(signer, made)
+            data = text.encode("utf-8")
+            written = 0
+            try:
+                while written < len(data):
+                    written += os.write(fd, data[written:])
+                os.fsync(fd)
+            except OSError as exc:
+                raise JournalError(
+                    f"entry {seq:,} was written to {self.path} but its signed head could not "
+                    f"be written to {self.history_path}: {exc.strerror or exc}. The next "
+                    "append will refuse until python -m dashboard access anchor signs it",
+                    path=self.path) from exc
+            note = anchor.Note(anchor=made, text=text, signatures=(text.split("\n")[-2],),
+                               where=f"{self.history_path} note {made.number}")
+            with _TAILS_LOCK:
+                _HISTORIES[str(self.history_path.resolve())] = _History(
+                    device=info.st_dev, inode=info.st_ino, size=info.st_size + len(data),
+                    note=note)
+        finally:
+            os.close(fd)
+
+    def anchor_head(self) -> tuple[int, str] | None:
+        """Sign the journal's current head when entries are after the last signed head (a
+        journal written before signed heads were kept, or a process stopped between its
+        line and its note); return the head signed, or None when it was signed already.
+        Refuses (JournalError) a journal or a history that does not verify otherwise."""
+        fd = self._open_for_append()
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            scan = _scan(self.path, _read_all(fd, 0, os.fstat(fd).st_size))
+            if scan.problem is not None:
+                raise JournalError(f"the journal does not verify, so nothing was signed: "
+                                   f"{scan.problem}. {self._advice()}", path=self.path)
+            hashes = [e["hash"] for e in scan.entries]
+            signer = self.signer()
+            verdict = anchor.check(self.path, hashes, self._history_text(),
+                                   [signer.verifier])
+            if verdict.ok or not hashes:
+                return None
+            if verdict.tail == 0:
+                raise JournalError(f"the signed heads do not match, so nothing was signed: "
+                                   f"{verdict.problem}. {self._advice()}", path=self.path)
+            hfd = self._open_history()
+            try:
+                hinfo = os.fstat(hfd)
+                start = max(0, hinfo.st_size - anchor.TAIL_BYTES)
+                last = anchor.last_note(_read_all(hfd, start, hinfo.st_size),
+                                        self.history_path)
+            except (anchor.AnchorError, OSError) as exc:
+                os.close(hfd)
+                raise JournalError(f"cannot read {self.history_path}: {exc}",
+                                   path=self.path) from exc
+            self._sign_head((hfd, hinfo, last, signer), scan.seq, scan.head, utc_now(),
+                            first=hashes[0])
+            return scan.seq, scan.head
+        finally:
+            os.close(fd)
+
+    def _history_text(self) -> str:
+        try:
+            fd = os.open(self.history_path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW
+                         | os.O_NONBLOCK)
+        except FileNotFoundError:
+            return ""
+        except OSError as exc:
+            raise JournalError(f"cannot read {self.history_path}: {exc.strerror or exc} (a "
+                               "symlink there is never followed)", path=self.path) from exc
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise JournalError(f"{self.history_path} is not a regular file",
+                                   path=self.path)
+            raw = _read_all(fd, 0, info.st_size)
+        finally:
+            os.close(fd)
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise JournalError(f"{self.history_path} is not text", path=self.path) from exc
+
+    def check_anchors(self, verifiers: list[Verifier], *, every: bool = False
+                      ) -> anchor.Verdict:
+        """Check the journal whole and its signed heads against it, with ``verifiers`` (the
+        keys to trust: schemas/keyring.py ``choose("journal", ...)``). Both are read under
+        the journal's shared lock, so an append in between is not mistaken for a cut.
+        ``every``: check each note's signature, not only the last's."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return anchor.check(self.path, [], self._history_text(), verifiers, every=every)
+        except OSError as exc:
+            raise JournalError(f"cannot open {self.path}: {exc.strerror or exc}",
+                               path=self.path) from exc
+        try:
+            self._check_regular(fd)
+            fcntl.flock(fd, fcntl.LOCK_SH)
+            data = _read_all(fd, 0, os.fstat(fd).st_size)
+            text = self._history_text()
+        finally:
+            os.close(fd)
+        scan = _scan(self.path, data)
+        if scan.problem is not None:
+            return anchor.Verdict(ok=False, anchored=True, notes=0, problem=scan.problem)
+        return anchor.check(self.path, [e["hash"] for e in scan.entries], text, verifiers,
+                            every=every)
 
     def _advice(self) -> str:
         return (f"Nothing repairs a journal silently: keep {self.path.name} as evidence, find "

@@ -2,10 +2,15 @@
 
 - :func:`sign_in_form`: text inputs "Name" and "Password" and a "Sign in" button
   (dashboard/accounts.py :meth:`~dashboard.accounts.Accounts.authenticate`: scrypt hashes,
-  5 failures in 15 minutes lock a name for 15 minutes). A wrong name and a wrong password
-  get the same words, "Wrong name or password", so the form does not tell which names exist.
-  Every attempt is written to the access log (``sign_in`` or ``sign_in_failed``) before the
+  and a back-off per client: after 3 failures a client waits 1 s, 2 s, 4 s ... before its
+  next try; no name is ever locked). A wrong name and a wrong password get the same words,
+  "Wrong name or password", so the form does not tell which names exist. Every attempt is
+  written to the access log (``sign_in`` or ``sign_in_failed``, with the client) before the
   user is let in: when the log cannot be written, nobody is (fail closed).
+- :func:`client_id`: who "a client" is for the back-off: ``address A`` when Streamlit knows
+  the browser's address (``st.context.ip_address``: the peer of the connection, so behind a
+  reverse proxy every browser is the proxy's address), else ``session S``, the browser
+  session's id. Headers such as ``X-Forwarded-For`` are not used: any browser can send them.
 - :func:`no_users`: the page shown while the dashboard has no active user, saying how to
   create the first one, instead of a sign-in that can never work.
 - :func:`sign_out`: the sidebar's "Sign out" (recorded as ``sign_out``).
@@ -60,6 +65,20 @@ def access_log_error(error: BaseException) -> None:
     )
 
 
+def client_id() -> str:
+    """The client a sign-in comes from (see the module's docstring)."""
+    try:
+        address = st.context.ip_address
+    except Exception:  # no request in this run (a test harness): fall back to the session
+        address = None
+    if isinstance(address, str) and address:  # a test harness may give something else
+        return f"address {address}"
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return f"session {ctx.session_id}" if ctx is not None else "session unknown"
+
+
 def sign_in_form(
     accounts: Accounts, access: AccessLog, *, on_success: Callable[[User], None]
 ) -> None:
@@ -74,8 +93,11 @@ def sign_in_form(
     if not submitted:
         return
     name = name.strip()
+    client = client_id()
+    waiting = accounts.wait_for(client)
     try:
-        user = accounts.authenticate(name, password) if name and password else None
+        user = (accounts.authenticate(name, password, client=client)
+                if name and password and not waiting else None)
     except (JournalError, AccountError, OSError) as error:
         _LOG.error("sign-in refused: the users file cannot be trusted: %s", error)
         st.error(
@@ -86,18 +108,23 @@ def sign_in_form(
     who = user.name if user else typed_name(name)
     try:
         if user is None:
-            access.record(who, "sign_in_failed")
+            if waiting:
+                access.record(who, "sign_in_failed", client=client,
+                              waiting_s=math.ceil(waiting))
+            else:
+                access.record(who, "sign_in_failed", client=client)
         else:
             access.record(who, "sign_in", role=user.role)
     except (JournalError, OSError, ValueError) as error:
         access_log_error(error)
         return
     if user is None:
-        locked = accounts.locked_for(name) if name else 0.0
-        if locked > 0:
-            minutes = max(1, math.ceil(locked / 60))
-            st.error(f"Too many failed sign-ins for this name: try again in {minutes} "
-                     f"minute{'s' if minutes > 1 else ''}.")
+        wait = accounts.wait_for(client)
+        if waiting or wait > 0:
+            seconds = max(1, math.ceil(max(waiting, wait)))
+            st.error(f"{WRONG if not waiting else 'Not checked'}: too many failed sign-ins "
+                     f"from here; wait {seconds} second{'s' if seconds > 1 else ''} before "
+                     "trying again.")
         else:
             st.error(WRONG)
         return

@@ -4,9 +4,10 @@ names, money as dollars (from integer cents, never float), yes/no instead of Tru
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
 import pandas as pd
 import pyarrow as pa
@@ -60,7 +61,8 @@ def money_table(frame: pd.DataFrame, money: Iterable[str], *, rename: dict[str, 
         if source in money:
             columns[label] = pa.array([dollars(v) for v in values], DOLLARS)
         else:
-            columns[label] = pa.array([None if absent(v) else v for v in values])
+            columns[label] = pa.array([None if absent(v) else shown(v) if isinstance(v, str)
+                                       else v for v in values])
     return pa.table(columns)
 
 
@@ -68,8 +70,61 @@ def yes_no(value: Any) -> str:
     return "" if absent(value) else ("yes" if bool(value) else "no")
 
 
+# Invisible characters --------------------------------------------------------------------------
+# A round id, a table or dealer name, a note or a user name can carry Unicode format controls
+# (category Cf): the bidirectional embeddings, overrides and isolates (U+202A..U+202E,
+# U+2066..U+2069) and marks (U+200E, U+200F, U+061C) reorder what follows them on screen
+# (Unicode Standard Annex #9; the "Trojan Source" attack, CVE-2021-42574), so that
+# "T01-000\u202e24" reads as T01-00042; zero-width ones (U+200B, U+2060, U+FEFF ...) make two
+# different ids look the same. Every text the dashboard shows from data goes through
+# :func:`shown`, which replaces each of them, and the line and paragraph separators, by its
+# code point made visible, ``<U+202E>``: an analyst sees that something is there, and what.
+
+
+def _visible(char: str) -> str:
+    return f"<U+{ord(char):04X}>"
+
+
+_HIDDEN = frozenset({"Cf", "Zl", "Zp"})
+
+
+def shown(value: Any) -> str:
+    """``value`` as text with every format control (Unicode category Cf: bidirectional
+    overrides, isolates and marks, zero-width characters) and line or paragraph separator
+    written as ``<U+XXXX>``; everything else unchanged. ``None`` and NA give ``""``."""
+    if absent(value):
+        return ""
+    text = str(value)
+    if text.isprintable():  # the common case: no format control (they are not printable)
+        return text
+    return "".join(_visible(c) if unicodedata.category(c) in _HIDDEN else c for c in text)
+
+
+Frame = TypeVar("Frame", pd.DataFrame, pa.Table)
+
+
+def shown_frame(frame: Frame) -> Frame:
+    """A table for st.dataframe with every text cell through :func:`shown` (other cells, the
+    column names and the index unchanged, so that numbers still sort as numbers)."""
+    if isinstance(frame, pa.Table):
+        columns = {}
+        for name, column in zip(frame.column_names, frame.columns, strict=True):
+            if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+                columns[name] = pa.array([None if v is None else shown(v)
+                                          for v in column.to_pylist()], column.type)
+            else:
+                columns[name] = column
+        return pa.table(columns)
+    out = frame.copy()
+    for name in out.columns:
+        if out[name].dtype == object or pd.api.types.is_string_dtype(out[name].dtype):
+            out[name] = out[name].map(lambda v: shown(v) if isinstance(v, str) else v)
+    return out
+
+
 def text(value: Any) -> str:
-    return "" if absent(value) else str(value)
+    """A cell's text from data (:func:`shown`): ``""`` for a null."""
+    return shown(value)
 
 
 def seat_label(value: Any) -> str:
@@ -89,9 +144,9 @@ def flags_table(flags: pd.DataFrame) -> pd.DataFrame:
     """One row per flag: check, round, table, seat, recorded, expected, difference."""
     rows = [
         {
-            "check": flag["check_id"],
-            "round": flag["round_id"],
-            "table": flag["table_id"],
+            "check": text(flag["check_id"]),
+            "round": text(flag["round_id"]),
+            "table": text(flag["table_id"]),
             "seat": text(flag["seat"]),
             "recorded": money(flag["recorded_cents"]),
             "expected": money(flag["expected_cents"]),
@@ -105,10 +160,10 @@ def flags_table(flags: pd.DataFrame) -> pd.DataFrame:
 
 def flag_label(flag: dict[str, Any]) -> str:
     """The choice shown in the flag picker: round, seat, difference and check."""
-    parts = [str(flag["round_id"]), seat_label(flag["seat"])]
+    parts = [shown(flag["round_id"]), seat_label(flag["seat"])]
     if stake(flag) is not None:
         parts.append(money(stake(flag), signed=True))
-    parts.append(str(flag["check_id"]))
+    parts.append(shown(flag["check_id"]))
     return " · ".join(parts)
 
 
@@ -221,7 +276,7 @@ def code(value: Any) -> str:
     fence is longer than any run of backticks inside; line breaks become spaces. One
     exception: Streamlit's front end rewrites ":material/" to ":material_" in the source,
     even inside code, so a zero-width space goes before the "/" (as Streamlit does itself)."""
-    text = " ".join(str(value).splitlines()).replace(":material/", ":material\u200b/")
+    text = " ".join(shown(value).splitlines()).replace(":material/", ":material\u200b/")
     if not text:
         return ""
     fence = "`" * (1 + max((len(run) for run in _BACKTICKS.findall(text)), default=0))
@@ -232,6 +287,7 @@ def code(value: Any) -> str:
 def literal(value: Any) -> str:
     """``value`` as Markdown that shows exactly its text: unchanged when it is words (letters
     and digits joined by spaces, ", ", ": ", "-" or "_"; "t1-000042", "seat 1: no hand set"),
-    where Markdown finds nothing to interpret, else as a :func:`code` span."""
-    text = " ".join(str(value).splitlines())
+    where Markdown finds nothing to interpret, else as a :func:`code` span. Format controls
+    are made visible first (:func:`shown`)."""
+    text = " ".join(shown(value).splitlines())
     return text if _WORDS.fullmatch(text) else code(text)

@@ -37,5 +37,5 @@ echo "live: logs in $data/{ingest,follow,simulate}.out (tail -f $data/follow.out
 PYTHON="$python" bash deploy/demo-users.sh "$data"
 echo "dashboard: http://localhost:$port  (Ctrl-C to stop everything)"
 CATWALK_DATA="$data" CATWALK_DASHBOARD_HOME="$(cd "$data" && pwd)/dashboard" \
-  "$python" -m streamlit run dashboard/app.py --server.headless=true --server.address="$address" \
+  "$python" -m streamlit run dashboard/serve.py --server.headless=true --server.address="$address" \
   --server.port="$port" --browser.gatherUsageStats=false --client.toolbarMode=minimal

@@ -2,7 +2,7 @@
 (tests/test_dashboard_browser.py) and the page-speed benchmark (bench/dashboard_speed.py)
 share.
 
-- :func:`serve`: ``streamlit run dashboard/app.py`` headless on a free loopback port over a
+- :func:`serve`: ``streamlit run dashboard/serve.py`` headless on a free loopback port over a
   data directory (``$CATWALK_DATA``) and a dashboard home (``$CATWALK_DASHBOARD_HOME``:
   users, access log, cases), until it answers its health check; stopped on exit.
 - :func:`launch`: Debian's ``/usr/bin/chromium`` through Playwright (never a browser
@@ -106,7 +106,7 @@ class Server:
 def serve(data_dir: Path, home: Path, log_path: Path, *,
           env: Mapping[str, str] | None = None,
           timeout_s: float = STARTUP_TIMEOUT_S) -> Iterator[Server]:
-    """``streamlit run dashboard/app.py`` over ``data_dir`` with its home in ``home``,
+    """``streamlit run dashboard/serve.py`` over ``data_dir`` with its home in ``home``,
     headless on a free loopback port, its output in ``log_path``; yields once it is healthy
     and stops it (terminate, then kill after 10 s) on exit. Raises
     :class:`BrowserSupportError` with the server's output when it exits or is not healthy
@@ -116,7 +116,7 @@ def serve(data_dir: Path, home: Path, log_path: Path, *,
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with log_path.open("wb") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "dashboard/app.py",
+            [sys.executable, "-m", "streamlit", "run", "dashboard/serve.py",
              "--server.headless=true", "--server.address=127.0.0.1", f"--server.port={port}",
              "--server.fileWatcherType=none", "--browser.gatherUsageStats=false",
              "--global.developmentMode=false", "--client.toolbarMode=minimal"],

@@ -199,6 +199,14 @@ def write_users(home: Path, cache_dir: Path) -> dict[Role, str]:
         _HOMES[str(cache_dir)] = made
     home.mkdir(parents=True, exist_ok=True)
     shutil.copy2(made / "users.jsonl", home / "users.jsonl")
+    # its signed heads and the key that signed them (DATA/keys beside the home), so that
+    # the dashboard may append to the copy
+    shutil.copy2(made / "users.jsonl.checkpoints", home / "users.jsonl.checkpoints")
+    keys = home.resolve().parent / "keys"
+    if not (keys / "journal.key").exists():
+        keys.mkdir(parents=True, exist_ok=True)
+        for name in ("journal.key", "journal.pub"):
+            shutil.copy2(made.resolve().parent / "keys" / name, keys / name)
     return dict(USERS)
 
 

@@ -313,6 +313,34 @@ def test_sign_in_per_role(served: Served, browser: Browser, shots: Shots) -> Non
         assert signed and signed[0]["detail"].get("role") == role, signed[:1]
 
 
+def test_the_metrics_endpoint_is_closed(served: Served, browser: Browser) -> None:
+    """Streamlit's unauthenticated ``/_stcore/metrics`` (sessions, cache sizes) answers 404
+    on the dashboard as served (dashboard/serve.py), under every spelling of its path, while
+    the app's page and health check still answer and the app still runs in a browser."""
+    import urllib.error
+    import urllib.request
+
+    def status(path: str) -> int:
+        try:
+            with urllib.request.urlopen(served.url + path, timeout=30) as answer:
+                return int(answer.status)
+        except urllib.error.HTTPError as exc:
+            return exc.code
+
+    for path in ("/_stcore/metrics", "/_stcore/metrics/", "//_stcore/metrics",
+                 "/_stcore/metrics?families=session_events"):
+        assert status(path) == 404, path
+    assert status("/_stcore/health") == 200
+    assert status("/") == 200
+    context = browser.new_context(viewport=VIEWPORT)
+    try:
+        page = context.new_page()
+        page.goto(served.url, wait_until="domcontentloaded")
+        page.get_by_label("Name", exact=True).wait_for()  # the script ran: its form is there
+    finally:
+        context.close()
+
+
 def test_analyst_triages_a_shift(served: Served, open_session: Callable[[str], Page],
                                  shots: Shots) -> None:
     """Overview, filter the flags, export them, open a round from a flag, download its

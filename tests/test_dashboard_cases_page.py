@@ -296,7 +296,7 @@ def test_no_flags_says_what_to_run(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 
 
 def _seed(home: Path) -> AccessLog:
-    accounts = Accounts(home)
+    accounts = Accounts(home, scrypt_n=2**10)  # a test-only cost, to stay fast
     accounts.add("ann", "analyst", "a long enough password 1", by="tests")
     accounts.add("dave", "dispute", "a long enough password 2", by="tests")
     log = AccessLog(home)

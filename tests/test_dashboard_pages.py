@@ -117,6 +117,32 @@ def test_a_wrong_password_or_name_gets_the_same_words_and_is_recorded(monkeypatc
     assert not access(home, "sign_in")
 
 
+def test_wrong_passwords_make_this_browser_wait_not_the_name(monkeypatch, root, home):
+    """Three wrong passwords for the analyst from one browser: that browser must wait, even
+    with the right password (not checked), while another browser signs the analyst in at
+    once. Each failure is recorded with the client it came from. (AppTest gives every run
+    the same session id and no address, so the two browsers are told apart here by the
+    address the shell's client_id would read from st.context.ip_address.)"""
+    monkeypatch.setattr("dashboard.accounts.BACKOFF_BASE_S", 60.0)  # longer than the test
+    monkeypatch.setattr("dashboard.signin.client_id", lambda: "address 10.0.0.66")
+    mallory = _ok(app_test(root, home, monkeypatch).run())
+    for _ in range(3):
+        mallory = _ok(sign_in(mallory, USERS["analyst"], "not the password"))
+    assert mallory.error[0].value.startswith("Wrong name or password: too many failed")
+    assert "seconds before trying again" in mallory.error[0].value
+    mallory = _ok(sign_in(mallory, USERS["analyst"], PASSWORD))
+    assert mallory.error[0].value.startswith("Not checked: too many failed sign-ins")
+    assert not access(home, "sign_in")
+    monkeypatch.setattr("dashboard.signin.client_id", lambda: "address 10.0.0.7")
+    analyst = _ok(app_test(root, home, monkeypatch).run())
+    analyst = _ok(sign_in(analyst, USERS["analyst"], PASSWORD))
+    assert analyst.title[0].value == "Overview"
+    failed = access(home, "sign_in_failed")
+    assert [e["detail"]["client"] for e in failed] == ["address 10.0.0.66"] * 4
+    waits = [e["detail"].get("waiting_s") for e in failed]
+    assert waits[:3] == [None, None, None] and 50 <= waits[3] <= 60, waits
+
+
 def test_signing_in_opens_the_overview_and_is_recorded(monkeypatch, root, home):
     at = _ok(app_test(root, home, monkeypatch).run())
     at = _ok(sign_in(at, USERS["regulator"], PASSWORD))

@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from dashboard import views
 from dashboard.access import ACTIONS, AccessLog
 from dashboard.accounts import Accounts
 from dashboard.context import CAN_SEE_ACCESS_LOG, PageContext, Role
@@ -115,7 +116,7 @@ def render(ctx: PageContext) -> None:
         "detail": [_detail(e) for e in shown],
         "line": pd.array([e.get("seq") for e in shown], dtype="Int64"),
     })
-    st.dataframe(table, hide_index=True, width="stretch")
+    st.dataframe(views.shown_frame(table), hide_index=True, width="stretch")
     if len(newest) > PAGE_ROWS:
         st.caption(f"The newest {PAGE_ROWS:,} entries are listed; the export holds them all.")
     else:

@@ -173,7 +173,7 @@ def render(ctx: PageContext) -> None:
     shown = shown.append_column("case by", pa.array(
         [s.by if s is not None else None for s in cased], pa.string()))
     shown = shown.append_column("detail", listed.rows.column("detail"))
-    st.dataframe(shown, hide_index=True, width="stretch", column_config={
+    st.dataframe(views.shown_frame(shown), hide_index=True, width="stretch", column_config={
         "difference": st.column_config.NumberColumn(
             "difference", help="Recorded minus expected: positive when overpaid.",
             format="dollar"),
@@ -189,7 +189,7 @@ def render(ctx: PageContext) -> None:
     asked = ctx.params.get(FLAG_PARAM)
     index = keys.index(asked) if asked in labels else None
     chosen = st.selectbox("Flag", keys, index=index, key="cases_flag",
-                          format_func=lambda k: labels.get(k, k),
+                          format_func=lambda k: views.shown(labels.get(k, k)),
                           placeholder="Choose a flag to see its case")
     acted = st.session_state.get(ACTED)
     if chosen is None and isinstance(acted, str) and acted not in labels:
@@ -240,7 +240,7 @@ def _case(ctx: PageContext, cases: Cases, key: str, state: CaseState | None) -> 
     if not history:
         st.caption("Nothing recorded yet.")
     else:
-        st.dataframe(_history_table(history), hide_index=True, width="stretch",
+        st.dataframe(views.shown_frame(_history_table(history)), hide_index=True, width="stretch",
                      column_config={"amount recovered": st.column_config.NumberColumn(
                          "amount recovered", format="dollar")})
         notes = [e for e in history if e.get("note")]
@@ -249,7 +249,7 @@ def _case(ctx: PageContext, cases: Cases, key: str, state: CaseState | None) -> 
                 for entry in notes:
                     st.caption(f"{literal(str(entry.get('by', '')))} at "
                                f"{literal(str(entry.get('at', '')))}")
-                    st.text(str(entry["note"]))
+                    st.text(views.shown(entry["note"]))
     if not ctx.user.can_change_cases:
         st.info("You see the cases and their history; only an analyst or an admin "
                 "acknowledges a flag or records a disposition.")

@@ -18,7 +18,7 @@ import pandas as pd
 import streamlit as st
 from duckdb import DuckDBPyConnection as DuckCon
 
-from dashboard import data, summaries, ui
+from dashboard import data, summaries, ui, views
 from dashboard.context import Filters, PageContext, Role
 from dashboard.views import money_table
 
@@ -73,7 +73,7 @@ def _table(stats: pd.DataFrame, by: summaries.GroupBy) -> None:
                 "wagered_cents": "wagered", "house_win_cents": "house win", "hold": "hold"},
     )
     st.dataframe(
-        table, hide_index=True, width="stretch", placeholder="",
+        views.shown_frame(table), hide_index=True, width="stretch", placeholder="",
         column_config={
             "judged": st.column_config.NumberColumn(
                 "judged", help="Rounds replay judged (the others: not evaluated)."),

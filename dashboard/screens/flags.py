@@ -23,7 +23,7 @@ import pyarrow as pa
 import streamlit as st
 from duckdb import DuckDBPyConnection as DuckCon
 
-from dashboard import data, flag_queries, ui
+from dashboard import data, flag_queries, ui, views
 from dashboard.cases import Cases
 from dashboard.context import Filters, PageContext, Role
 from dashboard.flag_queries import DIRECTIONS, SORTS, STATUSES, FlagQuery
@@ -200,7 +200,7 @@ def _list(ctx: PageContext, query: FlagQuery) -> None:
         st.caption(f"**{page.total:,} flag{'s' if page.total != 1 else ''}** ({order}). "
                    "Click a row to open its round.")
     event = st.dataframe(
-        page.rows, key=TABLE_KEY, on_select="rerun", selection_mode="single-row",
+        views.shown_frame(page.rows), key=TABLE_KEY, on_select="rerun", selection_mode="single-row",
         hide_index=True, width="stretch", column_order=COLUMNS,
         column_config=_column_config(), placeholder="",
     )

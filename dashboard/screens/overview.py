@@ -18,7 +18,7 @@ import pandas as pd
 import streamlit as st
 from duckdb import DuckDBPyConnection as DuckCon
 
-from dashboard import data, summaries, ui
+from dashboard import data, summaries, ui, views
 from dashboard.context import Filters, PageContext, Role
 from dashboard.money import format_cents
 from dashboard.views import money_table
@@ -85,7 +85,7 @@ def _check_table(frame: pd.DataFrame) -> None:
                 "underpaid_cents": "underpaid"},
     )
     st.dataframe(
-        table, hide_index=True, width="stretch",
+        views.shown_frame(table), hide_index=True, width="stretch",
         column_config={"overpaid": ui.money_column("overpaid", "counted flags only"),
                        "underpaid": ui.money_column("underpaid", "counted flags only")},
     )

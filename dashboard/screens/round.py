@@ -187,7 +187,7 @@ def _where(ctx: PageContext, round_id: str) -> tuple[str | None, str | None] | N
         return None, None
     st.warning(f"Round id {code(round_id)} was dealt at {len(pairs)} tables: choose one.")
     choice = st.selectbox("Table", pairs, index=None, key=f"round_table_{round_id}",
-                          format_func=lambda p: f"casino {p[0]} table {p[1]}",
+                          format_func=lambda p: views.shown(f"casino {p[0]} table {p[1]}"),
                           placeholder="Choose the casino and table")
     return None if choice is None else (str(choice[0]), str(choice[1]))
 
@@ -241,8 +241,9 @@ def _facts(report: RoundReport) -> None:
         ("judged", "yes" if report.evaluated else "NO: not evaluated"),
         ("data from", report.provenance),
     ]
-    st.dataframe(pd.DataFrame([(k, "" if v is None else str(v)) for k, v in facts],
-                              columns=["what", "value"]), hide_index=True)
+    st.dataframe(views.shown_frame(pd.DataFrame(
+        [(k, "" if v is None else str(v)) for k, v in facts], columns=["what", "value"])),
+        hide_index=True)
     if report.notation:
         st.code(report.notation, language=None, wrap_lines=True)
 
@@ -395,11 +396,11 @@ def _timeline(report: RoundReport) -> None:
         st.info("No event of this round is in replay's timeline (timeline.parquet missing "
                 "or written by an older replay: run `python -m replay` again).")
         return
-    st.dataframe(pd.DataFrame([{
+    st.dataframe(views.shown_frame(pd.DataFrame([{
         "seq": e.table_seq, "when (UTC)": e.occurred_at, "recorded by": e.recorded_by,
         "event": e.event, "what": e.summary, "superseded": "yes" if e.superseded else "",
         "event id": e.event_id,
-    } for e in report.timeline]), hide_index=True, width="stretch")
+    } for e in report.timeline])), hide_index=True, width="stretch")
 
 
 def _findings(report: RoundReport) -> None:
@@ -410,19 +411,19 @@ def _findings(report: RoundReport) -> None:
     if report.problems:
         st.markdown("**Problems replay found in the record**")
         for problem in report.problems:
-            st.text(problem)
+            st.text(views.shown(problem))
     if report.findings:
         st.markdown("**Findings**")
         for finding in report.findings:
-            st.text(finding)
+            st.text(views.shown(finding))
     if report.flags:
-        st.dataframe(pd.DataFrame([{
+        st.dataframe(views.shown_frame(pd.DataFrame([{
             "check": f.get("check_id"), "severity": f.get("severity"), "seat": f.get("seat"),
             "wager": f.get("wager"),
             "difference": views.dollars(f.get("difference_cents"))
             if type(f.get("difference_cents")) is int else None,
             "detail": f.get("detail"),
-        } for f in report.flags]), hide_index=True, width="stretch", column_config={
+        } for f in report.flags])), hide_index=True, width="stretch", column_config={
             "difference": st.column_config.NumberColumn("difference", format="dollar")})
 
 
@@ -469,10 +470,10 @@ def _proof(ctx: PageContext, report: RoundReport) -> None:
             st.code(proof.checkpoint, language=None)
     if proof.events:
         with st.expander(f"The proof of each of the {len(proof.events)} events"):
-            st.dataframe(pd.DataFrame([{
+            st.dataframe(views.shown_frame(pd.DataFrame([{
                 "leaf": e.get("index"), "event id": e.get("event_id"), "kind": e.get("kind"),
                 "where": e.get("coordinates"), "audit path (hashes)": len(e.get("path") or ()),
-            } for e in proof.events]), hide_index=True, width="stretch")
+            } for e in proof.events])), hide_index=True, width="stretch")
 
 
 def _download(ctx: PageContext, report: RoundReport) -> None:
