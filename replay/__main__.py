@@ -102,6 +102,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--unverified", action="store_true",
                      help="replay a log that does not verify anyway; every output then says "
                      "so (manifest.json, Parquet metadata, the checks, the dashboard)")
+    run.add_argument("--output-key", default=None, metavar="FILE",
+                     help="the key replay signs manifest.json with (default "
+                     "$CATWALK_OUTPUT_KEY, else keys/outputs.key under --data, made on first "
+                     "use; its public half keys/outputs.pub)")
     run.add_argument("--rulesets", type=Path, default=None, metavar="DIR",
                      help="judge each casino's rounds by its own rulesets in DIR "
                      "(DIR/<casino>/<id>.json: docs/rulesets.md; default $CATWALK_RULESETS, "
@@ -165,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
 
     return _run(args.data or Path(os.environ.get("CATWALK_DATA") or REPO / "var"),
                 args.workers, key=args.key, unverified=args.unverified,
-                rulesets=rulesets_dir(args.rulesets))
+                rulesets=rulesets_dir(args.rulesets), output_key=args.output_key)
 
 
 def _adjudicate(file: str) -> int:
@@ -249,7 +253,7 @@ def _provenance(data: Path, key: str | None, unverified: bool,
             return None
         print(f"replay: WARNING: {line}; replaying anyway (--unverified)", file=sys.stderr)
         return {"verified": False, "verification": line, "records": None, "root": None,
-                "checkpoint": None, "key_fingerprint": None}
+                "checkpoint": None, "key_fingerprint": None, "key_pinned": False}
     verdict = (verify or verify_data)(data, verifier, keep=keep)
     if not verdict.ok and not unverified:
         print(f"replay: REFUSED: the log does not verify: {verdict.line()}. Nothing was "
@@ -263,11 +267,13 @@ def _provenance(data: Path, key: str | None, unverified: bool,
     return {"verified": verdict.ok,
             "verification": verdict.line() if verdict.ok else f"not verified: {verdict.problem}",
             "records": verdict.records, "root": verdict.root,
-            "checkpoint": verdict.checkpoint_text, "key_fingerprint": verifier.vkey}
+            "checkpoint": verdict.checkpoint_text, "key_fingerprint": verifier.vkey,
+            "key_pinned": key is not None}
 
 
 def _run(data: Path, workers: int = 1, *, key: str | None = None,
-         unverified: bool = False, rulesets: Path | None = None) -> int:
+         unverified: bool = False, rulesets: Path | None = None,
+         output_key: str | None = None) -> int:
     from replay.batch_decode import KeptRecords
     from replay.parallel import ReplayWorkerError, pyarrow_without_pandas
     from replay.run import replay, start_workers
@@ -284,6 +290,13 @@ def _run(data: Path, workers: int = 1, *, key: str | None = None,
     book = load_book(rulesets)
     if isinstance(book, int):
         return book
+    from replay.outputs import OutputsError, output_signer
+
+    try:
+        signer = output_signer(data, output_key)
+    except OutputsError as exc:
+        print(f"replay: cannot sign the outputs: {exc}", file=sys.stderr)
+        return 2
 
     def progress(n: int) -> None:
         print(f"replay: {n:,} rounds judged", file=sys.stderr, flush=True)
@@ -302,7 +315,8 @@ def _run(data: Path, workers: int = 1, *, key: str | None = None,
                 return 1
             summary = replay(data / "log", data / "replay", progress, workers=pool,
                              provenance=provenance,
-                             records=kept if provenance["verified"] else None, book=book)
+                             records=kept if provenance["verified"] else None, book=book,
+                             signer=signer)
     except LogError as exc:
         print(f"replay: the log cannot be read: {exc}. Run `python -m ingest verify`.",
               file=sys.stderr)

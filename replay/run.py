@@ -53,6 +53,7 @@ from replay.errors import ReplayError
 from replay.fold import DEALER, Finding, Replayed, RoundState
 from replay.games import find_game
 from replay.games.results import BankerEntry
+from replay.outputs import output_signer, write_signed
 from replay.parallel import RowMaker, Shard, Workers, replay_entries, write_parquet
 from replay.reconstruct import (
     Judgement,
@@ -67,6 +68,7 @@ from replay.refusal import clear_refused
 from replay.rulebook import Rulebook, shipped_book
 from replay.timeline import timeline_rows
 from schemas import JACKPOT_STEPS, RoundEvent
+from schemas.checkpoint import Signer
 
 QUALIFYING_WAGER_OPTION = "qualifying_wager_cents"
 """The ruleset option of the least Qualifying Wager (58 Pa. Code § 688a.1; docs/rules.md 6a.11;
@@ -495,7 +497,8 @@ def start_workers(workers: int, book: Rulebook | None = None) -> Workers:
 
 
 MANIFEST = "manifest.json"
-MANIFEST_FORMAT = "catwalk-replay-manifest/1"
+MANIFEST_FORMAT = "catwalk-replay-manifest/2"
+"""Signed (replay/outputs.py): ``manifest.sig`` beside it; ``/1`` was unsigned."""
 PROVENANCE_KEY = b"catwalk.provenance"
 """The Parquet schema metadata key under which every file carries the log's provenance."""
 NO_VERIFICATION = "not verified: replay was given no verification"
@@ -510,11 +513,11 @@ def provenance_of(given: Mapping[str, Any] | None) -> dict[str, Any]:
     (a record of trust is not guessed at)."""
     if given is None:
         return {"verified": False, "verification": NO_VERIFICATION,
-                "log": dict.fromkeys(LOG_KEYS)}
-    unknown = sorted(set(given) - {"verified", "verification", *LOG_KEYS})
+                "log": dict.fromkeys(LOG_KEYS), "key_pinned": False}
+    unknown = sorted(set(given) - {"verified", "verification", "key_pinned", *LOG_KEYS})
     if unknown:
         raise ValueError(f"provenance: unknown key(s) {', '.join(map(repr, unknown))}; known: "
-                         f"verified, verification, {', '.join(LOG_KEYS)}")
+                         f"verified, verification, key_pinned, {', '.join(LOG_KEYS)}")
     verified, verification = given.get("verified"), given.get("verification")
     if not isinstance(verified, bool):
         raise ValueError(f"provenance: 'verified' must be true or false, got {verified!r}")
@@ -529,8 +532,40 @@ def provenance_of(given: Mapping[str, Any] | None) -> dict[str, Any]:
         if value is not None and not isinstance(value, str):
             raise ValueError(f"provenance: {key!r} must be text or null, got {value!r}")
         log[key] = value
-    return {"verified": verified, "verification": verification, "log": log}
+    pinned = given.get("key_pinned", False)
+    if not isinstance(pinned, bool):
+        raise ValueError(f"provenance: 'key_pinned' must be true or false, got {pinned!r}")
+    return {"verified": verified, "verification": verification, "log": log,
+            "key_pinned": pinned}
 
+
+def trees_of(checkpoint: str | None) -> list[dict[str, Any]]:
+    """The tree size and root (hex) of each chain's signed checkpoint in ``checkpoint``
+    (one note, or per chain a line ``chain NAME`` then its note), for the manifest; a note
+    that does not parse is left out (the verification that gave it already checked it)."""
+    from schemas.checkpoint import CheckpointError, parse
+
+    if not checkpoint:
+        return []
+    parts: list[tuple[str, str]] = []
+    chain, lines = "-", list[str]()
+    for line in checkpoint.splitlines(keepends=True):
+        if line.startswith("chain ") and not lines:
+            chain = line[len("chain "):].strip()
+            continue
+        lines.append(line)
+        if line.startswith("\u2014 ") and line.endswith("\n"):
+            parts.append((chain, "".join(lines)))
+            chain, lines = "-", []
+    trees = []
+    for name, note in parts:
+        try:
+            point = parse(note)
+        except CheckpointError:
+            continue
+        trees.append({"chain": name, "log_id": point.log_id, "size": point.size,
+                      "root": point.root.hex()})
+    return trees
 
 @functools.cache
 def code_version() -> str:
@@ -566,7 +601,7 @@ def replay(log_dir: Path, out_dir: Path,
            progress: Callable[[int], None] | None = None, *, workers: int | Workers = 1,
            provenance: Mapping[str, Any] | None = None,
            records: KeptRecords | None = None,
-           book: Rulebook | None = None) -> ReplaySummary:
+           book: Rulebook | None = None, signer: Signer | None = None) -> ReplaySummary:
     """Fold the whole log, judge every round, write the Parquet tables and ``manifest.json``.
     With ``workers`` above 1 (or the helpers :func:`start_workers` started) the tables'
     records are folded and judged in that many processes (replay/parallel.py); the files
@@ -587,19 +622,30 @@ def replay(log_dir: Path, out_dir: Path,
 
     ``book``: the rulesets rounds are judged by (replay/rulebook.py; default the shipped
     ones alone; helpers started ahead must have been started with it); the manifest and
-    every file's metadata list the files of its rulesets directory (``ruleset_files``)."""
+    every file's metadata list the files of its rulesets directory (``ruleset_files``).
+
+    ``signer``: the key the manifest is signed with (replay/outputs.py ``output_signer``;
+    default ``DATA/keys/outputs.key`` beside ``out_dir``, made on first use)."""
     recorded = provenance_of(provenance)  # a bad provenance fails before any work
+    signer = signer or output_signer(Path(os.path.abspath(out_dir)).parent)
     done = replay_entries(log_entries(log_dir, records), rows_for(book), workers=workers,
                           progress=progress)
-    return write_replay(out_dir, done, recorded, book)
+    return write_replay(out_dir, done, recorded, book, signer=signer)
 
 
 def write_replay(out_dir: Path, done: Shard, recorded: Mapping[str, Any],
-                 book: Rulebook | None = None) -> ReplaySummary:
+                 book: Rulebook | None = None, *,
+                 signer: Signer | None = None) -> ReplaySummary:
     """Write what replaying the log gave (``done``: its rows and log-level findings) under
     ``out_dir`` as :func:`replay` writes it, the manifest and every file's metadata saying
     ``recorded`` (:func:`provenance_of`); published atomically (:func:`publish`).
-    replay/live.py gives it the rows it keeps between passes over a growing log."""
+    replay/live.py gives it the rows it keeps between passes over a growing log. The
+    manifest lists every file's SHA-256 and size, the trees the log's checkpoints sign and
+    whether the log's key was pinned, and is signed (``manifest.sig``, replay/outputs.py)
+    with ``signer`` (default: the outputs' key of the data directory) in the same switch."""
+    signer = signer or output_signer(Path(os.path.abspath(out_dir)).parent)
+    recorded = dict(recorded)
+    key_pinned = bool(recorded.pop("key_pinned", False))
     all_findings = tuple(f for _, f in (*done.undecodable, *done.fold_findings))
     tables = dict(done.tables)
     tables["findings"] = pa.Table.from_pylist(
@@ -619,10 +665,12 @@ def write_replay(out_dir: Path, done: Shard, recorded: Mapping[str, Any],
             files[f"{name}.parquet"] = write_parquet(table, build / f"{name}.parquet")
         manifest = {"format": MANIFEST_FORMAT, "verified": recorded["verified"],
                     "verification": recorded["verification"], "log": recorded["log"],
+                    "key_pinned": key_pinned,
+                    "trees": trees_of(recorded["log"].get("checkpoint")),
                     "rulesets": rulesets, "ruleset_files": ruleset_files,
-                    "code_version": code_version(), "files": files}
-        _write_synced(build / MANIFEST, (json.dumps(manifest, sort_keys=True, indent=2,
-                                                    ensure_ascii=False) + "\n").encode())
+                    "code_version": code_version(), "files": files,
+                    "sizes": {name: (build / name).stat().st_size for name in files}}
+        write_signed(build, manifest, signer)
 
     publish(out_dir, write)
     clear_refused(out_dir)
