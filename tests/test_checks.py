@@ -6,10 +6,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from tests.outputs_support import sign_replay
-
 from checks.runner import SEVERITIES, CheckError, load_checks, parse_check, run_all
 from replay.run import TABLES
+from tests.outputs_support import sign_replay
 
 
 def _round(round_id, *, evaluated=True, problems=None):

@@ -12,8 +12,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from tests.outputs_support import sign_replay
-
 from checks.runner import (
     FLAG_SCHEMA,
     INT64_MAX,
@@ -26,6 +24,7 @@ from checks.runner import (
 )
 from replay.run import TABLES
 from tests.conftest import run_cli
+from tests.outputs_support import sign_replay
 
 SETTLEMENT = ("paid_loser", "collected_winner", "overpay", "underpay")
 """The four settlement checks (a wrong net is exactly one of them)."""
