@@ -374,11 +374,10 @@ def _words(state: str, manifest: Mapping[str, Any] | None) -> str:
     line = manifest.get("verification") if manifest else None
     line = " ".join(line.split())[:300] if isinstance(line, str) else ""
     return {
-        VERIFIED: f"Built from a verified log; outputs signed and checked: {line}",
-        KEY_NOT_PINNED: f"{NOT_PINNED}: outputs signed and checked, but with a key found "
-                        f"beside the data, not one you pinned ({line})",
-        UNVERIFIED_LOG: f"Built from a log that did not verify: {line}",
-        TAMPERED: "The outputs do not match their signed manifest: not shown, not trusted",
+        VERIFIED: line or "verified",
+        KEY_NOT_PINNED: f"{NOT_PINNED}: {line}",
+        UNVERIFIED_LOG: line or "not verified",
+        TAMPERED: "the outputs do not match their signed manifest: not trusted",
         UNSIGNED: "unsigned: written before outputs were signed, or the signature is gone",
         MISSING: "no signed manifest: nothing says these files are what was written",
         REFUSED: "the log no longer verifies",

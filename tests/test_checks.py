@@ -361,7 +361,7 @@ def test_a_file_changed_after_replay_is_refused(tmp_path):
     path = data / "replay" / "wagers.parquet"
     table = pq.read_table(path)
     pq.write_table(table.slice(1), path)  # a wager less, written by someone else
-    with pytest.raises(Untrusted, match="wagers.parquet is not the file the manifest lists"):
+    with pytest.raises(Untrusted, match=r"wagers\.parquet is not the file the manifest lists"):
         run_checks(data / "replay", data / "checks")
     proc = run_cli("checks", "--data", str(data))
     assert proc.returncode == 1 and "REFUSED: the replay outputs" in proc.stderr
