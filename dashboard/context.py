@@ -39,6 +39,7 @@ CAN_SEE_ACCESS_LOG: frozenset[Role] = frozenset({"regulator", "admin"})
 Action = Literal[
     "sign_in", "sign_in_failed", "sign_out", "page_view", "round_view", "export",
     "report_download", "case_action", "user_added", "user_disabled", "password_set",
+    "log_verified", "proof_made",
 ]
 """What the access log records (append-only, with who and when)."""
 
