@@ -44,3 +44,14 @@ def pin_outputs_key(data: Path, monkeypatch: Any, *, also: str = "") -> Path:
     ring.write_text(f"{(data / PUBLIC_KEY).read_text().strip()} role=outputs\n{also}")
     monkeypatch.setenv(ENV, str(ring))
     return ring
+
+
+def sign_checks(data: Path) -> dict[str, Any]:
+    """Write and sign ``data/checks/manifest.json`` listing ``flags.parquet`` as it is."""
+    from replay.outputs import checks_manifest, trust
+
+    out = data / "checks"
+    files, sizes = listing(out, ["flags.parquet"])
+    manifest = checks_manifest(files, sizes, trust(data), {"checks": []})
+    write_signed(out, manifest, output_signer(data, who="test"))
+    return manifest
