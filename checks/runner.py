@@ -633,7 +633,14 @@ def run_checks(replay_dir: Path, out_dir: Path, *, since: datetime | None = None
     with ThreadPoolExecutor(max_workers=1) as pool, \
             tempfile.TemporaryDirectory(prefix="catwalk-checks-") as spill:
         hashed = pool.submit(outputs_trust, data_dir)
-        con = connect(replay_dir, since, temp_dir=Path(spill), live=live)
+        try:
+            con = connect(replay_dir, since, temp_dir=Path(spill), live=live)
+        except InputError as exc:  # a file missing: refused if the manifest lists it
+            found = hashed.result()
+            if not found.usable:
+                raise Untrusted(f"{found.refusal('the replay outputs')}; no flag was "
+                                "written") from exc
+            raise
         try:
             flags = flag_table(con, chosen, params, progress)
             in_play = (con.execute("SELECT count(*) FROM in_play").fetchone() or (0,))[0] \
