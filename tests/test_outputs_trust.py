@@ -249,7 +249,7 @@ def test_the_banner_turns_red_on_the_next_run_of_an_open_flags_page(
     first = json.loads(refused_mark(data / "replay").read_text())["refused_at"]
     at.run()
     (banner,) = [e for e in at.error if "did not verify" in e.value]
-    assert f"First refused at {first}" in banner.value
+    assert f"First refused at `{first}`" in banner.value
     assert not any(c.value.startswith("Built from a verified log") for c in at.caption)
     at = open_page(at, "integrity").run()
     assert not [s for s in at.success if "verified when replay read it" in s.value]
