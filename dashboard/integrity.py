@@ -120,7 +120,7 @@ def read_manifest(root: Path) -> Manifest:
     files = manifest.get("files")
     return Manifest(
         state="verified" if verified else "unverified",
-        line=line, problem=None if found.verified else why,
+        line=line,
         records=records if type(records) is int and records >= 0 else None,
         root=_text(log.get("root")),
         checkpoint=_note(log.get("checkpoint")),

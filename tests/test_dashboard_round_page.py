@@ -279,7 +279,9 @@ def test_data_from_a_log_that_did_not_verify_is_a_red_error(own_data: Path) -> N
     path = own_data / "replay" / "manifest.json"
     manifest = json.loads(path.read_text())
     manifest.update(verified=False, verification="not verified: record 3 altered")
-    path.write_text(json.dumps(manifest))
+    from replay.outputs import output_signer, write_signed
+
+    write_signed(path.parent, manifest, output_signer(own_data))  # signed, as replay would
     at = _open(OVERPAID_ROUND)
     assert at.error[0].value.startswith("**Where the data came from**: ")
     assert "NOT VERIFIED: not verified: record 3 altered" in at.error[0].value

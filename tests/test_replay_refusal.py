@@ -12,6 +12,7 @@ from replay.dispute import provenance_line
 from replay.dispute_views import NOT_VERIFIED, VERIFIED
 from replay.refusal import mark_refused, refusal, refused_mark
 from tests.conftest import run_cli
+from tests.outputs_support import pin_outputs_key
 from tests.test_replay_workers import _interleaved, _shift, _write
 
 
@@ -23,29 +24,31 @@ def _flip(path: Path) -> bytes:
     return raw
 
 
-def test_a_refused_log_is_recorded_and_cleared_by_the_next_replay(tmp_path):
+def test_a_refused_log_is_recorded_and_cleared_by_the_next_replay(tmp_path, monkeypatch):
     log = _write(tmp_path, _interleaved(_shift(tables=3, rounds=2)))
     data = log.parent
-    assert run_cli("replay", "--data", str(data)).returncode == 0
+    key = str(data / "keys" / "signing.pub")  # the log's key, given: pinned
+    assert run_cli("replay", "--data", str(data), "--key", key).returncode == 0
+    pin_outputs_key(data, monkeypatch)
     assert provenance(data).state == "verified"
     assert provenance_line(data / "replay").startswith(VERIFIED)
     files = {p.name: p.read_bytes() for p in (data / "replay").iterdir()}
     segment = sorted(log.glob("segment-*.avro"))[0]
     original = _flip(segment)
 
-    refused = run_cli("replay", "--data", str(data))
+    refused = run_cli("replay", "--data", str(data), "--key", key)
     assert refused.returncode == 1 and "REFUSED" in refused.stderr
     assert {p.name: p.read_bytes() for p in (data / "replay").iterdir()} == files
     told = json.loads((data / "replay.refused.json").read_text(encoding="utf-8"))
     assert told["why"].startswith("the log does not verify: FAILED after ")
     assert segment.name in told["why"]
     seen = provenance(data)
-    assert seen.state == "unverified"
+    assert seen.state == "refused" and seen.refused_at == told["first_refused_at"]
     assert seen.line.startswith("the log no longer verifies: a later replay refused it at ")
     assert provenance_line(data / "replay").startswith(NOT_VERIFIED)
 
     segment.write_bytes(original)  # put back: the log verifies again
-    assert run_cli("replay", "--data", str(data)).returncode == 0
+    assert run_cli("replay", "--data", str(data), "--key", key).returncode == 0
     assert not (data / "replay.refused.json").exists()
     assert provenance(data).state == "verified"
 
