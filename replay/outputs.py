@@ -39,9 +39,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from schemas.checkpoint import DASH, CheckpointError, Signer, Verifier
+from schemas.checkpoint import DASH, CheckpointError, Signer, Verifier, read_verifier
 from schemas.keyfile import KeyFileError, load_or_create
-from schemas.keyring import NOT_PINNED, KeyChoice, choose
+from schemas.keyring import NOT_PINNED, KeyChoice, choose, configured
 
 MANIFEST = "manifest.json"
 SIGNATURE = "manifest.sig"
@@ -259,6 +259,19 @@ class Trust:
                 f"{'; '.join(self.reasons) or self.words}")
 
 
+def _outputs_keys(key: str | Path | Sequence[str] | None, beside: Path) -> KeyChoice:
+    """The keys outputs are checked with (schemas.keyring.choose, role ``outputs``); a
+    keyring that holds no outputs key at all pins none: the key beside the data is used,
+    said not pinned (a keyring whose outputs keys did not sign is a mismatch, not this)."""
+    ring = configured()
+    if key or ring is None or ring.of_role("outputs"):
+        return choose("outputs", key, beside)
+    verifier = read_verifier(beside)
+    return KeyChoice(verifiers=(verifier,), pinned=False,
+                     source=f"the key beside the data ({beside}), the keyring {ring.source} "
+                            f"holding no outputs key: {NOT_PINNED}")
+
+
 def _worst(states: list[str]) -> str:
     return max(states, key=STATES.index) if states else VERIFIED
 
@@ -304,7 +317,7 @@ def _check(directory: Path, expected_format: str, key: str | Path | Sequence[str
         states.append(TAMPERED)
     source = ""
     try:
-        choice = choose("outputs", key, beside)
+        choice = _outputs_keys(key, beside)
         source = choice.source
         note = _read_bounded(directory / SIGNATURE, MAX_SIGNATURE).decode("utf-8")
         body = open_note(note, choice)

@@ -283,3 +283,19 @@ def test_verify_now_takes_a_kept_checkpoint_and_witness_keys_and_is_recorded(
     (entry,) = AccessLog(home).entries(action="log_verified")
     assert entry["detail"]["kept"] is True and entry["target"] == str(data)
     assert entry["detail"]["witness"] == checked.witness
+
+
+def test_a_keyring_without_an_outputs_key_pins_none(data: Path, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A keyring of log keys only: the outputs verify with the key beside the data, said not
+    pinned; one whose outputs key did not sign them refuses them."""
+    ring = tmp_path / "log-only"
+    ring.write_text(f"{(data / 'keys' / 'signing.pub').read_text().strip()} role=log\n")
+    monkeypatch.setenv(ENV, str(ring))
+    found = trust(data)
+    assert found.state == "key-not-pinned" and found.usable
+    assert any("holding no outputs key" in r for r in found.reasons)
+    stranger = output_signer(tmp_path / "elsewhere", who="test").verifier.vkey
+    ring.write_text(f"{stranger} role=outputs\n")
+    found = trust(data)
+    assert found.state == "tampered" and "not signed by a trusted outputs key" in found.reasons[0]
