@@ -405,7 +405,7 @@ def trust(data_dir: Path, *, key: str | Path | Sequence[str] | None = None) -> T
     from replay.refusal import refusal_record
 
     out = Path(data_dir) / "replay"
-    directory = out.resolve() if out.is_symlink() else out
+    directory = out.resolve()  # one generation of replay's files (a symbolic link)
     found = _check(directory, REPLAY_FORMAT,
                    key, Path(data_dir) / PUBLIC_KEY,
                    {REPLAY_FORMAT_UNSIGNED: "unsigned: written before outputs were signed; "
