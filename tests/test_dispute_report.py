@@ -99,7 +99,8 @@ def build(root: Path) -> Path:
               *_hostile(t90), *_later_rounds(t90, 12),
               *_elsewhere(other)]
     _write(root, [(e.table_id.encode(), encode(e)) for e in events])
-    assert replay_main(["--data", str(root)]) == 0  # verifies the log, then replays
+    # verifies the log with its key given (pinned), then replays
+    assert replay_main(["--data", str(root), "--key", str(root / "keys" / "signing.pub")]) == 0
     run_all(root / "replay", root / "checks")
     return root
 

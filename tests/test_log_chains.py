@@ -83,7 +83,7 @@ def test_the_lone_chain_verifies_reads_and_replays_as_before(lone: Path) -> None
     assert _provenance(lone, None, False) == {
         "verified": True, "verification": alone.line(), "records": 15,
         "root": alone.root.hex(), "checkpoint": alone.checkpoint_text,
-        "key_fingerprint": key.vkey}
+        "key_fingerprint": key.vkey, "key_pinned": False}
     _rewrite(segments(lone / "log")[1], lambda rs: rs[:2])
     broken = verify_data(lone, key)
     assert broken.problem == verify_log(lone / "log", key).problem
