@@ -635,9 +635,9 @@ def run_checks(replay_dir: Path, out_dir: Path, *, since: datetime | None = None
         hashed = pool.submit(outputs_trust, data_dir)
         try:
             con = connect(replay_dir, since, temp_dir=Path(spill), live=live)
-        except InputError as exc:  # a file missing: refused if the manifest lists it
+        except InputError as exc:  # a file missing: refused if a manifest lists it
             found = hashed.result()
-            if not found.usable:
+            if not found.usable and found.manifest is not None:
                 raise Untrusted(f"{found.refusal('the replay outputs')}; no flag was "
                                 "written") from exc
             raise
