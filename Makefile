@@ -67,13 +67,11 @@ demo: setup ## start Kafka, simulate a shift, ingest, replay, check, serve the d
 	$(BIN)/python -m ingest.simulate --tables $(DEMO_TABLES) --rounds $(DEMO_ROUNDS) \
 	  --seed $(DEMO_SEED) --fault-rate $(DEMO_FAULTS) --labels $(DEMO_DATA)/labels.jsonl --topic $(TOPIC)
 	$(BIN)/python -m ingest --data $(DEMO_DATA) --topic $(TOPIC) --until-idle 3
-	@{ echo "# the demo's trusted keys, outside $(DEMO_DATA): the log key this demo just made, pinned as a regulator pins it at commissioning"; \
-	  cat $(DEMO_DATA)/keys/signing.pub; } > $(DEMO_KEYS)
-	@echo "demo: pinned the log key in $(DEMO_KEYS) (CATWALK_TRUSTED_KEYS, outside the data directory; docs/log-integrity.md, Keys)"
+	@$(BIN)/python deploy/pin_keys.py $(DEMO_DATA) $(DEMO_KEYS)
 	CATWALK_TRUSTED_KEYS=$(DEMO_KEYS) $(BIN)/python -m ingest verify --data $(DEMO_DATA)
 	CATWALK_TRUSTED_KEYS=$(DEMO_KEYS) $(BIN)/python -m replay --data $(DEMO_DATA)
 	CATWALK_TRUSTED_KEYS=$(DEMO_KEYS) $(BIN)/python -m checks --data $(DEMO_DATA)
-	@PYTHON=$(BIN)/python bash deploy/demo-users.sh $(DEMO_DATA)
+	@CATWALK_TRUSTED_KEYS=$(DEMO_KEYS) PYTHON=$(BIN)/python bash deploy/demo-users.sh $(DEMO_DATA)
 	@if [ "$(SERVE)" = 1 ]; then CATWALK_DASHBOARD_HOME=$(abspath $(DEMO_DATA))/dashboard \
 	  CATWALK_TRUSTED_KEYS=$(abspath $(DEMO_KEYS)) $(MAKE) --no-print-directory serve DATA=$(DEMO_DATA); fi
 

@@ -265,7 +265,10 @@ def write_timeline(replay_dir: Path, progress: bool = True) -> int:
     manifest_path = replay_dir / MANIFEST
     manifest = json.loads(manifest_path.read_text())
     manifest["files"]["timeline.parquet"] = synthetic_replay.sha256(path)
-    manifest_path.write_text(json.dumps(manifest, sort_keys=True, indent=2) + "\n")
+    manifest.setdefault("sizes", {})["timeline.parquet"] = path.stat().st_size
+    from replay.outputs import output_signer, write_signed
+
+    write_signed(replay_dir, manifest, output_signer(replay_dir.parent, who="bench"))
     return written
 
 

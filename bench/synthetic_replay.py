@@ -5,10 +5,11 @@ Usage: .venv/bin/python bench/synthetic_replay.py [--rounds 10000000] [--out DIR
 
 Writes ``OUT/replay/`` as ``python -m replay`` would: the seven Parquet files (the schemas
 are replay's own, ``replay.run.TABLES``; the same writer options: zstd, dictionary, statistics,
-row groups of at most 1,048,576 rows; rows in (casino, table, round) order) and a
-``manifest.json`` with each file's SHA-256, so that the checks hash the files as they do in
-production (the manifest says the data were not verified: there is no log). No log, no
-fold, no rules engine: the rows are drawn with numpy, a chunk of rounds at a time (bounded
+row groups of at most 1,048,576 rows; rows in (casino, table, round) order) and a signed
+``manifest.json`` with each file's SHA-256 and size (and ``manifest.sig``, by the outputs' key
+``OUT/keys/outputs.key``), so that the checks verify the files as they do in production
+(the manifest says the data were not verified: there is no log). No log, no fold, no rules
+engine: the rows are drawn with numpy, a chunk of rounds at a time (bounded
 memory), deterministic for a seed.
 
 The shape, per round: 2 casinos of 100 tables each (one game per table, the four games in
@@ -47,13 +48,13 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from replay.outputs import output_signer, write_signed  # noqa: E402
 from replay.run import (  # noqa: E402
     BANKERS,
     ENVY,
     FINDINGS,
     HANDS,
     JACKPOTS,
-    MANIFEST,
     MANIFEST_FORMAT,
     ROUNDS,
     TABLES,
@@ -681,8 +682,13 @@ def write(p: Params, replay_dir: Path, progress: bool = True) -> dict[str, int]:
         "log": {"records": None, "root": None, "checkpoint": None, "key_fingerprint": None},
         "rulesets": sorted(RULESETS), "code_version": "bench/synthetic_replay.py",
         "files": {f"{name}.parquet": sha256(replay_dir / f"{name}.parquet") for name in TABLES},
+        "sizes": {f"{name}.parquet": (replay_dir / f"{name}.parquet").stat().st_size
+                  for name in TABLES},
+        "key_pinned": False, "trees": [], "ruleset_files": [],
     }
-    (replay_dir / MANIFEST).write_text(json.dumps(manifest, sort_keys=True, indent=2) + "\n")
+    # signed as replay signs it (replay/outputs.py), with the outputs' key of the data
+    # directory, so that the checks verify it as they do in production
+    write_signed(replay_dir, manifest, output_signer(replay_dir.parent, who="synthetic"))
     return counts
 
 

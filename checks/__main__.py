@@ -1,8 +1,9 @@
 """``python -m checks``: run the SQL checks over replay's output and write the flags.
 
 Exit status: 0 when the checks ran, whatever they found; 2 for bad arguments or missing
-inputs; 1 when a check failed to run or the flags could not be written (the previous
-``flags.parquet`` is then left as it was).
+inputs; 1 when a check failed to run, the flags could not be written, or replay's outputs
+cannot be trusted (they do not match their signed manifest, or it is unsigned or missing:
+replay/outputs.py); the previous ``flags.parquet`` is then left as it was.
 """
 
 from __future__ import annotations
@@ -155,6 +156,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--data", type=Path, default=None,
                    help="data directory (default $CATWALK_DATA or ./var)")
+    p.add_argument("--output-key", default=None, metavar="FILE",
+                   help="the key the checks sign checks/manifest.json with (default "
+                   "$CATWALK_OUTPUT_KEY, else keys/outputs.key under --data, made on first use)")
     p.add_argument("--since", type=parse_since, default=None, metavar="DATE",
                    help="only rounds dealt at or after DATE (ISO date or datetime; UTC "
                    "unless it names an offset)")
@@ -218,7 +222,8 @@ def main(argv: list[str] | None = None) -> int:
         done = run_checks(data / "replay", data / "checks", since=args.since, live=args.live,
                           only=args.check,
                           params=dict(args.param or ()),
-                          progress=_progress if sys.stderr.isatty() else None)
+                          progress=_progress if sys.stderr.isatty() else None,
+                          output_key=args.output_key)
         if sys.stderr.isatty():
             print(" " * 78, end="\r", file=sys.stderr)
     except InputError as exc:

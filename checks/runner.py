@@ -11,13 +11,19 @@ as views named after the files replay writes (``rounds``, ``hands``, ``wagers``,
 into SQL. Rows are named by casino, table and round: a round id is only unique at its
 casino's table.
 
-The checks do not trust silently: replay's ``manifest.json`` says whether the log it read
-was verified, and the SHA-256 of each file it wrote. The checks run whatever it says, but
-what it says (verified, not verified, or unknown: no manifest, an unreadable one, or files
-that are not those replay wrote) is returned with the counts, written into the metadata of
-``flags.parquet`` (:data:`PROVENANCE_KEY`, :data:`TRUST_KEY`) and, by ``python -m checks``,
-printed loudly. The replay directory is resolved once (replay switches it atomically by a
-symbolic link), so that every view reads the same set of files.
+The checks do not trust silently: replay's signed ``manifest.json`` says whether the log it
+read was verified, and the SHA-256 and size of each file it wrote; the one reader of it,
+``replay.outputs.trust``, checks the signature and every file while the checks run. Outputs
+that cannot be trusted (a file or the manifest altered, an unsigned or missing manifest, a
+signature by a key other than the trusted one) are refused: :class:`Untrusted`, nothing is
+written. Outputs that can be read but are not all verified (the log replayed
+``--unverified``, a key not pinned, a later refusal of the log) are marked: the state is
+returned with the counts, written into the metadata of ``flags.parquet``
+(:data:`PROVENANCE_KEY`, :data:`TRUST_KEY`) and, by ``python -m checks``, printed loudly.
+The replay directory is resolved once (replay switches it atomically by a symbolic link), so
+that every view reads the same set of files. The flags are then listed with their SHA-256
+in the checks' own signed manifest, ``checks/manifest.json`` and ``manifest.sig``, signed
+with the outputs' key (replay/outputs.py), which the dashboard checks before showing them.
 
 The flags of a run replace ``flags.parquet`` atomically (a temporary file beside it, fsynced,
 renamed over it), or not at all: a check that fails to run, or a write that fails, leaves the
@@ -26,7 +32,6 @@ previous file byte for byte as it was.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -42,6 +47,17 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from replay.outputs import (
+    REPLAY_FORMAT,
+    OutputsError,
+    Trust,
+    checks_manifest,
+    listing,
+    output_signer,
+    trust,
+    write_signed,
+)
 
 INPUTS = ("rounds", "hands", "wagers", "envy", "bankers", "jackpots", "findings")
 HEADER = re.compile(r"^--\s*(id|title|severity|rule|next|kind|params):\s*(.+?)\s*$")
@@ -141,7 +157,7 @@ round's time, dealer, game and ruleset, and the money at stake computed in HUGEI
 no amount can overflow."""
 
 MANIFEST = "manifest.json"
-MANIFEST_FORMAT = "catwalk-replay-manifest/1"
+MANIFEST_FORMAT = REPLAY_FORMAT
 PROVENANCE_KEY = b"catwalk.provenance"
 """flags.parquet metadata: JSON {"log_trust", "verified", "verification", "manifest"}."""
 TRUST_KEY = b"catwalk.log_trust"
@@ -161,6 +177,11 @@ class InputError(CheckError):
 class CheckFailed(CheckError):
     """A check failed to run, or the flags could not be written; the message names the
     check file (``python -m checks`` exits 1). The previous flags file is left as it was."""
+
+
+class Untrusted(CheckFailed):
+    """Replay's outputs cannot be trusted (``replay.outputs.trust``); the message says why.
+    Nothing is written."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -238,10 +259,10 @@ def select_checks(checks: list[Check], ids: list[str] | None) -> list[Check]:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Provenance:
-    """What replay's manifest says of the log the data were built from. ``trust`` is
-    ``verified`` (the manifest says so and every file is the one replay wrote),
-    ``unverified`` (the manifest says the log was not verified) or ``unknown`` (no manifest,
-    an unreadable one, or files that do not match it); ``verification`` says why in words."""
+    """What can be said of the outputs the checks read (``replay.outputs.trust``).
+    ``trust`` is its state (``verified``, ``key-not-pinned``, ``unverified-log``,
+    ``refused``; the others are refused before any flag is written); ``verification`` says
+    why in words."""
 
     trust: str
     verification: str
@@ -252,14 +273,12 @@ class Provenance:
         return self.trust == "verified"
 
     def warning(self) -> str | None:
-        """A loud sentence for a person, or None when the log was verified."""
+        """A loud sentence for a person, or None when everything verified."""
         if self.trust == "verified":
             return None
-        what = ("an UNVERIFIED log" if self.trust == "unverified"
-                else "a log of UNKNOWN provenance")
-        return (f"WARNING: these data were built from {what} ({self.verification}). "
-                "The flags are only as good as the log: verify it (`python -m ingest verify`) "
-                "and replay again before relying on them.")
+        return (f"WARNING: these data are not verified ({self.trust}: {self.verification}). "
+                "The flags are only as good as the log: verify it (`python -m ingest verify`, "
+                "with the key you pinned) and replay again before relying on them.")
 
     def metadata(self) -> dict[bytes, bytes]:
         record = {"log_trust": self.trust, "verified": self.verified,
@@ -269,43 +288,22 @@ class Provenance:
                 TRUST_KEY: self.trust.encode("ascii")}
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
+def outputs_trust(data_dir: Path) -> Trust:
+    """``replay.outputs.trust`` of ``data_dir`` (one name, so a benchmark can measure the
+    checks without it)."""
+    return trust(data_dir)
 
 
 def read_provenance(replay_dir: Path) -> Provenance:
-    """What ``replay_dir/manifest.json`` says, checked against the files beside it."""
-    path = replay_dir / MANIFEST
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return Provenance(trust="unknown", verification=f"{path} is missing: the data were "
-                          "not written by a replay that records where its log came from")
-    except (OSError, ValueError) as exc:
-        return Provenance(trust="unknown", verification=f"{path} cannot be read: {exc}")
-    if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT:
-        return Provenance(trust="unknown", verification=f"{path} is not a replay manifest "
-                          f"({MANIFEST_FORMAT})")
-    files = manifest.get("files")
-    if not isinstance(files, dict):
-        files = {}
-    changed = [f"{name}.parquet" for name in INPUTS
-               if (replay_dir / f"{name}.parquet").is_file()
-               and files.get(f"{name}.parquet") != _sha256(replay_dir / f"{name}.parquet")]
-    if changed:
-        return Provenance(trust="unknown", manifest=manifest, verification=(
-            f"{', '.join(changed)} not the file(s) replay wrote (SHA-256 differs from "
-            f"{path})"))
-    verification = manifest.get("verification")
-    if not isinstance(verification, str) or not verification:
-        verification = "the manifest does not say how the log was verified"
-    if manifest.get("verified") is True:
-        return Provenance(trust="verified", verification=verification, manifest=manifest)
-    return Provenance(trust="unverified", verification=verification, manifest=manifest)
+    """What can be said of ``replay_dir`` (``DATA/replay``) and its files, by
+    ``replay.outputs.trust``."""
+    return provenance_of(outputs_trust(Path(os.path.abspath(replay_dir)).parent))
+
+
+def provenance_of(found: Trust) -> Provenance:
+    words = "; ".join(found.reasons) if found.reasons else found.words
+    return Provenance(trust=found.state, verification=words,
+                      manifest=dict(found.manifest) if found.manifest is not None else None)
 
 
 MEMORY_ENV = "CATWALK_CHECKS_MEMORY"
@@ -603,7 +601,8 @@ def run_checks(replay_dir: Path, out_dir: Path, *, since: datetime | None = None
                live: bool = False,
                only: list[str] | None = None, checks: list[Check] | None = None,
                params: Mapping[str, int | float] | None = None,
-               progress: Callable[[int, int, Check], None] | None = None) -> CheckRun:
+               progress: Callable[[int, int, Check], None] | None = None,
+               output_key: str | None = None) -> CheckRun:
     """Run the checks (``only`` those ids; ``checks`` instead of the shipped ones) over one
     set of replay's files (``since``: rounds dealt at or after it; ``live``: without the
     rounds still in play, :data:`IN_PLAY`), and replace
@@ -611,7 +610,10 @@ def run_checks(replay_dir: Path, out_dir: Path, *, since: datetime | None = None
     the window in its metadata). ``params`` overrides the parameters of the checks that
     declare them (an unknown name is an :class:`InputError`). Raises :class:`InputError`
     for an unknown id or a missing input, :class:`CheckFailed` when a check fails to run or
-    the file cannot be written; the old flags file is then left as it was."""
+    the file cannot be written, :class:`Untrusted` when replay's outputs cannot be trusted
+    (``replay.outputs.trust``); the old flags file is then left as it was. The flags are
+    listed in the checks' signed manifest (``out_dir/manifest.json``, ``manifest.sig``),
+    signed with ``output_key`` (default: the outputs' key of the data directory)."""
     chosen = select_checks(load_checks() if checks is None else checks, only)
     declared = {name for c in chosen for name, _ in c.params}
     unknown = sorted(set(params or {}) - declared)
@@ -621,19 +623,39 @@ def run_checks(replay_dir: Path, out_dir: Path, *, since: datetime | None = None
     if since is not None and since.tzinfo is None:
         raise InputError("--since needs a time zone (naive datetimes are taken as UTC by "
                          "the command line)")
+    data_dir = Path(os.path.abspath(replay_dir)).parent
+    try:
+        signer = output_signer(data_dir, output_key, who="checks")
+    except OutputsError as exc:
+        raise CheckFailed(f"the flags cannot be signed: {exc}") from exc
     replay_dir = replay_dir.resolve()  # one generation of replay's files for every view
-    # the files' SHA-256 (what the manifest says of them) is read while the checks run
+    # the signature and the files' SHA-256 are checked while the checks run
     with ThreadPoolExecutor(max_workers=1) as pool, \
             tempfile.TemporaryDirectory(prefix="catwalk-checks-") as spill:
-        hashed = pool.submit(read_provenance, replay_dir)
-        con = connect(replay_dir, since, temp_dir=Path(spill), live=live)
+        hashed = pool.submit(outputs_trust, data_dir)
+        try:
+            con = connect(replay_dir, since, temp_dir=Path(spill), live=live)
+        except InputError as exc:  # a file missing: refused if a manifest lists it
+            found = hashed.result()
+            if not found.usable and found.manifest is not None:
+                raise Untrusted(f"{found.refusal('the replay outputs')}; no flag was "
+                                "written") from exc
+            raise
         try:
             flags = flag_table(con, chosen, params, progress)
             in_play = (con.execute("SELECT count(*) FROM in_play").fetchone() or (0,))[0] \
                 if live else 0
         finally:
             con.close()
-        provenance = hashed.result()
+        found = hashed.result()
+    if not found.usable:
+        raise Untrusted(f"{found.refusal('the replay outputs')}; no flag was written (replay "
+                        "again from a log that verifies)")
+    if found.directory != replay_dir:
+        raise Untrusted(f"replay switched its outputs while the checks read them "
+                        f"({found.directory} checked, {replay_dir} read): run the checks "
+                        "again")
+    provenance = provenance_of(found)
     run = {"checks": [c.id for c in chosen],
            "since": since.astimezone(UTC).isoformat() if since is not None else None,
            "live": live, "in_play": in_play,
@@ -647,6 +669,12 @@ def run_checks(replay_dir: Path, out_dir: Path, *, since: datetime | None = None
     except OSError as exc:
         raise CheckFailed(f"{path} could not be written ({exc}); the previous flags file is "
                           "unchanged") from exc
+    try:
+        hashes, sizes = listing(out_dir, [path.name])
+        write_signed(out_dir, checks_manifest(hashes, sizes, found, run), signer)
+    except OSError as exc:
+        raise CheckFailed(f"{out_dir / 'manifest.json'} could not be written ({exc}); the "
+                          "flags are written but not signed, and will be refused") from exc
     summary = summarize(flags, chosen)
     over, under = money_totals(flags)
     return CheckRun(counts={s.id: s.flags for s in summary}, provenance=provenance,

@@ -40,6 +40,7 @@ Action = Literal[
     "sign_in", "sign_in_failed", "sign_out", "page_view", "round_view", "export",
     "report_download", "case_action", "user_added", "user_disabled", "password_set",
     "journal_anchored",
+    "log_verified", "proof_made",
 ]
 """What the access log records (append-only, with who and when)."""
 

@@ -9,11 +9,10 @@ cast back to BIGINT because DuckDB widens ``sum(BIGINT)`` to HUGEINT, which pand
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import duckdb
 import pandas as pd
@@ -85,62 +84,41 @@ def missing(root: Path, names: tuple[str, ...] = ALL_FILES) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class Provenance:
-    """Whether the data was built from a log that verified, as replay recorded it in
-    ``replay/manifest.json`` ({"verified": true|false, "verification": "<one line>"}).
+    """What can be said of the data shown (``replay.outputs.trust``, the one reader of
+    trust): replay's signed manifest, its signature, every file's SHA-256, the refusal record
+    beside ``replay/``, and the checks' signed manifest for ``flags.parquet``.
 
-    ``state``: "verified", "unverified", "unknown" (no manifest: data from a replay that did not
-    record it) or "unreadable" (a manifest that cannot be trusted to say either). ``line`` is
-    the manifest's verification line, or what is wrong with the manifest; plain text, one line.
+    ``state`` is replay's outputs' (replay/outputs.py STATES: ``verified``,
+    ``key-not-pinned``, ``unverified-log``, ``refused``, ``tampered``, ``unsigned``,
+    ``missing``); ``line`` one line of plain text saying it; ``shown``: whether any data may
+    be shown (the outputs and the flags may be read); ``flags``: the checks' own state.
     """
 
-    state: Literal["verified", "unverified", "unknown", "unreadable"]
+    state: str
     line: str = ""
+    shown: bool = False
+    flags: str = "missing"
+    flags_line: str = ""
+    refused_at: str | None = None
+    reasons: tuple[str, ...] = ()
 
 
 def provenance(root: Path) -> Provenance:
-    """What ``replay/manifest.json`` under ``root`` says about the log the data came from.
-    Anything but a JSON object whose "verified" is true or false is "unreadable", never
-    "verified"; the file is read only up to MANIFEST_MAX_BYTES. When a later replay refused
-    the log (``replay.refused.json`` beside ``replay/``: the live loop, or ``python -m
-    replay``, found it no longer verifies), the data is "unverified" whatever the manifest
-    says: fail closed."""
-    refused = _refusal(root)
-    if refused is not None:
-        return Provenance("unverified", refused)
-    return _manifest_provenance(root)
+    """What can be said of the data under ``root``, evaluated afresh (the files' hashes are
+    remembered by their inode, size and times, so a rerun is cheap). Fail closed: only
+    outputs and flags whose signed manifests match may be shown, and a later refusal of the
+    log marks them whatever the manifest says."""
+    from replay.outputs import checks_trust, trust
 
-
-def _refusal(root: Path) -> str | None:
-    """The words of a refusal recorded beside ``replay/`` (replay/run.py ``refusal``)."""
-    from replay.refusal import refusal
-
-    return refusal(root / "replay", MANIFEST_MAX_BYTES)
-
-
-def _manifest_provenance(root: Path) -> Provenance:
-    path = root / MANIFEST
-    if not path.exists():
-        return Provenance("unknown")
-    try:
-        with path.open("rb") as file:
-            raw = file.read(MANIFEST_MAX_BYTES + 1)
-        if len(raw) > MANIFEST_MAX_BYTES:
-            return Provenance("unreadable", f"larger than {MANIFEST_MAX_BYTES:,} bytes")
-        manifest = json.loads(raw.decode("utf-8"))
-    except OSError as error:
-        return Provenance("unreadable", f"cannot be read: {error.strerror or error}")
-    except (ValueError, RecursionError) as error:  # not UTF-8, not JSON, nested too deep
-        return Provenance("unreadable", f"is not JSON: {type(error).__name__}")
-    if not isinstance(manifest, dict):
-        return Provenance("unreadable", "is not a JSON object")
-    line = manifest.get("verification")
-    line = " ".join(line.split())[:500] if isinstance(line, str) else ""
-    verified = manifest.get("verified")
-    if verified is True:
-        return Provenance("verified", line)
-    if verified is False:
-        return Provenance("unverified", line)
-    return Provenance("unreadable", 'has no "verified": true or false')
+    found = trust(root)
+    flags = checks_trust(root)
+    flags_ok = flags.usable or not (root / FLAGS).exists()
+    reasons = found.reasons + tuple(f"checks: {r}" for r in flags.reasons
+                                    if not flags.usable)
+    return Provenance(state=found.state, line=" ".join(found.words.split())[:500],
+                      shown=found.usable and flags_ok, flags=flags.state,
+                      flags_line=" ".join(flags.words.split())[:500],
+                      refused_at=found.refused_at, reasons=reasons)
 
 
 def stamp(root: Path, name: str) -> tuple[str, int, int]:
@@ -207,6 +185,7 @@ def require(
     path = root / name
     if not path.is_file():
         raise DataError(f"No `{name}` in the data directory. {RUN_HINT}")
+    _trusted(root, name)
     try:
         have = columns(con, root, name)
     except duckdb.Error as error:
@@ -222,6 +201,19 @@ def require(
             f"an older version. Run `{stage}` again."
         )
     return str(path)
+
+
+def _trusted(root: Path, name: str) -> None:
+    """DataError unless ``name`` is a file its signed manifest lists as it is (the replay
+    outputs' or the checks')."""
+    from replay.outputs import checks_trust, trust
+
+    found = checks_trust(root) if name.startswith("checks/") else trust(root)
+    if not found.usable or Path(name).name not in found.files:
+        why = "; ".join(found.reasons) or found.words
+        raise DataError(f"`{name}` is not shown: it cannot be trusted ({found.state}: "
+                        f"{why[:400]}). Run `python -m replay` and `python -m checks` again "
+                        "from a log that verifies.")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -13,10 +13,11 @@ from __future__ import annotations
 import base64
 import binascii
 import datetime as dt
+import inspect
 import json
 import re
 import shlex
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -40,6 +41,7 @@ TEXT_MAX = 500
 QUARANTINE_ROWS = 1_000
 """At most this many quarantined messages are listed (all are counted)."""
 _READ_ERRORS: tuple[type[BaseException], ...] = (*LOG_ERRORS, OSError)
+_VERIFY_ERRORS: tuple[type[BaseException], ...] = (*_READ_ERRORS, CheckpointError)
 QUARANTINE_LINE_MAX = 64 << 20
 """A quarantine line longer than this is not parsed (a message is at most a few MB)."""
 
@@ -91,32 +93,26 @@ def _note(value: object) -> str | None:
 
 
 def read_manifest(root: Path) -> Manifest:
-    """The manifest under ``root``, read at most MANIFEST_MAX_BYTES; never raises. Anything
-    but a JSON object whose "verified" is true or false is "unreadable", never "verified"."""
-    path = root / MANIFEST
-    if not path.exists():
-        return Manifest(state="unknown", problem="does not exist (no replay yet, or a replay "
-                        "older than the manifest)")
-    try:
-        with open_regular(path, "manifest") as file:
-            raw = file.read(MANIFEST_MAX_BYTES + 1)
-        if len(raw) > MANIFEST_MAX_BYTES:
-            return Manifest(state="unreadable",
-                            problem=f"is larger than {MANIFEST_MAX_BYTES:,} bytes")
-        manifest = json.loads(raw.decode("utf-8"))
-    except (OSError, LogError) as error:
-        return Manifest(state="unreadable",
-                        problem=f"cannot be read: {getattr(error, 'strerror', None) or error}")
-    except (ValueError, RecursionError) as error:  # not UTF-8, not JSON, nested too deep
-        return Manifest(state="unreadable", problem=f"is not JSON: {type(error).__name__}")
-    if not isinstance(manifest, dict):
-        return Manifest(state="unreadable", problem="is not a JSON object")
-    verified = manifest.get("verified")
+    """What replay's manifest under ``root`` says, as the one reader of trust read it
+    (replay/outputs.py ``trust``: its signature and every file checked); never raises.
+    ``state`` is "verified" only when that reader says the signed manifest's log verified
+    and nothing since refused it; a manifest it cannot trust is "unreadable" (with why), a
+    missing one "unknown"."""
+    from replay.outputs import MISSING, trust
+
+    found = trust(root)
+    manifest = found.manifest
+    why = clip("; ".join(found.reasons) or found.words)
+    if manifest is None:
+        if found.state == MISSING:
+            return Manifest(state="unknown", problem="does not exist (no replay yet, or a "
+                            "replay older than the manifest)")
+        return Manifest(state="unreadable", problem=why)
     line = manifest.get("verification")
     line = clip(" ".join(line.split())) if isinstance(line, str) else ""
-    if verified is not True and verified is not False:
-        return Manifest(state="unreadable", line=line,
-                        problem='has no "verified": true or false')
+    if not found.usable:
+        return Manifest(state="unreadable", line=line, problem=why)
+    verified = found.log_verified
     log = manifest.get("log")
     log = log if isinstance(log, dict) else {}
     records = log.get("records")
@@ -394,6 +390,8 @@ class Verification:
     """Which key was used and where it came from."""
     at: str
     """When the verification ran (UTC)."""
+    witness: str = ""
+    """What became of the witness keys given ("" when none was given)."""
 
 
 def key_choice(root: Path, pinned: str) -> tuple[Verifier, KeyChoice]:
@@ -414,30 +412,51 @@ def key_to_use(root: Path, pinned: str) -> tuple[Verifier, str]:
 
 
 def verify_now(root: Path, pinned: str, manifest: Manifest,
-               clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC),
-               ) -> Verification:
+               clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC), *,
+               kept: str = "", witnesses: Sequence[str] = ()) -> Verification:
     """Verify every chain of the log under ``root`` (schemas.log_verify.verify_data), with
-    the checkpoints beside each and the one the manifest ties the data to, so a log cut
-    short since the data was built fails. Never raises; reads the whole log."""
+    the checkpoints beside each, the one the manifest ties the data to and ``kept`` (a
+    checkpoint the regulator kept, its text), so a log cut short since either was signed
+    fails. ``witnesses``: witness verifier keys, passed to the verification when it checks
+    cosignatures, else said "witness check not available" (never pretended). Never raises;
+    reads the whole log."""
     at = clock().strftime("%Y-%m-%d %H:%M:%S UTC")
+    vkeys = [w.strip() for w in witnesses if w.strip()]
+    witness = ""
+    extra_kw: dict[str, Any] = {}
+    if vkeys:
+        params = inspect.signature(verify_data).parameters
+        name = next((n for n in ("witnesses", "witness") if n in params), None)
+        if name is None:
+            witness = (f"witness check not available: {len(vkeys)} witness key(s) given, but "
+                       "this verification does not check cosignatures yet")
+        else:
+            extra_kw[name] = vkeys
+            witness = f"{len(vkeys)} witness key(s) required"
     try:
         key, choice = key_choice(root, pinned)
     except CheckpointError as error:
         return Verification(ok=False, line=f"cannot verify: {clip(str(error))}", key="none",
-                            at=at)
+                            at=at, witness=witness)
     source = choice.source
     extra = []
     if manifest.checkpoint:
         extra.append((f"{root / MANIFEST} (the checkpoint the data was built from)",
                       manifest.checkpoint))
+    if kept.strip():
+        if len(kept) > 64 * MAX_NOTE:
+            return Verification(ok=False, line="cannot verify: the kept checkpoint is longer "
+                                f"than {64 * MAX_NOTE:,} characters", key=source, at=at,
+                                witness=witness)
+        extra.append(("the checkpoint you kept", kept if kept.endswith("\n") else kept + "\n"))
     try:
-        verdict: DataVerdict = verify_data(root, key, checkpoints=extra)
-    except _READ_ERRORS as error:
+        verdict: DataVerdict = verify_data(root, key, checkpoints=extra, **extra_kw)
+    except _VERIFY_ERRORS as error:
         return Verification(ok=False, line=f"FAILED: the log cannot be read: {clip(str(error))}",
-                            key=choice.source, at=at)
+                            key=source, at=at, witness=witness)
     line = verdict.line() if choice.pinned or not verdict.ok else f"{NOT_PINNED}: {verdict.line()}"
     return Verification(ok=verdict.ok and choice.pinned, line=clip(line, 2000), key=source,
-                        at=at)
+                        at=at, witness=witness)
 
 
 def verify_command(root: Path) -> str:

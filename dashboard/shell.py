@@ -168,9 +168,25 @@ def _boundary(spec: PageSpec, make_ctx: Callable[[], PageContext]) -> Callable[[
             st.error(f"**The {spec.title} page cannot be shown**: {literal(spec.error)}. "
                      "The other pages work; tell the dashboard's administrator.")
             return
+        if spec.name in WITHHELD and _withheld(ctx.root):
+            st.title(spec.title)
+            st.error("Nothing is shown here: the data cannot be trusted (the banner above says "
+                     "why). The Log integrity page shows what was checked.")
+            return
         with ui.boundary(spec.title, ctx.root):
             spec.render(ctx)
     return run
+
+
+WITHHELD = frozenset({"overview", "flags", "round", "dealers"})
+"""The pages that show replay's outputs and the flags: withheld when they cannot be trusted."""
+
+
+def _withheld(root: Path) -> bool:
+    """Whether the data under ``root`` may not be shown (banner.show says why); not when
+    nothing was replayed yet (the pages say what to run)."""
+    known = data.provenance(root)
+    return not known.shown and data.missing(root) != list(data.ALL_FILES)
 
 
 def main() -> None:

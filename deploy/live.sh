@@ -22,12 +22,9 @@ trap stop EXIT INT TERM
 # The log key is made before ingest starts and pinned in a keyring outside the data directory,
 # as a regulator pins it at commissioning (docs/log-integrity.md, "Keys").
 keys="$data.trusted.keys"
-{ echo "# the live shift's trusted keys, outside $data"
-  "$python" -c 'import sys; from pathlib import Path; from ingest.keys import load_signer
-print(load_signer(Path(sys.argv[1])).verifier.vkey)' "$data" 2>/dev/null; } > "$keys"
+"$python" deploy/pin_keys.py "$data" "$keys"
 export CATWALK_TRUSTED_KEYS
 CATWALK_TRUSTED_KEYS="$(cd "$(dirname "$keys")" && pwd)/$(basename "$keys")"
-echo "live: pinned the log key in $keys (CATWALK_TRUSTED_KEYS)"
 "$python" -m ingest --data "$data" --topic "$topic" --quiet > "$data/ingest.out" 2>&1 & pids+=($!)
 "$python" -m checks --data "$data" --follow > "$data/follow.out" 2>&1 & pids+=($!)
 "$python" -m ingest.simulate --tables "$tables" --rounds "$rounds" --seed "$RANDOM" --fault-rate 0.03 \

@@ -117,6 +117,10 @@ def _parser() -> argparse.ArgumentParser:
                      "largest tree verified (DATA/replay.trusted-tree.json, which refuses a "
                      "shorter or rewritten log) by the log as it now verifies, recording "
                      "REASON, when, and what was dropped")
+    run.add_argument("--output-key", default=None, metavar="FILE",
+                     help="the key replay signs manifest.json with (default "
+                     "$CATWALK_OUTPUT_KEY, else keys/outputs.key under --data, made on first "
+                     "use; its public half keys/outputs.pub)")
     run.add_argument("--rulesets", type=Path, default=None, metavar="DIR",
                      help="judge each casino's rounds by its own rulesets in DIR "
                      "(DIR/<casino>/<id>.json: docs/rulesets.md; default $CATWALK_RULESETS, "
@@ -180,7 +184,8 @@ def main(argv: list[str] | None = None) -> int:
 
     return _run(args.data or Path(os.environ.get("CATWALK_DATA") or REPO / "var"),
                 args.workers, key=args.key, unverified=args.unverified,
-                rulesets=rulesets_dir(args.rulesets), restored=args.restored)
+                rulesets=rulesets_dir(args.rulesets), restored=args.restored,
+                output_key=args.output_key)
 
 
 def _adjudicate(file: str) -> int:
@@ -375,7 +380,7 @@ def log_verified(provenance: dict[str, Any]) -> bool:
 
 def _run(data: Path, workers: int = 1, *, key: str | None = None,
          unverified: bool = False, rulesets: Path | None = None,
-         restored: str | None = None) -> int:
+         restored: str | None = None, output_key: str | None = None) -> int:
     from replay.batch_decode import KeptRecords
     from replay.high_water import HighWaterError
     from replay.parallel import ReplayWorkerError, pyarrow_without_pandas
@@ -393,6 +398,13 @@ def _run(data: Path, workers: int = 1, *, key: str | None = None,
     book = load_book(rulesets)
     if isinstance(book, int):
         return book
+    from replay.outputs import OutputsError, output_signer
+
+    try:
+        signer = output_signer(data, output_key)
+    except OutputsError as exc:
+        print(f"replay: cannot sign the outputs: {exc}", file=sys.stderr)
+        return 2
 
     def progress(n: int) -> None:
         print(f"replay: {n:,} rounds judged", file=sys.stderr, flush=True)
@@ -413,7 +425,8 @@ def _run(data: Path, workers: int = 1, *, key: str | None = None,
                 return 1
             summary = replay(data / "log", data / "replay", progress, workers=pool,
                              provenance=provenance,
-                             records=kept if log_verified(provenance) else None, book=book)
+                             records=kept if log_verified(provenance) else None, book=book,
+                             signer=signer)
     except LogError as exc:
         print(f"replay: the log cannot be read: {exc}. Run `python -m ingest verify`.",
               file=sys.stderr)

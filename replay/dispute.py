@@ -22,7 +22,6 @@ message says what is missing and what to run. Money is integer cents throughout.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 import os
 from collections.abc import Mapping
@@ -45,14 +44,20 @@ from replay.dispute_views import (
 )
 from replay.dispute_why import HOUSE_WAY_GAMES, WHEEL_GAMES, Holding, Table, verdicts
 from replay.errors import ReplayError
+from replay.outputs import Trust
+from replay.outputs import trust as outputs_trust
 from replay.pictures import card_svg, tile_svg
-from replay.refusal import refusal
 from replay.rulebook import Rulebook, shipped_book
 from replay.rulesets import CommissionRounding, Ruleset
 
 __all__ = ["EventView", "HandView", "ProofView", "ReportError", "RoundReport", "WagerView",
            "card_svg", "report_html", "report_text", "round_report", "table_rounds",
            "tile_svg"]
+
+
+class UntrustedOutputs(ReportError):
+    """Replay's outputs may not be read (altered, unsigned, no manifest: replay/outputs.py);
+    ``python -m replay round`` and ``table`` exit 1 with the reason."""
 
 
 INPUTS = ("rounds", "hands", "wagers", "timeline", "findings")
@@ -102,56 +107,45 @@ class _Reader:
 
 def _replay_dir(data: Path) -> Path:
     """The replay output in use (replay switches a symbolic link: resolved once, so every
-    file read is of one replay)."""
+    file read is of one replay), once ``replay.outputs.trust`` says its files may be read
+    (:class:`UntrustedOutputs` otherwise)."""
     out = (data / "replay").resolve()
     missing = [f"{n}.parquet" for n in ("rounds", "hands", "wagers")
                if not (out / f"{n}.parquet").is_file()]
     if missing:
         raise ReportError(f"no replay output in {data / 'replay'} ({', '.join(missing)} "
                           f"missing): run `python -m replay --data {data}` first")
-    return out
+    return trusted_outputs(data).directory
 
 
-def provenance_line(replay_dir: Path, *, check_files: bool = False) -> str:
-    """What replay's manifest says of the log the data came from, in one line that starts
-    with :data:`VERIFIED` or :data:`NOT_VERIFIED` (fail closed: no manifest, one that cannot
-    be read, or, with ``check_files``, a file whose SHA-256 is not the manifest's, is not
-    verified, and so is data a later replay refused to replace because the log no longer
-    verifies: replay.run.refusal)."""
-    refused = refusal(replay_dir)
-    if refused is not None:
-        return f"{NOT_VERIFIED}{refused}"
-    path = replay_dir / "manifest.json"
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return (f"{NOT_VERIFIED}{path} is missing: these outputs were not written by a replay "
-                "that records where its log came from")
-    except (OSError, ValueError) as exc:
-        return f"{NOT_VERIFIED}{path} cannot be read ({exc})"
-    if not isinstance(manifest, dict):
-        return f"{NOT_VERIFIED}{path} is not a replay manifest"
-    if check_files:
-        given = manifest.get("files")
-        files: dict[str, Any] = given if isinstance(given, dict) else {}
-        changed = [f"{n}.parquet" for n in INPUTS if (replay_dir / f"{n}.parquet").is_file()
-                   and files.get(f"{n}.parquet") != _sha256(replay_dir / f"{n}.parquet")]
-        if changed:
-            return (f"{NOT_VERIFIED}{', '.join(changed)} not the file(s) replay wrote (SHA-256 "
-                    f"differs from {path})")
-    words = manifest.get("verification")
-    words = words if isinstance(words, str) and words else "the manifest does not say how"
-    if manifest.get("verified") is True:
-        return f"{VERIFIED}{words}"
-    return f"{NOT_VERIFIED}{words}"
+def provenance_line(data: Path, *, check_files: bool = True) -> str:
+    """What can be said of replay's outputs under ``data`` (``replay.outputs.trust``: the
+    signed manifest, every file's SHA-256, the refusal record), in one line that starts with
+    :data:`VERIFIED` only when all of it verified with pinned keys, else
+    :data:`NOT_VERIFIED`. ``data`` may also be the ``replay`` directory itself. The files
+    are always checked (``check_files`` is kept for callers that still pass it)."""
+    found = outputs_trust(_data_of(data))
+    if found.verified:
+        return f"{VERIFIED}{found.words}"
+    if found.usable:
+        return f"{NOT_VERIFIED}{found.words}"
+    return f"{NOT_VERIFIED}{found.state}: {'; '.join(found.reasons) or found.words}"
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        while block := f.read(1 << 22):
-            digest.update(block)
-    return digest.hexdigest()
+def _data_of(path: Path) -> Path:
+    """The data directory of ``path``: itself, or its parent when it is ``DATA/replay``."""
+    path = Path(os.path.abspath(path))
+    return path.parent if path.name == "replay" else path
+
+
+def trusted_outputs(data: Path) -> Trust:
+    """``replay.outputs.trust`` of ``data``; :class:`UntrustedOutputs` when its files may
+    not be read at all (altered, unsigned, no manifest)."""
+    found = outputs_trust(data)
+    if not found.usable:
+        raise UntrustedOutputs(f"{found.refusal('the replay outputs')}; no report is made "
+                               f"from them (replay again: `python -m replay --data {data}`)")
+    return found
 
 
 def judging_book(replay_dir: Path) -> tuple[Rulebook, str | None]:
@@ -395,8 +389,8 @@ def round_report(data: Path, round_id: str, *, with_proof: bool = False,
             raise ReportError(f"round {round_id} is at {len(keys)} tables: "
                               + ", ".join(f"casino {c} table {t}" for c, t, _ in keys)
                               + "; name one with casino and table (--casino C --table T)")
-        report = _reports(reader, data, replay_dir, keys, provenance=provenance_line(
-            replay_dir, check_files=check_files))[keys[0]]
+        report = _reports(reader, data, replay_dir, keys,
+                          provenance=provenance_line(data))[keys[0]]
     if with_proof:
         from replay.dispute_proof import prove_report
 
@@ -453,8 +447,7 @@ def table_rounds(data: Path, table_id: str, *, last: int = 10, casino: str | Non
                 "FIRST, round_id DESC LIMIT $last"),
                 {"table": table_id, "casino": casino, "last": last})
         keys = [(r["casino"], table_id, r["round_id"]) for r in reversed(newest)]
-        found = _reports(reader, data, replay_dir, keys,
-                         provenance=provenance_line(replay_dir, check_files=check_files))
+        found = _reports(reader, data, replay_dir, keys, provenance=provenance_line(data))
     return [found[k] for k in keys if k in found]
 
 

@@ -114,11 +114,20 @@ def _error(command: str, message: str) -> None:
 def round_command(data: Path, round_id: str, *, html: Path | None, proof: bool,
                   key: str | None, casino: str | None, table_id: str | None) -> int:
     """``python -m replay round``: see the module docstring."""
-    from replay.dispute import ReportError, report_html, report_text, round_report
+    from replay.dispute import (
+        ReportError,
+        UntrustedOutputs,
+        report_html,
+        report_text,
+        round_report,
+    )
 
     try:
         report = round_report(data, round_id, with_proof=proof, key=key, casino=casino,
                               table_id=table_id, check_files=True)
+    except UntrustedOutputs as exc:
+        _error("round", str(exc))
+        return 1
     except ReportError as exc:
         _error("round", str(exc))
         return 2
@@ -148,12 +157,15 @@ def round_command(data: Path, round_id: str, *, html: Path | None, proof: bool,
 
 def table_command(data: Path, table_id: str, *, last: int, casino: str | None) -> int:
     """``python -m replay table``: see the module docstring."""
-    from replay.dispute import ReportError, table_ids, table_rounds
+    from replay.dispute import ReportError, UntrustedOutputs, table_ids, table_rounds
     from replay.dispute_text import header, settlement
 
     try:
         reports = table_rounds(data, table_id, last=last, casino=casino, check_files=True)
         known = table_ids(data, casino) if not reports else []
+    except UntrustedOutputs as exc:
+        _error("table", str(exc))
+        return 1
     except ReportError as exc:
         _error("table", str(exc))
         return 2

@@ -37,7 +37,8 @@ def mark_refused(out_dir: Path, why: str) -> None:
     whole or not at all. A mark that cannot be written is said on standard error (the
     refusal itself still stands: nothing is written under ``out_dir``)."""
     path = refused_mark(out_dir)
-    body = json.dumps({"refused_at": datetime.now(UTC).isoformat(timespec="seconds"),
+    now = datetime.now(UTC).isoformat(timespec="seconds")
+    body = json.dumps({"refused_at": now, "first_refused_at": _first(path) or now,
                        "why": " ".join(why.split())[:4000]}, ensure_ascii=False) + "\n"
     tmp = path.with_name(path.name + f".tmp-{os.getpid()}")
     try:
@@ -53,6 +54,26 @@ def mark_refused(out_dir: Path, why: str) -> None:
         print(f"replay: could not record the refusal in {path} ({exc.strerror or exc}); "
               "the dashboard may still show the last replay as built from a verified log",
               file=sys.stderr)
+
+
+def _first(path: Path) -> str | None:
+    """When the refusal recorded at ``path`` was first made (kept over later refusals)."""
+    try:
+        with path.open("rb") as file:
+            told = json.loads(file.read(1 << 16).decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    if not isinstance(told, dict):
+        return None
+    first = told.get("first_refused_at", told.get("refused_at"))
+    return " ".join(first.split())[:40] if isinstance(first, str) else None
+
+
+def refusal_record(out_dir: Path) -> tuple[str | None, str | None]:
+    """:func:`refusal`'s line and the first refusal's time (UTC; None when none is
+    recorded or the record cannot be read)."""
+    line = refusal(out_dir)
+    return line, (_first(refused_mark(out_dir)) if line is not None else None)
 
 
 def refusal(out_dir: Path, limit: int = 1 << 16) -> str | None:

@@ -53,6 +53,7 @@ from replay.errors import ReplayError
 from replay.fold import DEALER, Finding, Replayed, RoundState
 from replay.games import find_game
 from replay.games.results import BankerEntry
+from replay.outputs import output_signer, write_signed
 from replay.parallel import RowMaker, Shard, Workers, replay_entries, write_parquet
 from replay.reconstruct import (
     Judgement,
@@ -67,6 +68,7 @@ from replay.refusal import clear_refused
 from replay.rulebook import Rulebook, shipped_book
 from replay.timeline import timeline_rows
 from schemas import JACKPOT_STEPS, RoundEvent
+from schemas.checkpoint import Signer
 
 QUALIFYING_WAGER_OPTION = "qualifying_wager_cents"
 """The ruleset option of the least Qualifying Wager (58 Pa. Code § 688a.1; docs/rules.md 6a.11;
@@ -495,7 +497,8 @@ def start_workers(workers: int, book: Rulebook | None = None) -> Workers:
 
 
 MANIFEST = "manifest.json"
-MANIFEST_FORMAT = "catwalk-replay-manifest/1"
+MANIFEST_FORMAT = "catwalk-replay-manifest/2"
+"""Signed (replay/outputs.py): ``manifest.sig`` beside it; ``/1`` was unsigned."""
 PROVENANCE_KEY = b"catwalk.provenance"
 """The Parquet schema metadata key under which every file carries the log's provenance."""
 NO_VERIFICATION = "not verified: replay was given no verification"
@@ -538,6 +541,34 @@ def provenance_of(given: Mapping[str, Any] | None) -> dict[str, Any]:
             "log": log}
 
 
+def trees_of(checkpoint: str | None) -> list[dict[str, Any]]:
+    """The tree size and root (hex) of each chain's signed checkpoint in ``checkpoint``
+    (one note, or per chain a line ``chain NAME`` then its note), for the manifest; a note
+    that does not parse is left out (the verification that gave it already checked it)."""
+    from schemas.checkpoint import CheckpointError, parse
+
+    if not checkpoint:
+        return []
+    parts: list[tuple[str, str]] = []
+    chain, lines = "-", list[str]()
+    for line in checkpoint.splitlines(keepends=True):
+        if line.startswith("chain ") and not lines:
+            chain = line[len("chain "):].strip()
+            continue
+        lines.append(line)
+        if line.startswith("\u2014 ") and line.endswith("\n"):
+            parts.append((chain, "".join(lines)))
+            chain, lines = "-", []
+    trees = []
+    for name, note in parts:
+        try:
+            point = parse(note)
+        except CheckpointError:
+            continue
+        trees.append({"chain": name, "log_id": point.log_id, "size": point.size,
+                      "root": point.root.hex()})
+    return trees
+
 @functools.cache
 def code_version() -> str:
     """``catwalk <version> (git <commit>)``: the package's version and the commit checked out
@@ -572,7 +603,7 @@ def replay(log_dir: Path, out_dir: Path,
            progress: Callable[[int], None] | None = None, *, workers: int | Workers = 1,
            provenance: Mapping[str, Any] | None = None,
            records: KeptRecords | None = None,
-           book: Rulebook | None = None) -> ReplaySummary:
+           book: Rulebook | None = None, signer: Signer | None = None) -> ReplaySummary:
     """Fold the whole log, judge every round, write the Parquet tables and ``manifest.json``.
     With ``workers`` above 1 (or the helpers :func:`start_workers` started) the tables'
     records are folded and judged in that many processes (replay/parallel.py); the files
@@ -593,23 +624,33 @@ def replay(log_dir: Path, out_dir: Path,
 
     ``book``: the rulesets rounds are judged by (replay/rulebook.py; default the shipped
     ones alone; helpers started ahead must have been started with it); the manifest and
-    every file's metadata list the files of its rulesets directory (``ruleset_files``)."""
+    every file's metadata list the files of its rulesets directory (``ruleset_files``).
+
+    ``signer``: the key the manifest is signed with (replay/outputs.py ``output_signer``;
+    default ``DATA/keys/outputs.key`` beside ``out_dir``, made on first use)."""
     recorded = provenance_of(provenance)  # a bad provenance fails before any work
+    signer = signer or output_signer(Path(os.path.abspath(out_dir)).parent)
     twice: list[tuple[int, Finding]] = []
     done = replay_entries(log_entries(log_dir, records, twice), rows_for(book),
                           workers=workers, progress=progress)
-    return write_replay(out_dir, done, recorded, book, twice=twice)
+    return write_replay(out_dir, done, recorded, book, twice=twice, signer=signer)
 
 
 def write_replay(out_dir: Path, done: Shard, recorded: Mapping[str, Any],
                  book: Rulebook | None = None,
-                 twice: list[tuple[int, Finding]] | None = None) -> ReplaySummary:
+                 twice: list[tuple[int, Finding]] | None = None, *,
+                 signer: Signer | None = None) -> ReplaySummary:
     """Write what replaying the log gave (``done``: its rows and log-level findings) under
     ``out_dir`` as :func:`replay` writes it, the manifest and every file's metadata saying
     ``recorded`` (:func:`provenance_of`); published atomically (:func:`publish`).
     replay/live.py gives it the rows it keeps between passes over a growing log. ``twice``:
     the messages two chains hold that were taken once (``replay.batch_decode.entries_of``),
-    findings listed first."""
+    findings listed first. The manifest lists every file's SHA-256 and size, the trees the
+    log's checkpoints sign and whether the log's key was pinned, and is signed
+    (``manifest.sig``, replay/outputs.py) with ``signer`` (default: the outputs' key of the
+    data directory) in the same switch."""
+    signer = signer or output_signer(Path(os.path.abspath(out_dir)).parent)
+    key_pinned = bool(recorded.get("key_pinned", False))
     all_findings = tuple(f for _, f in (*(twice or ()), *done.undecodable,
                                         *done.fold_findings))
     tables = dict(done.tables)
@@ -629,12 +670,13 @@ def write_replay(out_dir: Path, done: Shard, recorded: Mapping[str, Any],
             table = tables[name].replace_schema_metadata(metadata)
             files[f"{name}.parquet"] = write_parquet(table, build / f"{name}.parquet")
         manifest = {"format": MANIFEST_FORMAT, "verified": recorded["verified"],
-                    "verification": recorded["verification"],
-                    "key_pinned": recorded["key_pinned"], "log": recorded["log"],
+                    "verification": recorded["verification"], "log": recorded["log"],
+                    "key_pinned": key_pinned,
+                    "trees": trees_of(recorded["log"].get("checkpoint")),
                     "rulesets": rulesets, "ruleset_files": ruleset_files,
-                    "code_version": code_version(), "files": files}
-        _write_synced(build / MANIFEST, (json.dumps(manifest, sort_keys=True, indent=2,
-                                                    ensure_ascii=False) + "\n").encode())
+                    "code_version": code_version(), "files": files,
+                    "sizes": {name: (build / name).stat().st_size for name in files}}
+        write_signed(build, manifest, signer)
 
     publish(out_dir, write)
     clear_refused(out_dir)

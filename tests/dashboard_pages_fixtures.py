@@ -37,7 +37,6 @@ overpaid $11.50 (F1 + F5), underpaid $40.00 (F4 + F6 + F8), at stake $51.50. Dif
 
 from __future__ import annotations
 
-import json
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
@@ -50,6 +49,7 @@ from checks.runner import FLAG_SCHEMA
 from dashboard.accounts import Accounts
 from dashboard.context import ROLES, Role
 from replay.run import HANDS, ROUNDS, WAGERS
+from tests.outputs_support import sign_checks, sign_replay
 
 PASSWORD = "correct horse battery staple"
 """Every fixture user's password (test data only)."""
@@ -166,7 +166,9 @@ EXPECTED = {
 
 def write_pages_fixture(root: Path, *, manifest: bool | None = True) -> Path:
     """Write rounds, hands (no rows), wagers and flags under ``root`` (and the manifest of a
-    verified log when ``manifest`` is True, of a log that did not verify when False)."""
+    verified log when ``manifest`` is True, of a log that did not verify when False), each
+    signed by the data directory's outputs key (pinned only when a test pins it:
+    tests/outputs_support.py ``pin_outputs_key``)."""
     tables = {"replay/rounds.parquet": (ROUNDS, ROUND_ROWS),
               "replay/hands.parquet": (HANDS, []),
               "replay/wagers.parquet": (WAGERS, WAGER_ROWS),
@@ -175,11 +177,11 @@ def write_pages_fixture(root: Path, *, manifest: bool | None = True) -> Path:
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
         pq.write_table(pa.Table.from_pylist(rows, schema=schema), path)
+    sign_checks(root)  # the checks' signed manifest of flags.parquet
     if manifest is not None:
         line = ("log verified: 1 segment, 45 records" if manifest
                 else "segment 1 record 17: hash mismatch")
-        (root / "replay/manifest.json").write_text(
-            json.dumps({"verified": manifest, "verification": line}))
+        sign_replay(root, verified=manifest, verification=line)
     return root
 
 

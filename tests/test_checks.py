@@ -8,6 +8,7 @@ import pytest
 
 from checks.runner import SEVERITIES, CheckError, load_checks, parse_check, run_all
 from replay.run import TABLES
+from tests.outputs_support import sign_replay
 
 
 def _round(round_id, *, evaluated=True, problems=None):
@@ -98,6 +99,7 @@ def data(tmp_path):
         rows = [{"casino": "C01", **row} for row in given.get(name, [])]  # joins on casino too
         pq.write_table(pa.Table.from_pylist(rows, schema=schema),
                        replay_dir / f"{name}.parquet")
+    sign_replay(tmp_path)
     return tmp_path
 
 
@@ -217,6 +219,7 @@ def test_an_absurd_amount_is_a_flag_not_a_failure(data):
     rows = pq.read_table(path).to_pylist()
     rows.append(_wager("R1", 5, 100, ("win", -(2**63), 0), ("win", 2**63 - 1, 0)))
     pq.write_table(pa.Table.from_pylist(rows, schema=TABLES["wagers"]), path)
+    sign_replay(data)
     run_all(data / "replay", data / "checks")
     assert ("R1", 5, None) in _flags(data, "collected_winner")
 
@@ -304,15 +307,13 @@ def _trust(data):
     return meta[TRUST_KEY].decode(), json.loads(meta[PROVENANCE_KEY])
 
 
-def test_data_without_a_manifest_are_of_unknown_provenance(data):
-    from checks.runner import run_checks
+def test_data_without_a_manifest_are_refused_and_nothing_is_written(data):
+    from checks.runner import Untrusted, run_checks
 
-    done = run_checks(data / "replay", data / "checks")
-    assert done.provenance.trust == "unknown" and not done.provenance.verified
-    assert "manifest.json is missing" in done.provenance.verification
-    trust, record = _trust(data)
-    assert trust == "unknown" and record["verified"] is False and record["manifest"] is None
-    assert done.counts["overpay"] == done.counts["underpay"] == 1  # the checks still run
+    (data / "replay" / "manifest.json").unlink()
+    with pytest.raises(Untrusted, match=r"\(missing\): .*manifest.json is missing"):
+        run_checks(data / "replay", data / "checks")
+    assert not (data / "checks" / "flags.parquet").exists()
 
 
 def test_an_unverified_log_is_said_loudly_and_recorded_in_the_flags(tmp_path):
@@ -321,35 +322,47 @@ def test_an_unverified_log_is_said_loudly_and_recorded_in_the_flags(tmp_path):
     data = _replayed(tmp_path, None)
     proc = run_cli("checks", "--data", str(data))
     assert proc.returncode == 0, proc.stderr
-    assert "WARNING: these data were built from an UNVERIFIED log (not verified: replay was "\
-           "given no verification)" in proc.stdout
+    assert "WARNING: these data are not verified (unverified-log: " in proc.stdout
+    assert "not verified: replay was given no verification" in proc.stdout
     trust, record = _trust(data)
-    assert trust == "unverified" and record["verified"] is False
+    assert trust == "unverified-log" and record["verified"] is False
     assert record["manifest"]["verification"] == "not verified: replay was given no verification"
 
 
-def test_a_verified_log_is_said_and_recorded(tmp_path):
+def test_a_verified_log_with_pinned_keys_is_said_and_recorded(tmp_path, monkeypatch):
+    from tests.conftest import run_cli
+    from tests.outputs_support import pin_outputs_key
+
+    data = _replayed(tmp_path, {**VERIFIED, "key_pinned": True})
+    pin_outputs_key(data, monkeypatch)
+    proc = run_cli("checks", "--data", str(data))
+    assert proc.returncode == 0, proc.stderr
+    assert "WARNING" not in proc.stdout
+    assert "checks: log verified: " in proc.stdout and "48 records, checkpoint 3" in proc.stdout
+    trust, record = _trust(data)
+    assert trust == "verified" and record["manifest"]["log"]["records"] == 48
+
+
+def test_a_verified_log_without_a_keyring_is_key_not_pinned(tmp_path):
     from tests.conftest import run_cli
 
     data = _replayed(tmp_path, VERIFIED)
     proc = run_cli("checks", "--data", str(data))
     assert proc.returncode == 0, proc.stderr
-    assert "WARNING" not in proc.stdout
-    assert "checks: log verified: verified: 48 records, checkpoint 3 signed" in proc.stdout
-    trust, record = _trust(data)
-    assert trust == "verified" and record["manifest"]["log"]["records"] == 48
+    assert "WARNING: these data are not verified (key-not-pinned: " in proc.stdout
+    assert _trust(data)[0] == "key-not-pinned"
 
 
-def test_a_file_changed_after_replay_makes_the_provenance_unknown(tmp_path):
-    from checks.runner import run_checks
+def test_a_file_changed_after_replay_is_refused(tmp_path):
+    from checks.runner import Untrusted, run_checks
     from tests.conftest import run_cli
 
     data = _replayed(tmp_path, VERIFIED)
     path = data / "replay" / "wagers.parquet"
     table = pq.read_table(path)
     pq.write_table(table.slice(1), path)  # a wager less, written by someone else
-    done = run_checks(data / "replay", data / "checks")
-    assert done.provenance.trust == "unknown"
-    assert "wagers.parquet not the file(s) replay wrote" in done.provenance.verification
+    with pytest.raises(Untrusted, match=r"wagers\.parquet is not the file the manifest lists"):
+        run_checks(data / "replay", data / "checks")
     proc = run_cli("checks", "--data", str(data))
-    assert proc.returncode == 0 and "a log of UNKNOWN provenance" in proc.stdout
+    assert proc.returncode == 1 and "REFUSED: the replay outputs" in proc.stderr
+    assert "(tampered)" in proc.stderr and not (data / "checks" / "flags.parquet").exists()

@@ -13,6 +13,7 @@ import pytest
 
 from checks.runner import run_all
 from replay.run import TABLES
+from tests.outputs_support import sign_replay
 from tests.test_checks import _round
 
 
@@ -105,6 +106,7 @@ def flags(tmp_path):
         rows = [{"casino": "C01", **row} for row in given.get(name, [])]
         pq.write_table(pa.Table.from_pylist(rows, schema=schema),
                        replay_dir / f"{name}.parquet")
+    sign_replay(replay_dir.parent)
     run_all(replay_dir, tmp_path / "checks")
     return pq.read_table(tmp_path / "checks" / "flags.parquet").to_pylist()
 

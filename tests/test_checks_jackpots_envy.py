@@ -11,6 +11,7 @@ import pytest
 
 from checks.runner import load_checks, run_all
 from replay.run import TABLES
+from tests.outputs_support import sign_replay
 from tests.test_checks import _envy, _round, _wager
 
 ENVY_CHECKS = ("envy_own_or_dealer_hand", "envy_without_qualifying_wager", "envy_mispay",
@@ -30,6 +31,7 @@ def _write(tmp_path, given):
         rows = [{"casino": "C01", **row} for row in given.get(name, [])]
         pq.write_table(pa.Table.from_pylist(rows, schema=schema),
                        replay_dir / f"{name}.parquet")
+    sign_replay(replay_dir.parent)
     run_all(replay_dir, tmp_path / "checks")
     return pq.read_table(tmp_path / "checks" / "flags.parquet").to_pylist()
 

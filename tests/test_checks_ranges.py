@@ -20,6 +20,7 @@ import pytest
 
 from checks.runner import InputError, run_all
 from replay.run import TABLES, WAGERS
+from tests.outputs_support import sign_replay
 from tests.test_checks import _round, _wager
 
 MONEY = ("paid_loser", "collected_winner", "overpay", "underpay", "commission_wrong",
@@ -63,6 +64,7 @@ def _write(replay_dir: Path, given: dict[str, list[dict]],
     for name, schema in {**TABLES, **(schemas or {})}.items():
         rows = [{"casino": "C01", **row} for row in given.get(name, [])]
         pq.write_table(pa.Table.from_pylist(rows, schema=schema), replay_dir / f"{name}.parquet")
+    sign_replay(replay_dir.parent)
 
 
 def _run(tmp_path: Path, given: dict[str, list[dict]],

@@ -24,6 +24,7 @@ from checks.runner import (
 )
 from replay.run import TABLES
 from tests.conftest import run_cli
+from tests.outputs_support import sign_replay
 
 SETTLEMENT = ("paid_loser", "collected_winner", "overpay", "underpay")
 """The four settlement checks (a wrong net is exactly one of them)."""
@@ -55,6 +56,7 @@ def _write(replay_dir: Path, given: dict[str, list[dict]]) -> None:
     for name, schema in TABLES.items():
         pq.write_table(pa.Table.from_pylist(given.get(name, []), schema=schema),
                        replay_dir / f"{name}.parquet")
+    sign_replay(replay_dir.parent)
 
 
 @pytest.fixture
@@ -70,6 +72,7 @@ def data(tmp_path):
               _wager("R2", 1, "main", 5000, -5500, -5000),
               _wager("R2", 3, "main", 1000, None, 950)]
     _write(tmp_path / "replay", {"rounds": rounds, "wagers": wagers})
+    sign_replay(tmp_path)
     return tmp_path
 
 
@@ -120,6 +123,7 @@ def test_an_amount_at_the_64_bit_limit_is_a_flag_never_a_failure(data):
     rows += [_wager("R1", 5, "main", 100, -(2**63), 2**63 - 1),
              _wager("R1", 6, "main", 100, 2**63 - 1, 0)]
     pq.write_table(pa.Table.from_pylist(rows, schema=TABLES["wagers"]), path)
+    sign_replay(data)
     done = run_checks(data / "replay", data / "checks")
     flags = {f["seat"]: f for f in _flags(data) if f["check_id"] in SETTLEMENT}
     absurd, edge = flags[5], flags[6]
@@ -236,6 +240,7 @@ def test_since_also_filters_findings_and_the_other_tables(data):
                 for rid in ("R1", "R2")]
     pq.write_table(pa.Table.from_pylist(findings, schema=TABLES["findings"]),
                    data / "replay" / "findings.parquet")
+    sign_replay(data)
     run_checks(data / "replay", data / "checks", since=datetime(2026, 3, 14, 21, tzinfo=UTC),
                only=["log_findings"])
     (flag,) = _flags(data)
@@ -260,12 +265,14 @@ def test_a_check_that_fails_is_exit_1_naming_it_and_nothing_is_replaced(data):
     # a jackpots file without the column award_from_inventory.sql reads
     jackpots = pq.read_table(data / "replay" / "jackpots.parquet")
     pq.write_table(jackpots.drop_columns(["paid_from"]), data / "replay" / "jackpots.parquet")
+    sign_replay(data)
     proc = run_cli("checks", "--data", str(data))
     assert proc.returncode == 1
     assert "checks/sql/award_from_inventory.sql failed to run" in proc.stderr
     assert "nothing was replaced" in proc.stderr
     assert path.read_bytes() == old
-    assert sorted(p.name for p in path.parent.iterdir()) == ["flags.parquet"]
+    assert sorted(p.name for p in path.parent.iterdir()) == [
+        "flags.parquet", "manifest.json", "manifest.sig"]
 
 
 def test_a_failing_check_through_the_api_leaves_the_old_file(data):
@@ -297,7 +304,8 @@ def test_a_write_that_fails_leaves_the_old_file_and_no_temporary(data, monkeypat
                                           r"unchanged"):
         run_checks(data / "replay", data / "checks")
     assert path.read_bytes() == old
-    assert sorted(p.name for p in path.parent.iterdir()) == ["flags.parquet"]
+    assert sorted(p.name for p in path.parent.iterdir()) == [
+        "flags.parquet", "manifest.json", "manifest.sig"]
     monkeypatch.undo()
     run_checks(data / "replay", data / "checks")
     assert len(_flags(data)) == 4

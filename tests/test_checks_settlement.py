@@ -21,6 +21,7 @@ from checks.runner import run_all
 from replay.run import TABLES, replay
 from schemas import RoundEnded, WagerSettled, encode
 from tests.events_factory import Table
+from tests.outputs_support import sign_replay
 from tests.test_checks import _round, _wager
 from tests.test_replay_workers import _write as _write_log
 
@@ -32,6 +33,7 @@ def _write(replay_dir: Path, given: dict[str, list[dict]]) -> None:
     for name, schema in TABLES.items():
         rows = [{"casino": "C01", **row} for row in given.get(name, [])]
         pq.write_table(pa.Table.from_pylist(rows, schema=schema), replay_dir / f"{name}.parquet")
+    sign_replay(replay_dir.parent)
 
 
 def _run(tmp_path: Path, given: dict[str, list[dict]]) -> list[dict]:

@@ -14,6 +14,7 @@ import pytest
 
 from checks.runner import load_checks, run_checks
 from replay.run import TABLES
+from tests.outputs_support import sign_replay
 
 DAY1 = datetime(2026, 3, 14, 18, 0, tzinfo=UTC)
 
@@ -41,6 +42,7 @@ def _write(tmp_path: Path, rounds, wagers) -> Path:
     for name, schema in TABLES.items():
         pq.write_table(pa.Table.from_pylist(given.get(name, []), schema=schema),
                        replay / f"{name}.parquet")
+    sign_replay(replay.parent)
     return replay
 
 

@@ -4,7 +4,6 @@ Dealers and tables pages are tested in tests/test_dashboard_pages.py."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +21,7 @@ from tests.dashboard_pages_fixtures import (
     write_pages_fixture,
     write_users,
 )
+from tests.outputs_support import pin_outputs_key, sign_checks, sign_replay
 
 # Money as text -----------------------------------------------------------------------------
 
@@ -60,11 +60,13 @@ def test_format_cents_refuses_anything_but_integer_cents(bad: object) -> None:
 VERIFIED = "log verified: 3 segments, 10,322 records, hash chain intact"
 
 
-def write_manifest(root: Path, verified: object, verification: str = VERIFIED) -> None:
-    """``replay/manifest.json`` as replay writes it: whether the log verified, and how."""
-    path = root / data.MANIFEST
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"verified": verified, "verification": verification}))
+def write_manifest(root: Path, verified: bool, verification: str = VERIFIED) -> None:
+    """``replay/manifest.json`` as replay writes it, signed: whether the log verified, and
+    how (and the checks' signed manifest when there are flags)."""
+    (root / "replay").mkdir(parents=True, exist_ok=True)
+    sign_replay(root, verified=verified, verification=verification)
+    if (root / data.FLAGS).exists():
+        sign_checks(root)
 
 
 @pytest.fixture
@@ -170,9 +172,22 @@ def run_signed_in(monkeypatch, data_dir: Path, home: Path, page: str = "overview
 def test_data_from_a_verified_log_says_so_quietly(monkeypatch, tmp_path, home) -> None:
     root = write_pages_fixture(tmp_path, manifest=None)
     write_manifest(root, True)
+    pin_outputs_key(root, monkeypatch)
     at = run_signed_in(monkeypatch, root, home)
     assert not at.warning and not [e for e in at.error if "verif" in e.value]
-    assert f"Built from a verified log: `{VERIFIED}`" in [c.value for c in at.caption]
+    assert (f"Built from a verified log, outputs signed and checked: `{VERIFIED}`"
+            in [c.value for c in at.caption])
+
+
+def test_keys_found_beside_the_data_are_a_warning_not_verified(
+    monkeypatch, tmp_path, home
+) -> None:
+    root = write_pages_fixture(tmp_path, manifest=None)
+    write_manifest(root, True)
+    at = run_signed_in(monkeypatch, root, home)
+    (warning,) = [w for w in at.warning if "key not pinned" in w.value]
+    assert warning.value.startswith("**Unverified: key not pinned**: ")
+    assert not [c for c in at.caption if c.value.startswith("Built from a verified log")]
 
 
 @pytest.mark.parametrize("page", ["overview", "flags", "dealers"])
@@ -202,32 +217,34 @@ def test_data_from_a_log_whose_key_is_not_pinned_says_so(monkeypatch, tmp_path, 
     assert not [c for c in at.caption if c.value.startswith("Built from a verified log")]
 
 
-def test_data_without_a_manifest_warns_that_provenance_is_unknown(
-    monkeypatch, tmp_path, home
-) -> None:
+def test_data_without_a_manifest_is_not_shown(monkeypatch, tmp_path, home) -> None:
     write_pages_fixture(tmp_path, manifest=None)
     at = run_signed_in(monkeypatch, tmp_path, home)
-    banners = [w for w in at.warning if "Provenance unknown" in w.value]
-    assert len(banners) == 1 and "replay/manifest.json" in banners[0].value
-    assert not [e for e in at.error if "Provenance" in e.value]
+    (banner_,) = [e for e in at.error if e.value.startswith("**Not shown")]
+    assert "(missing)" in banner_.value and "replay/manifest.json is missing" in banner_.value
+    assert any("Nothing is shown here" in e.value for e in at.error)
+    assert not at.metric, "no figure from untrusted files"
 
 
 def test_no_data_at_all_is_not_a_provenance_warning(monkeypatch, tmp_path, home) -> None:
     at = run_signed_in(monkeypatch, tmp_path / "empty", home)
     assert not [w for w in at.warning if "Provenance" in w.value]
+    assert not at.error
     assert any("No data yet" in i.value and "make demo" in i.value for i in at.info)
 
 
 @pytest.mark.parametrize(
     ("content", "why"),
     [
-        (b'{"verified": "yes", "verification": "ok"}', '"verified": true or false'),
-        (b'{"verification": "ok"}', '"verified": true or false'),
+        (b'{"verified": "yes", "verification": "ok"}', "unsigned"),
+        (b'{"verification": "ok"}', "unsigned"),
         (b"[true]", "is not a JSON object"),
         (b"{not json", "is not JSON"),
         (b"\xff\xfe", "is not JSON"),
         (b"[" * 60_000, "is not JSON"),
-        (b" " * (data.MANIFEST_MAX_BYTES + 1), "larger than 65,536 bytes"),
+        (b" " * (1 << 16 + 1), "is not JSON"),
+        (b'{"format": "catwalk-replay-manifest/1", "verified": true}',
+         "unsigned: written before outputs were signed"),
     ],
 )
 def test_a_manifest_that_cannot_be_trusted_is_never_verified(
@@ -236,17 +253,25 @@ def test_a_manifest_that_cannot_be_trusted_is_never_verified(
     write_pages_fixture(tmp_path, manifest=None)
     (tmp_path / data.MANIFEST).write_bytes(content)
     known = data.provenance(tmp_path)
-    assert known.state == "unreadable" and why in known.line
+    assert known.state in ("tampered", "unsigned") and not known.shown
+    assert why in " ".join(known.reasons) + known.line
     at = run_signed_in(monkeypatch, tmp_path, home)
-    assert any("Provenance unknown" in e.value and "unverified" in e.value for e in at.error)
+    assert any(e.value.startswith("**Not shown: the data cannot be trusted**") for e in at.error)
+    assert not at.metric
 
 
-def test_provenance_reads_the_manifest(tmp_path) -> None:
-    assert data.provenance(tmp_path) == data.Provenance("unknown")
+def test_provenance_reads_the_signed_manifest(tmp_path, monkeypatch) -> None:
+    assert data.provenance(tmp_path).state == "missing"
+    assert not data.provenance(tmp_path).shown
     write_manifest(tmp_path, True, "log verified:\n 12 segments")
-    assert data.provenance(tmp_path) == data.Provenance("verified", "log verified: 12 segments")
+    pin_outputs_key(tmp_path, monkeypatch)
+    known = data.provenance(tmp_path)
+    assert (known.state, known.line, known.shown) == ("verified", "log verified: 12 segments",
+                                                      True)
     write_manifest(tmp_path, False, "record 9 altered")
-    assert data.provenance(tmp_path) == data.Provenance("unverified", "record 9 altered")
+    known = data.provenance(tmp_path)
+    assert (known.state, known.line, known.shown) == ("unverified-log", "record 9 altered",
+                                                      True)
 
 
 def test_data_replay_later_refused_to_replace_has_the_error_banner(
@@ -264,4 +289,5 @@ def test_data_replay_later_refused_to_replace_has_the_error_banner(
     assert banner_.value.startswith("**Built from a log that did not verify**: ")
     assert "the log no longer verifies: a later replay refused it at " in banner_.value
     assert "segment-000002.avro **altered**" in banner_.value  # inside the code span
+    assert "First refused at " in banner_.value
     assert not [c for c in at.caption if c.value.startswith("Built from a verified log")]

@@ -47,7 +47,9 @@ def _judged_by_c02(root: Path) -> str:
         {"path": f"C02/{p.name}", "sha256": hashlib.sha256(p.read_bytes()).hexdigest()}
         for p in sorted((EXAMPLE / "C02").iterdir())]
     manifest["rulesets"] = [*manifest["rulesets"], STUD]
-    path.write_text(json.dumps(manifest))
+    from replay.outputs import output_signer, write_signed
+
+    write_signed(path.parent, manifest, output_signer(root))  # signed, as replay would
     return digest
 
 

@@ -38,6 +38,7 @@ from tests.dashboard_pages_fixtures import (
     write_pages_fixture,
     write_users,
 )
+from tests.outputs_support import sign_checks, sign_replay
 
 
 @pytest.fixture
@@ -264,6 +265,8 @@ def test_a_page_that_raises_shows_a_message_not_a_traceback(monkeypatch, root, h
 
 def test_a_flags_file_from_an_older_checks_says_what_to_run(monkeypatch, tmp_path, home):
     write_fixture(tmp_path)  # the flags schema before kind, counted, occurred_at ...
+    sign_replay(tmp_path)
+    sign_checks(tmp_path)
     at = signed_in(monkeypatch, tmp_path, home, page="flags")
     (message,) = [e.value for e in at.error if "could not read the data" in e.value]
     assert "`counted`" in message and "Run `python -m checks` again" in message
@@ -466,6 +469,7 @@ def test_new_flags_appear_when_the_checks_write_again(monkeypatch, root, home):
             "seat": 2, "wager": "ante", "detail": "settled after the next round started"}
     pq.write_table(pa.Table.from_pylist([*FLAG_ROWS, late], schema=FLAG_SCHEMA),
                    root / data.FLAGS)
+    sign_checks(root)  # as the checks sign what they write
     at = _ok(at.run())
     assert "late_settlement" in frame_with(at, "round")["check"].tolist()
     assert "**9 flags**" in texts(at)
@@ -503,6 +507,7 @@ def test_the_export_has_numeric_columns_and_is_recorded(root, home):
 def test_text_a_spreadsheet_would_run_is_neutralised_in_the_export(root, home):
     hostile = {**FLAG_ROWS[0], "detail": "=HYPERLINK(\"http://x\")", "dealer_id": "+d"}
     pq.write_table(pa.Table.from_pylist([hostile], schema=FLAG_SCHEMA), root / data.FLAGS)
+    sign_checks(root)
     content = flags_page.export(_ctx(root, home, []), flag_queries.FlagQuery(), None)
     (row,) = list(csv.DictReader(io.StringIO(content.decode("utf-8"))))
     assert row["detail"] == "'=HYPERLINK(\"http://x\")" and row["dealer_id"] == "'+d"

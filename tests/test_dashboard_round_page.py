@@ -233,6 +233,11 @@ def test_the_proof_ties_every_event_to_the_signed_checkpoint(data: Path) -> None
     assert not at.exception
     (proved,) = [s.value for s in at.success if s.value.startswith("**Proved**")]
     assert "12 of 12 events proved against the checkpoint signed at" in proved
+    ((action, target, detail),) = [r for r in at.session_state["recorded"]
+                                   if r[0] == "proof_made"]
+    assert (action, target, detail["casino"], detail["table"], detail["verified"],
+            detail["key"]) == ("proof_made", OVERPAID_ROUND, "C01", "T01", True,
+                               "beside the log")
     at.download_button(key="round_report_download").click().run()
     assert [r for r in at.session_state["recorded"] if r[0] == "report_download"] == [
         ("report_download", OVERPAID_ROUND, {"casino": "C01", "table_id": "T01",
@@ -249,6 +254,8 @@ def test_a_tampered_log_gives_no_proof(own_data: Path) -> None:
     assert not at.exception
     assert any(e.value.startswith("**Not proved**: `no proof: the log does not verify")
                for e in at.error)
+    assert [r[2]["verified"] for r in at.session_state["recorded"]
+            if r[0] == "proof_made"] == [False]
     assert not [s for s in at.success if s.value.startswith("**Proved**")]
 
 
@@ -282,7 +289,9 @@ def test_data_from_a_log_that_did_not_verify_is_a_red_error(own_data: Path) -> N
     path = own_data / "replay" / "manifest.json"
     manifest = json.loads(path.read_text())
     manifest.update(verified=False, verification="not verified: record 3 altered")
-    path.write_text(json.dumps(manifest))
+    from replay.outputs import output_signer, write_signed
+
+    write_signed(path.parent, manifest, output_signer(own_data))  # signed, as replay would
     at = _open(OVERPAID_ROUND)
     assert at.error[0].value.startswith("**Where the data came from**: ")
     assert "NOT VERIFIED: not verified: record 3 altered" in at.error[0].value

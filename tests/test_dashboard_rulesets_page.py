@@ -167,7 +167,9 @@ def test_a_ruleset_the_version_does_not_ship_is_an_error(data: Path) -> None:
     path = data / "replay" / "manifest.json"
     manifest = json.loads(path.read_text())
     manifest["rulesets"] = ["pai_gow_poker-classic-v1", "pai_gow_poker-house-v9"]
-    path.write_text(json.dumps(manifest))
+    from replay.outputs import output_signer, write_signed
+
+    write_signed(path.parent, manifest, output_signer(data))  # signed, as replay would
     at = run_page(PAGE, User(name="rita", role="regulator"))
     assert any(e.value.startswith("Not shipped with this version: `pai_gow_poker-house-v9`")
                for e in at.error)

@@ -24,6 +24,7 @@ from checks.runner import run_all
 from replay.__main__ import main as replay_main
 from replay.dispute import (
     ReportError,
+    UntrustedOutputs,
     card_svg,
     report_html,
     report_text,
@@ -38,6 +39,7 @@ from schemas.keyring import ENV
 from schemas.merkle import leaf_hash, verify_inclusion
 from tests.events_factory import T0, Table, events_of_document
 from tests.keyring_support import pin
+from tests.outputs_support import sign_replay
 from tests.test_replay_workers import _write
 
 DEALER = ("Kc Kd 9s 7h 3c", "Ah Qs")
@@ -100,8 +102,8 @@ def build(root: Path) -> Path:
               *_hostile(t90), *_later_rounds(t90, 12),
               *_elsewhere(other)]
     _write(root, [(e.table_id.encode(), encode(e)) for e in events])
-    key = str(root / "keys" / "signing.pub")
-    assert replay_main(["--data", str(root), "--key", key]) == 0  # verifies, then replays
+    # verifies the log with its key given (pinned), then replays
+    assert replay_main(["--data", str(root), "--key", str(root / "keys" / "signing.pub")]) == 0
     run_all(root / "replay", root / "checks")
     return root
 
@@ -251,7 +253,9 @@ def test_the_reports_timeline_flags_and_ruleset(data):
         "pai_gow_poker-classic-v1: Classic pai gow poker, dealer or player banked")
     assert "Commission 5.00% of a win, rounded down to the cent" in report.ruleset_words
     assert report.findings == () and report.problems == ()
-    assert report.verified and report.provenance.startswith("Verified: OK: ")
+    # the log's and the outputs' keys were found beside the data, not pinned
+    assert not report.verified
+    assert report.provenance.startswith("NOT VERIFIED: unverified: key not pinned: OK: ")
 
 
 def test_an_unknown_round_is_none_and_an_ambiguous_one_names_its_tables(data):
@@ -270,6 +274,9 @@ def test_no_replay_output_is_a_report_error_that_says_what_to_run(tmp_path):
     (tmp_path / "replay" / "rounds.parquet").write_bytes(b"not parquet")
     (tmp_path / "replay" / "hands.parquet").write_bytes(b"")
     (tmp_path / "replay" / "wagers.parquet").write_bytes(b"")
+    with pytest.raises(UntrustedOutputs, match=r"\(missing\): .*manifest.json is missing"):
+        round_report(tmp_path, "R-1")
+    sign_replay(tmp_path)
     with pytest.raises(ReportError, match=r"rounds.parquet cannot be read"):
         round_report(tmp_path, "R-1")
 
@@ -287,20 +294,20 @@ def test_data_not_verified_is_said_first(data, tmp_path):
                            "verification\nWARNING: these figures come from data that cannot")
     assert '<p class="banner">NOT VERIFIED: not verified' in report_html(report)
     (tmp_path / "replay" / "manifest.json").unlink()
-    gone = round_report(tmp_path, "R-2", casino="C01")
-    assert gone.provenance.startswith("NOT VERIFIED: ") and "manifest.json is missing" in (
-        gone.provenance)
-    assert "checks: no flags" in " ".join(gone.findings)
+    with pytest.raises(UntrustedOutputs, match=r"manifest\.json is missing"):
+        round_report(tmp_path, "R-2", casino="C01")
 
 
 def test_a_file_that_is_not_the_one_replay_wrote_is_not_verified(data, tmp_path):
     shutil.copytree(data / "replay", tmp_path / "replay")
-    assert round_report(tmp_path, "R-2", casino="C01", check_files=True).verified
+    shutil.copytree(data / "keys", tmp_path / "keys")
+    assert round_report(tmp_path, "R-2", casino="C01", check_files=True).provenance \
+        .startswith("NOT VERIFIED: unverified: key not pinned: OK: ")
     rows = pq.read_table(tmp_path / "replay" / "timeline.parquet")
     pq.write_table(rows.slice(1), tmp_path / "replay" / "timeline.parquet")
-    changed = round_report(tmp_path, "R-2", casino="C01", check_files=True)
-    assert changed.provenance.startswith("NOT VERIFIED: timeline.parquet not the file(s) "
-                                         "replay wrote")
+    with pytest.raises(UntrustedOutputs, match=r"\(tampered\): .*timeline\.parquet is not "
+                                               r"the file the manifest lists"):
+        round_report(tmp_path, "R-2", casino="C01", check_files=True)
 
 
 # --- table_rounds -----------------------------------------------------------------------

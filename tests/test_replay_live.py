@@ -69,7 +69,10 @@ def _batch(data: Path, out: Path) -> None:
     with contextlib.redirect_stderr(io.StringIO()):
         provenance = _provenance(data, None, False)
     assert provenance is not None and log_verified(provenance)
-    replay(data / "log", out, provenance=provenance)
+    from replay.outputs import output_signer
+
+    # signed with the data directory's outputs key, as ``python -m replay --data DATA``
+    replay(data / "log", out, provenance=provenance, signer=output_signer(data))
 
 
 def _files(out: Path) -> dict[str, bytes]:
@@ -80,7 +83,8 @@ def _same_as_batch(data: Path, tmp: Path) -> dict[str, bytes]:
     batch = tmp / "batch"
     _batch(data, batch)
     live, want = _files(data / "replay"), _files(batch)
-    assert sorted(live) == sorted(want) and len(want) == 9  # eight tables and the manifest
+    # eight tables, the manifest and its signature
+    assert sorted(live) == sorted(want) and len(want) == 10
     for name in want:
         assert live[name] == want[name], f"{name} differs from a batch replay"
     return live

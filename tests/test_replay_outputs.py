@@ -46,7 +46,7 @@ def test_outputs_are_a_link_to_a_complete_set_that_duckdb_and_pyarrow_read(tmp_p
     summary = replay(log, out)
     assert out.is_symlink() and os.readlink(out) == ".replay-000001"
     assert sorted(p.name for p in out.iterdir()) == sorted(
-        [f"{n}.parquet" for n in TABLES] + ["manifest.json"])
+        [f"{n}.parquet" for n in TABLES] + ["manifest.json", "manifest.sig"])
     assert pq.read_table(out / "rounds.parquet").num_rows == summary.rounds == 6
     con = duckdb.connect()
     assert con.execute("SELECT count(*) FROM read_parquet(?)",
@@ -153,7 +153,10 @@ def test_the_manifest_without_provenance_says_not_verified(tmp_path, log):
     text = (tmp_path / "replay" / "manifest.json").read_text()
     manifest = json.loads(text)
     assert text == json.dumps(manifest, sort_keys=True, indent=2) + "\n"
-    assert manifest["format"] == MANIFEST_FORMAT == "catwalk-replay-manifest/1"
+    assert manifest["format"] == MANIFEST_FORMAT == "catwalk-replay-manifest/2"
+    assert manifest["key_pinned"] is False and manifest["trees"] == []
+    assert manifest["sizes"] == {f"{n}.parquet": (tmp_path / "replay" / f"{n}.parquet")
+                                 .stat().st_size for n in TABLES}
     assert manifest["verified"] is False and summary.verified is False
     assert manifest["verification"] == NO_VERIFICATION == summary.verification
     assert NO_VERIFICATION == "not verified: replay was given no verification"

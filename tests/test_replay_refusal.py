@@ -11,6 +11,7 @@ from dashboard.data import provenance
 from replay.dispute import provenance_line
 from replay.dispute_views import NOT_VERIFIED, VERIFIED
 from replay.refusal import mark_refused, refusal, refused_mark
+from schemas.keyring import ENV
 from tests.conftest import run_cli
 from tests.keyring_support import pinned_env
 from tests.test_replay_workers import _interleaved, _shift, _write
@@ -24,11 +25,12 @@ def _flip(path: Path) -> bytes:
     return raw
 
 
-def test_a_refused_log_is_recorded_and_cleared_by_the_next_replay(tmp_path):
+def test_a_refused_log_is_recorded_and_cleared_by_the_next_replay(tmp_path, monkeypatch):
     log = _write(tmp_path, _interleaved(_shift(tables=3, rounds=2)))
     data = log.parent
     env = pinned_env(data)
     assert run_cli("replay", "--data", str(data), env=env).returncode == 0
+    monkeypatch.setenv(ENV, env[ENV])  # the readers in this process trust it too
     assert provenance(data).state == "verified"
     assert provenance_line(data / "replay").startswith(VERIFIED)
     files = {p.name: p.read_bytes() for p in (data / "replay").iterdir()}
@@ -42,7 +44,7 @@ def test_a_refused_log_is_recorded_and_cleared_by_the_next_replay(tmp_path):
     assert told["why"].startswith("the log does not verify: FAILED after ")
     assert segment.name in told["why"]
     seen = provenance(data)
-    assert seen.state == "unverified"
+    assert seen.state == "refused" and seen.refused_at == told["first_refused_at"]
     assert seen.line.startswith("the log no longer verifies: a later replay refused it at ")
     assert provenance_line(data / "replay").startswith(NOT_VERIFIED)
 

@@ -8,7 +8,6 @@ signed log, replayed and checked; a round R-1 at C02's table T90 too.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,20 +16,24 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from schemas.checkpoint import Signer
 from schemas.keyring import ENV
 from tests.conftest import run_cli
-from tests.keyring_support import pin
 from tests.test_dispute_report import HOSTILE, build
 
 
 @pytest.fixture(scope="module")
-def data(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = build(tmp_path_factory.mktemp("cli"))
-    with pytest.MonkeyPatch.context() as env:  # the regulator's keyring, outside the data
-        env.setenv(ENV, str(pin(root)))
-        yield root
+    ring = root.parent / "keyring"  # the regulator's keyring, outside the data
+    ring.write_text(f"{(root / 'keys' / 'outputs.pub').read_text().strip()} role=outputs\n"
+                    f"{(root / 'keys' / 'signing.pub').read_text().strip()} role=log\n")
+    KEYRING[ENV] = str(ring)
+    return root
+
+
+KEYRING: dict[str, str] = {}
 
 
 def _replay(*args: str):
-    done = run_cli("replay", *args, timeout=300)
+    done = run_cli("replay", *args, timeout=300, env=KEYRING)
     assert "Traceback" not in done.stderr and "Traceback" not in done.stdout, done.stderr
     return done
 

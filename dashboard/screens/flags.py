@@ -23,7 +23,7 @@ import pyarrow as pa
 import streamlit as st
 from duckdb import DuckDBPyConnection as DuckCon
 
-from dashboard import data, flag_queries, ui, views
+from dashboard import banner, data, flag_queries, ui, views
 from dashboard.cases import Cases
 from dashboard.context import Filters, PageContext, Role
 from dashboard.flag_queries import DIRECTIONS, SORTS, STATUSES, FlagQuery
@@ -166,7 +166,12 @@ def _column_config() -> dict[str, Any]:
 
 def _listing(ctx: PageContext, query: FlagQuery) -> None:
     """The count, the table and the export; rerun every REFRESH_S seconds on its own, out
-    of the shell's boundary, so it keeps one of its own."""
+    of the shell's boundary, so it keeps one of its own. Each refresh asks the banner again
+    (dashboard/banner.py ``changed``): when it would say something else (the live loop
+    refused the log, the outputs no longer match their signature) the whole page is run
+    again, banner first, so an open page never keeps a stale "verified"."""
+    if banner.changed(ctx.root):
+        st.rerun(scope="app")
     with ui.boundary(TITLE, ctx.root):
         _list(ctx, query)
 

@@ -18,7 +18,7 @@ import duckdb
 import pandas as pd
 import streamlit as st
 
-from dashboard import integrity
+from dashboard import data, integrity
 from dashboard.context import PageContext, Role
 from dashboard.views import code, literal
 
@@ -72,24 +72,37 @@ def render(ctx: PageContext) -> None:
     _checkpoint_section(ctx.root, manifest, stamp)
     _quarantine_section(ctx.root, stamp)
     _findings_section(ctx)
-    _verify_section(ctx.root, manifest)
+    _verify_section(ctx, manifest)
 
 
 def _status(root: Path, manifest: integrity.Manifest) -> None:
+    """The verdict on the data shown, in the banner's words and colour (the same reader,
+    dashboard/data.py ``provenance``): green only when everything verified with pinned keys."""
     st.header("The data shown")
-    where = code(root / integrity.MANIFEST)
-    if manifest.state == "verified":
-        st.success("Built from a log that verified when replay read it.")
-    elif manifest.state == "unverified":
-        st.error("Built from a log that did not verify: the rounds and flags may rest on "
-                 "records that were altered, lost or added. Find the first bad record with "
-                 "the command below, and replay again once the log verifies.")
-    elif manifest.state == "unknown":
-        st.warning(f"Provenance unknown: {where} {literal(manifest.problem or '')}, so nothing "
-                   "says whether the log verified. Run `python -m replay` to record it.")
+    known = data.provenance(root)
+    since = f" First refused at {literal(known.refused_at)}." if known.refused_at else ""
+    if known.state == "verified" and known.shown:
+        st.success("Built from a log that verified when replay read it, with a pinned key; "
+                   "the outputs' signed manifests and every file's SHA-256 check.")
+    elif known.state == "key-not-pinned" and known.shown:
+        st.warning("Unverified: key not pinned. The log and the outputs verify, but only with "
+                   "keys found beside the data, which whoever can write it can replace. Pin "
+                   "your keys (CATWALK_TRUSTED_KEYS) or verify below with the key you pinned.")
+    elif known.state in ("unverified-log", "refused") and known.shown:
+        st.error("Built from a log that did not verify, or that a later replay refused: the "
+                 "rounds and flags may rest on records that were altered, lost or added."
+                 f"{since} Find the first bad record with the command below, and replay "
+                 "again once the log verifies.")
+    elif manifest.state == "unknown" and not known.reasons:
+        st.warning(f"Provenance unknown: {code(root / integrity.MANIFEST)} "
+                   f"{literal(manifest.problem or '')}. Run `python -m replay` to record it.")
     else:
-        st.error(f"Provenance unknown: {where} {literal(manifest.problem or '')}. Treat the "
-                 "data as unverified; run `python -m replay` again to rewrite the manifest.")
+        st.error(f"Not trusted ({literal(known.state)}): the data is not shown.{since} "
+                 "Run `python -m replay` and `python -m checks` again from a log that "
+                 "verifies.")
+    if known.reasons:
+        st.markdown("**What was checked and did not hold**")
+        st.code("\n".join(known.reasons), language=None, wrap_lines=True)
     if manifest.line:
         st.markdown("**Replay's verification**")
         st.code(manifest.line, language=None, wrap_lines=True)
@@ -201,7 +214,8 @@ def _findings_section(ctx: PageContext) -> None:
         st.caption(f"The first {len(rows):,} of {total:,} are listed.")
 
 
-def _verify_section(root: Path, manifest: integrity.Manifest) -> None:
+def _verify_section(ctx: PageContext, manifest: integrity.Manifest) -> None:
+    root = ctx.root
     st.header("Verify the log yourself")
     st.markdown("With the public key you pinned and the checkpoint you kept, from a terminal:")
     st.code(integrity.verify_command(root), language="bash")
@@ -210,9 +224,26 @@ def _verify_section(root: Path, manifest: integrity.Manifest) -> None:
         "Public key (pinned)", key="integrity_key",
         placeholder="name+8hexdigits+base64key (empty: the key beside the log)",
         help="The verifier key in signed-note form, as in keys/signing.pub.")
+    kept = st.text_area(
+        "A checkpoint you kept (paste it)", key="integrity_kept", height=120,
+        help="A signed checkpoint you copied at an earlier visit (checkpoints/"
+             "latest.checkpoint, or one from the checkpoint topic): the log must hold at "
+             "least as many records, with the same root.")
+    upload = st.file_uploader("or upload it", key="integrity_kept_file",
+                              type=["checkpoint", "txt"])
+    witnesses = st.text_area(
+        "Witness keys (one a line)", key="integrity_witness", height=68,
+        help="Verifier keys of witnesses whose cosignature the checkpoints must carry.")
     if st.button("Verify the log now", key="integrity_verify"):
+        text = kept
+        if upload is not None:
+            text = upload.getvalue()[: 64 * 65536].decode("utf-8", "replace")
         with st.spinner("Verifying every record, the hash chains and every checkpoint..."):
-            result = integrity.verify_now(root, pinned, manifest)
+            result = integrity.verify_now(root, pinned, manifest, kept=text,
+                                          witnesses=witnesses.splitlines())
+        ctx.record("log_verified", str(root), ok=result.ok, key=result.key[:200],
+                   kept=bool(text.strip()), witness=result.witness[:200],
+                   line=result.line[:500])
         st.session_state[VERIFIED_KEY] = (str(root), result)
     last = st.session_state.get(VERIFIED_KEY)
     if last is not None and last[0] == str(root):
@@ -221,3 +252,6 @@ def _verify_section(root: Path, manifest: integrity.Manifest) -> None:
             f"{'Verified' if result.ok else 'Did not verify'} at {result.at}, with "
             f"{literal(result.key)}:")
         st.code(result.line, language=None, wrap_lines=True)
+        if result.witness:
+            (st.warning if "not available" in result.witness else st.caption)(
+                literal(result.witness))

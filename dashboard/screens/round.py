@@ -459,6 +459,11 @@ def _proof(ctx: PageContext, report: RoundReport) -> None:
             if proved is None:
                 st.error("No proof: the round is no longer in replay's output.")
                 return
+            proof = proved.proof
+            ctx.record("proof_made", report.round_id, casino=report.casino,
+                       table=report.table_id, key="pinned" if key else "beside the log",
+                       verified=bool(proof is not None and proof.verified),
+                       line=(proof.line[:500] if proof is not None else ""))
             st.session_state.setdefault(PROOFS, {})[_key(ctx, report)] = proved
             st.rerun()
         return
