@@ -128,12 +128,10 @@ def verify_command(data: Path, *, key: str | None, checkpoint_files: list[Path],
         for finding in verdict.findings:  # the log holds, but a reader must be told
             print(f"verify: finding: {finding}")
         print(f"verify: checked with {source}")
-    if not verdict.ok:
-        code = 1
-    elif against_topic is None or history is None:
-        code = 0
-    else:
-        code = _against_topic(data, against_topic, bootstrap, verdict, history)
+    code = 0 if verdict.ok else 1
+    if against_topic is not None and history is not None:  # named even when the log fails
+        topic = _against_topic(data, against_topic, bootstrap, verdict, history)
+        code = code or topic
     return code or _not_pinned(pinned)
 
 
@@ -405,10 +403,12 @@ def _witness_keys(given: list[str]) -> list[Any]:
     for text in given:
         source = text
         if "+" not in text or Path(text).is_file():
+            from schemas.keyfile import read_small  # regular files only, never a FIFO
+
             try:
-                source = Path(text).read_text(encoding="ascii")
-            except (OSError, UnicodeDecodeError) as exc:
-                raise AuditError(f"--witness {text}: cannot read a witness key: {exc}") from exc
+                source = read_small(Path(text), "witness key", follow=True)
+            except CheckpointError as exc:
+                raise AuditError(f"--witness: {exc}") from exc
         try:
             keys.append(WitnessKey.from_vkey(source))
         except CheckpointError as exc:

@@ -414,11 +414,12 @@ def trust(data_dir: Path, *, key: str | Path | Sequence[str] | None = None) -> T
     states = [found.state]
     manifest = found.manifest
     if found.usable and manifest is not None:
-        if manifest.get("verified") is not True:
+        said = str(manifest.get("verification"))
+        if manifest.get("verified") is not True and not (
+                said.startswith(NOT_PINNED) and manifest.get("key_pinned") is False):
             states.append(UNVERIFIED_LOG)
-            line = manifest.get("verification")
-            reasons.append(f"the log was not verified: {str(line)[:300]}")
-        elif manifest.get("key_pinned") is not True:
+            reasons.append(f"the log was not verified: {said[:300]}")
+        elif manifest.get("key_pinned") is not True:  # verified only with the key beside it
             states.append(KEY_NOT_PINNED)
             reasons.append("the log was verified with the key beside it, not a pinned one")
     line, first = refusal_record(out)

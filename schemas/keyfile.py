@@ -97,7 +97,11 @@ def load_or_create(private_path: Path, public_path: Path | None, *, name: str,
         signer = decode_private(read_small(private_path, "signing key", follow=follow),
                                 private_path)
     elif create:
-        signer = _create(private_path, name, who)
+        try:
+            signer = _create(private_path, name, who)
+        except OSError as exc:  # a full disk, a read-only volume: one line, what to do
+            raise KeyFileError(f"{private_path}: cannot create the signing key: "
+                               f"{exc.strerror or exc}: free space or give a key") from exc
     else:
         raise KeyFileError(f"no signing key at {private_path}: {missing_hint}")
     if public_path is not None:
