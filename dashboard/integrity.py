@@ -13,7 +13,6 @@ from __future__ import annotations
 import base64
 import binascii
 import datetime as dt
-import inspect
 import json
 import re
 import shlex
@@ -423,16 +422,22 @@ def verify_now(root: Path, pinned: str, manifest: Manifest,
     at = clock().strftime("%Y-%m-%d %H:%M:%S UTC")
     vkeys = [w.strip() for w in witnesses if w.strip()]
     witness = ""
-    extra_kw: dict[str, Any] = {}
-    if vkeys:
-        params = inspect.signature(verify_data).parameters
-        name = next((n for n in ("witnesses", "witness") if n in params), None)
-        if name is None:
-            witness = (f"witness check not available: {len(vkeys)} witness key(s) given, but "
-                       "this verification does not check cosignatures yet")
-        else:
-            extra_kw[name] = vkeys
-            witness = f"{len(vkeys)} witness key(s) required"
+    if vkeys:  # C2SP tlog-cosignature: the kept checkpoint must carry each one's cosignature
+        from schemas.cosignature import WitnessKey
+
+        if not kept.strip():
+            return Verification(ok=False, line="cannot verify: a witness key needs the "
+                                "cosigned checkpoint you kept (what the witness wrote)",
+                                key="none", at=at, witness="no kept checkpoint to check")
+        note = kept if kept.endswith("\n") else kept + "\n"
+        for vkey in vkeys:
+            try:
+                WitnessKey.from_vkey(vkey).cosigned_at(note)
+            except CheckpointError as error:
+                return Verification(ok=False, line=f"FAILED: the checkpoint you kept: "
+                                    f"{clip(str(error))}", key="none", at=at,
+                                    witness=f"not cosigned: {clip(str(error), 160)}")
+        witness = f"cosigned by {len(vkeys)} witness key(s), each cosignature checked"
     try:
         key, choice = key_choice(root, pinned)
     except CheckpointError as error:
@@ -450,7 +455,7 @@ def verify_now(root: Path, pinned: str, manifest: Manifest,
                                 witness=witness)
         extra.append(("the checkpoint you kept", kept if kept.endswith("\n") else kept + "\n"))
     try:
-        verdict: DataVerdict = verify_data(root, key, checkpoints=extra, **extra_kw)
+        verdict: DataVerdict = verify_data(root, key, checkpoints=extra)
     except _VERIFY_ERRORS as error:
         return Verification(ok=False, line=f"FAILED: the log cannot be read: {clip(str(error))}",
                             key=source, at=at, witness=witness)

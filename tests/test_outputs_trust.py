@@ -258,26 +258,33 @@ def test_the_banner_turns_red_on_the_next_run_of_an_open_flags_page(
 
 def test_verify_now_takes_a_kept_checkpoint_and_witness_keys_and_is_recorded(
         data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import inspect
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
     from dashboard.access import AccessLog
     from dashboard.integrity import read_manifest, verify_now
-    from schemas.log_verify import verify_data
+    from schemas.cosignature import Cosigner
 
     kept = (data / "checkpoints" / "latest.checkpoint").read_text()
     manifest = read_manifest(data)
     assert verify_now(data, "", manifest, kept=kept).ok
     garbage = verify_now(data, "", manifest, kept="not a checkpoint\n")
     assert not garbage.ok
-    witness = "witness+00000000+AAAA"
-    checked = verify_now(data, "", manifest, witnesses=[witness])
-    if not {"witness", "witnesses"} & set(inspect.signature(verify_data).parameters):
-        assert checked.witness.startswith("witness check not available: 1 witness key(s)")
+    witness = Cosigner("witness.example/w1", Ed25519PrivateKey.generate())
+    other = Cosigner("witness.example/w2", Ed25519PrivateKey.generate())
+    cosigned = witness.cosign(kept, 1_764_633_600)
+    checked = verify_now(data, "", manifest, kept=cosigned, witnesses=[witness.key.vkey])
+    assert checked.ok and checked.witness.startswith("cosigned by 1 witness key(s)")
+    uncosigned = verify_now(data, "", manifest, kept=kept, witnesses=[witness.key.vkey])
+    assert not uncosigned.ok and uncosigned.witness.startswith("not cosigned")
+    stranger = verify_now(data, "", manifest, kept=cosigned, witnesses=[other.key.vkey])
+    assert not stranger.ok
+    alone = verify_now(data, "", manifest, witnesses=[witness.key.vkey])
+    assert not alone.ok and "needs the cosigned checkpoint" in alone.line
     home = tmp_path / "home"
     write_users(home, tmp_path)
     at = open_page(app_test(data, home, monkeypatch, role="regulator").run(), "integrity").run()
-    at.text_area(key="integrity_kept").set_value(kept)
-    at.text_area(key="integrity_witness").set_value(witness)
+    at.text_area(key="integrity_kept").set_value(cosigned)
+    at.text_area(key="integrity_witness").set_value(witness.key.vkey)
     at.button(key="integrity_verify").click().run()
     assert not at.exception
     (entry,) = AccessLog(home).entries(action="log_verified")

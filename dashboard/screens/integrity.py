@@ -253,5 +253,5 @@ def _verify_section(ctx: PageContext, manifest: integrity.Manifest) -> None:
             f"{literal(result.key)}:")
         st.code(result.line, language=None, wrap_lines=True)
         if result.witness:
-            (st.warning if "not available" in result.witness else st.caption)(
+            (st.caption if result.witness.startswith("cosigned") else st.warning)(
                 literal(result.witness))
