@@ -19,6 +19,7 @@ from replay.clock import TOLERANCE_US, skew_finding
 from replay.run import TABLES, replay
 from schemas import RoundEvent, encode
 from tests.events_factory import T0, Table
+from tests.outputs_support import sign_replay
 from tests.test_checks import _round
 from tests.test_replay import DEALER, SEATS
 
@@ -54,6 +55,7 @@ def replay_dir(tmp_path):
     for name, schema in TABLES.items():
         rows = [{"casino": "C01", **row} for row in given.get(name, [])]
         pq.write_table(pa.Table.from_pylist(rows, schema=schema), out / f"{name}.parquet")
+    sign_replay(tmp_path)  # signed as replay signs its outputs: the checks read nothing else
     return out
 
 

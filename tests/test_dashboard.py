@@ -209,11 +209,13 @@ def test_data_from_a_log_that_did_not_verify_has_an_error_banner_on_every_page(
 def test_data_from_a_log_whose_key_is_not_pinned_says_so(monkeypatch, tmp_path, home) -> None:
     write_pages_fixture(tmp_path, manifest=None)
     line = f"{NOT_PINNED}: OK: 9 records in 3 segments (checked with the key beside the data)"
-    write_manifest(tmp_path, False, line)
+    (tmp_path / "replay").mkdir(parents=True, exist_ok=True)
+    sign_replay(tmp_path, verified=False, verification=line, key_pinned=False)
     at = run_signed_in(monkeypatch, tmp_path, home)
-    (banner_,) = [e for e in at.error if "verif" in e.value]
-    assert banner_.value.startswith("**Built from a log whose key is not pinned**: ")
-    assert f"`{line}`" in banner_.value and "CATWALK_TRUSTED_KEYS" in banner_.value
+    (banner_,) = [w for w in at.warning if "pinned" in w.value]
+    assert banner_.value.startswith("**Unverified: key not pinned**: ")
+    assert line in banner_.value and "CATWALK_TRUSTED_KEYS" in banner_.value
+    assert not [e for e in at.error if "did not verify" in e.value]
     assert not [c for c in at.caption if c.value.startswith("Built from a verified log")]
 
 

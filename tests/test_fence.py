@@ -141,7 +141,7 @@ def test_an_epochs_line_that_is_not_a_map_of_epochs_is_refused(tmp_path: Path,
 def test_an_extension_line_twice_is_refused() -> None:
     body = _signed(epochs={f"{TOPIC}[0]": 1}).body()
     body += 'catwalk-epochs {"round-events[0]":2}\n'
-    with pytest.raises(CheckpointError, match="line 9: catwalk-epochs a second time"):
+    with pytest.raises(CheckpointError, match="line 9: a second catwalk-epochs line"):
         parse(body + "\n\u2014 x AAAA\n")
 
 

@@ -20,6 +20,7 @@ from replay.run import replay
 from schemas.checkpoint import read_verifier
 from schemas.log_verify import verify_data
 from schemas.logformat import chain_of
+from tests.events_factory import T0
 from tests.test_replay_workers import _interleaved, _shift
 
 REPO = Path(__file__).resolve().parent.parent
@@ -30,7 +31,7 @@ MESSAGES = _interleaved(_shift(tables=3, rounds=2))
 def _message(offset: int) -> Received:
     key, value = MESSAGES[offset]
     return Received(topic="round-events", partition=0, offset=offset,
-                    timestamp_ms=1_700_000_000_000 + offset, key=key, value=value)
+                    timestamp_ms=T0 // 1000 + offset, key=key, value=value)
 
 
 def _writer(data: Path, worker: str) -> LogWriter:
@@ -89,11 +90,11 @@ def test_an_identical_message_in_two_chains_is_a_finding_and_replayed_once(
     assert verdict.line().endswith(
         "; 1 finding: messages in two chains with the same bytes, each taken once")
 
-    provenance = _provenance(twice, None, False)
+    provenance = _provenance(twice, str(twice / "keys" / "signing.pub"), False)
     assert provenance is not None and provenance["verified"] is True
     got = replay(twice / "log", twice / "replay", provenance=provenance)
     alone = replay(once / "log", once / "replay",
-                   provenance=_provenance(once, None, False))
+                   provenance=_provenance(once, str(once / "keys" / "signing.pub"), False))
     assert got.rounds == alone.rounds == 6
     assert got.wagers == alone.wagers > 0
     for name in ("rounds", "wagers", "hands"):

@@ -244,10 +244,24 @@ def test_a_full_disk_during_replays_output_switch_is_one_line(small_disk: Path) 
 
 
 def test_a_full_disk_when_recording_the_largest_tree_is_one_line(small_disk: Path) -> None:
+    from replay.outputs import output_signer
+
     data = _log(small_disk, 3)
+    env = pinned_env(data)
+    output_signer(data, who="test")  # the outputs' key exists: the disk fills after it
     _fill(small_disk)
-    done = _run("replay", "--data", str(data), env=pinned_env(data), timeout=120)
+    done = _run("replay", "--data", str(data), env=env, timeout=120)
     _one_clear_line(done, "cannot record the largest tree verified in ")
+
+
+def test_a_full_disk_when_making_the_outputs_key_is_one_line(small_disk: Path) -> None:
+    data = _log(small_disk, 3)
+    env = pinned_env(data)
+    _fill(small_disk)
+    done = _run("replay", "--data", str(data), env=env, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1].endswith(
+        "cannot create the signing key: No space left on device: free space or give a key")
 
 
 def test_a_log_directory_linked_out_of_the_data_directory_is_refused(data: Path,
@@ -299,10 +313,22 @@ def test_sigterm_stops_replay_and_its_helper_processes(tmp_path: Path) -> None:
 
 
 def test_against_topic_names_a_fifo_in_quarantine_instead_of_waiting(data: Path) -> None:
+    """A quarantine file swapped for a FIFO after the log verified: the comparison with the
+    topic names it instead of waiting on it; verify names it too."""
     from ingest.topic_audit import TopicAuditError, _held
+    from schemas.checkpoint import read_verifier
+    from schemas.log_verify import verify_data
 
-    os.mkfifo(data / "quarantine" / "segment-000009.jsonl")
+    key = read_verifier(data / "keys" / "signing.pub")
+    verdict = verify_data(data, key)
+    assert verdict.ok, verdict.problem
+    path = data / "quarantine" / "segment-000001.jsonl"
+    path.unlink(missing_ok=True)
+    os.mkfifo(path)
     with pytest.raises(TopicAuditError) as raised:
-        _held(data, "round-events")
-    assert "segment-000009.jsonl: the quarantine file is a FIFO, not a regular file" in str(
+        _held(verdict, "round-events")
+    assert "segment-000001.jsonl" in str(raised.value)
+    assert "not a regular file" in str(raised.value) or "a link or not a file" in str(
         raised.value)
+    again = verify_data(data, key)
+    assert not again.ok and "segment-000001.jsonl" in (again.problem or "")

@@ -323,6 +323,10 @@ def _hostile_data(root: Path) -> dict[str, str]:
                     if column in row:
                         row[column] = value
         pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), root / name)
+    from tests.outputs_support import sign_checks, sign_replay
+
+    sign_replay(root)  # signed again, as replay and the checks sign what they write
+    sign_checks(root)
     return {"round_id": round_id, "dealer": MORE}
 
 

@@ -55,6 +55,8 @@ class _Record:
     timestamp: int
     key: bytes | None
     value: bytes | None
+    headers: list[tuple[str, bytes | None]] = field(default_factory=list)
+    """kafka-python's ConsumerRecord carries the message's headers (none here)."""
 
 
 @dataclass

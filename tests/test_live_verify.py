@@ -460,7 +460,7 @@ def test_follow_runs_a_pass_when_a_segment_is_edited_in_place(tmp_path):
     from dashboard.data import provenance
 
     seen = provenance(data)
-    assert seen.state == "unverified" and "segment-000002.avro" in seen.line, seen
+    assert seen.state == "refused" and "segment-000002.avro" in seen.line, seen
 
 
 def test_follow_replays_a_log_put_back_after_a_refusal(tmp_path):

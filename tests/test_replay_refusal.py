@@ -28,7 +28,7 @@ def _flip(path: Path) -> bytes:
 def test_a_refused_log_is_recorded_and_cleared_by_the_next_replay(tmp_path, monkeypatch):
     log = _write(tmp_path, _interleaved(_shift(tables=3, rounds=2)))
     data = log.parent
-    env = pinned_env(data)
+    env = pinned_env(data, outputs=True)
     assert run_cli("replay", "--data", str(data), env=env).returncode == 0
     monkeypatch.setenv(ENV, env[ENV])  # the readers in this process trust it too
     assert provenance(data).state == "verified"

@@ -214,10 +214,11 @@ def test_a_huge_or_binary_key_gives_one_short_line(tmp_path: Path, how: str,
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and len(lines[0]) < 300, lines[0][:400]
     assert lines[0].startswith("verify: --key: ")
-    said = {"text": "... (600,000 characters): cannot read a public key: File name too long",
+    said = {"text": "... (600,000 characters): cannot read the public key: File name too long",
             "plus": "... (600,013 characters); a verifier key is at most 4,096 characters",
-            "file": f"{big}: larger than any public key (4,096 bytes at most)",
-            "binary": f"{big}: larger than any public key (4,096 bytes at most)"}[how]
+            "file": f"{big}: the public key file is 600,008 bytes; a key file is at most 4,096",
+            "binary": f"{big}: the public key file is 614,400 bytes; a key file is at most "
+                      "4,096"}[how]
     assert said in lines[0], lines[0]
 
 

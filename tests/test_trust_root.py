@@ -167,7 +167,7 @@ def test_replay_refuses_a_rolled_back_log_until_the_operator_says_it_is_restored
     kept = json.loads((data / high_water.FILE).read_text())
     assert kept["format"] == "catwalk-trusted-tree/1"
     mark = kept["chains"]["-"]
-    assert mark["size"] == 9 and mark["checkpoint"].startswith("catwalk event log ")
+    assert mark["size"] == 9 and mark["checkpoint"].startswith("catwalk.invalid/log/")
     key = read_verifier(data / "keys" / "signing.pub")
     assert mark["root"] == verify_data(data, key).root
     _roll_back(data)
