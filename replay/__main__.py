@@ -24,6 +24,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from replay.stopping import Terminated, _terminated
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -357,16 +359,6 @@ def _sizes(marks: dict[str, Any], verdict: DataVerdict) -> list[tuple[Any, int]]
 
     held = {(c.name or LONE): v.records for c, v in verdict.chains}
     return [(m, held.get(m.chain, 0)) for m in marks.values()]
-
-
-class Terminated(BaseException):
-    """SIGTERM reached ``python -m replay``: raised where it runs, so that the helper
-    processes are stopped on the way out (``with start_workers``) instead of left behind."""
-
-
-def _terminated(signum: int, frame: object) -> None:
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # once: stopping is under way
-    raise Terminated
 
 
 def log_verified(provenance: dict[str, Any]) -> bool:

@@ -225,7 +225,7 @@ def _run(data: Path, out: Path, what: Any, *, workers: int, key: str | None) -> 
 
     import signal
 
-    from replay.__main__ import Terminated, _terminated
+    from replay.stopping import Terminated, _terminated
 
     previous = signal.getsignal(signal.SIGTERM)
     try:

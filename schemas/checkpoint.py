@@ -381,7 +381,8 @@ def read_verifier(source: str | Path) -> Verifier:
     that shows at most the first characters and the size (:func:`shown`)."""
     text = str(source)
     if "+" not in text or os.path.lexists(text):
-        from schemas.keyfile import read_small  # the one reader of key files
+        from schemas.small_file import read_small  # the one reader of key files
 
-        text = read_small(Path(text), "public key", limit=MAX_VKEY, follow=True)
+        text = read_small(Path(text), "public key", MAX_VKEY, follow=True,
+                          error=CheckpointError)
     return Verifier.from_vkey(text)

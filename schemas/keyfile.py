@@ -13,13 +13,13 @@ from __future__ import annotations
 import base64
 import binascii
 import os
-import stat
 import sys
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
 
+from schemas import small_file
 from schemas.checkpoint import ED25519, CheckpointError, Signer, key_hash
 
 MAX_KEY_FILE = 4096
@@ -57,33 +57,9 @@ def decode_private(text: str, where: Path) -> Signer:
 
 def read_small(path: Path, what: str = "key", limit: int = MAX_KEY_FILE, *,
                follow: bool = False) -> str:
-    """The text of a small regular file, opened without blocking on a FIFO and, unless
-    ``follow`` (a file named outside the data directory, say a mounted secret), without
-    following a symlink; KeyFileError names the file and what it is instead."""
-    flags = os.O_RDONLY | os.O_NONBLOCK | (0 if follow else os.O_NOFOLLOW)
-    text = str(path)
-    name = text if len(text) <= 240 else f"{text[:60]!r}... ({len(text):,} characters)"
-    try:
-        fd = os.open(path, flags)
-    except (OSError, ValueError) as exc:
-        kind = ("a symlink, which is never followed" if not follow and os.path.islink(path)
-                else exc.strerror if isinstance(exc, OSError) and exc.strerror
-                else "not a file name")
-        raise KeyFileError(f"{name}: cannot read the {what}: {kind}") from exc
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise KeyFileError(f"{name}: the {what} is not a regular file")
-        if st.st_size > limit:
-            raise KeyFileError(f"{name}: the {what} file is {st.st_size:,} bytes; a key file "
-                               f"is at most {limit:,}")
-        data = os.read(fd, limit + 1)
-    finally:
-        os.close(fd)
-    try:
-        return data.decode("ascii")
-    except UnicodeDecodeError as exc:
-        raise KeyFileError(f"{name}: the {what} is not text (not ASCII)") from exc
+    """The text of a small regular file (schemas.small_file.read_small); KeyFileError names
+    the file and what it is instead."""
+    return small_file.read_small(path, what, limit, follow=follow, error=KeyFileError)
 
 
 def load_or_create(private_path: Path, public_path: Path | None, *, name: str,
