@@ -36,7 +36,7 @@ from kafka.errors import KafkaError, NoOffsetForPartitionError, OffsetOutOfRange
 
 from ingest.event_index import Conflicts, EventIndex, event_key
 from ingest.fence import FenceBusy, Fenced, FenceError, Fences, fences_for
-from ingest.judging import Judges, Ticket, judge
+from ingest.judging import Judges, Ticket, Verdict, judge
 from ingest.keys import load_signer
 from ingest.log import LogWriter, Quarantined, Received
 from ingest.peers import PeerOffsets
@@ -436,7 +436,7 @@ def run(
                 # it while this one was polled); the new batch goes to the helper, and the
                 # one in flight is written while the helper judges the new one.
                 if pending is not None:
-                    pending.ticket.reasons()
+                    pending.ticket.verdicts()
                 with collector_paused():
                     batch = _prepare(messages, log=log, judges=judges)
                 drain(kc)
@@ -555,9 +555,9 @@ def _finish(batch: _Batch, *, kc: KafkaConsumer | None, log: LogWriter, index: E
     worker no longer holds the epoch of is fenced: its messages are dropped from the batch,
     neither written nor committed (:func:`_fenced`)."""
     with fences.hold({(r.topic, r.partition) for r in batch.fresh}) as (epochs, fenced):
-        verdicts = list(zip(batch.fresh, batch.ticket.reasons(), strict=True))
+        verdicts = list(zip(batch.fresh, batch.ticket.verdicts(), strict=True))
         if fenced:
-            verdicts = [(r, why) for r, why in verdicts if (r.topic, r.partition) not in fenced]
+            verdicts = [(r, v) for r, v in verdicts if (r.topic, r.partition) not in fenced]
             _fenced(fenced, batch, kc=kc, log=log, stats=stats, say=say)
         _write(verdicts, epochs, kc=kc, log=log, index=index, stats=stats, say=say)
 
@@ -592,7 +592,7 @@ def _fenced(fenced: dict[tuple[str, int], Fenced], batch: _Batch, *, kc: KafkaCo
                 "group's next assignment settles it")
 
 
-def _write(verdicts: list[tuple[Received, str | None]], epochs: dict[str, int], *,
+def _write(verdicts: list[tuple[Received, Verdict]], epochs: dict[str, int], *,
            kc: KafkaConsumer | None, log: LogWriter, index: EventIndex, stats: IngestStats,
            say: Callable[[str], None]) -> None:
     accepted: list[Received] = []
@@ -600,11 +600,11 @@ def _write(verdicts: list[tuple[Received, str | None]], epochs: dict[str, int], 
     quarantined: list[Quarantined] = []
     last: dict[tuple[str, int], int] = {}
     conflicts = Conflicts(index)
-    for received, reason in verdicts:
+    for received, (reason, key) in verdicts:
         m = received
-        key = None
         if reason is None and received.value is not None:
-            key = event_key(received.value)
+            if key is None:  # judged without the batch decoder: read the id here
+                key = event_key(received.value)
             reason = conflicts.check(received.value, m.topic, m.partition, m.offset, key)
             if reason is not None:
                 stats.conflicts += 1

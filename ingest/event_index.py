@@ -177,13 +177,15 @@ class EventIndex:
         return number
 
     def add(self, value: bytes, topic: str, partition: int, offset: int,
-            key: bytes | None = None) -> None:
-        """Record a message that entered the log; the first place of an id is kept."""
+            key: bytes | None = None, fingerprint: bytes | None = None) -> None:
+        """Record a message that entered the log; the first place of an id is kept.
+        ``fingerprint``: :func:`digest` of ``value``, when the caller has it already."""
         self.records += 1
         key = event_key(value) if key is None else key
         if key is None or key in self._entries:
             return
-        self._entries[key] = digest(value) + _PLACE.pack(self._topic(topic), partition, offset)
+        mine = digest(value) if fingerprint is None else fingerprint
+        self._entries[key] = mine + _PLACE.pack(self._topic(topic), partition, offset)
 
     def seen(self, key: bytes) -> Seen | None:
         packed = self._entries.get(key)
@@ -199,7 +201,8 @@ class Conflicts:
 
     def __init__(self, index: EventIndex) -> None:
         self.index = index
-        self.pending: dict[bytes, Seen] = {}
+        self.pending: dict[bytes, tuple[bytes, str, int, int]] = {}
+        """The ids first seen in this batch: (fingerprint, topic, partition, offset)."""
 
     def check(self, value: bytes, topic: str, partition: int, offset: int,
               key: bytes | None) -> str | None:
@@ -207,22 +210,30 @@ class Conflicts:
         repeat (the same bytes) is not a conflict."""
         if key is None:
             return None
-        first = self.pending.get(key) or self.index.seen(key)
         mine = digest(value)
+        first = self.pending.get(key)
         if first is None:
-            self.pending[key] = Seen(mine, topic, partition, offset)
-            return None
-        if first.digest == mine:
+            seen = self.index.seen(key)
+            if seen is None:
+                self.pending[key] = (mine, topic, partition, offset)
+                return None
+            first = (seen.digest, seen.topic, seen.partition, seen.offset)
+        if first[0] == mine:
             return None
         # The first one of a batch enters the log with this batch (same commit point).
         return (f"conflicting event id {_show(key)}: already in the log at "
-                f"{first.coordinates} with different content")
+                f"{first[1]}[{first[2]}]@{first[3]} with different content")
 
     def commit(self, accepted: Iterable[tuple[bytes, str, int, int, bytes | None]]) -> None:
-        """The batch is durable: index its accepted messages."""
+        """The batch is durable: index its accepted messages (the fingerprint of a message
+        this check saw first is not worked out again)."""
+        pending, add = self.pending, self.index.add
         for value, topic, partition, offset, key in accepted:
-            self.index.add(value, topic, partition, offset, key=key)
-        self.pending.clear()
+            first = pending.get(key) if key is not None else None
+            mine = first[0] if first is not None and first[1:] == (topic, partition, offset) \
+                else None
+            add(value, topic, partition, offset, key=key, fingerprint=mine)
+        pending.clear()
 
 
 def _data_of(log_dir: Path) -> Path | None:

@@ -3,7 +3,7 @@ that judges one batch while ingest writes the one before.
 
 ``judge`` says it of one message; ``judge_all`` of many, the bodies decoded a block at a
 time (replay/batch_decode.py: the same events and the same errors as ``decode``, at the
-speed of an Avro container file). :class:`Judges` runs ``judge_pairs`` in a second process,
+speed of an Avro container file). :class:`Judges` runs ``judge_keyed`` in a second process,
 so that on two cores the decoding of batch k+1 overlaps the hashing, signing and writing of
 batch k (bench/ingest_vs_bare.py); the words are the same, as it is the same function. If
 the helper cannot be started or dies, batches are judged in this process and ingest says so
@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from typing import Protocol
 
+from ingest.event_index import key_of
 from replay.batch_decode import decode_entries
 from schemas import DecodeError, RoundEvent, decode
 
@@ -64,23 +65,41 @@ def judge(message: Message) -> str | None:
     return judge_one(message.key, message.value)
 
 
-def judge_pairs(pairs: Sequence[tuple[bytes | None, bytes | None]]) -> list[str | None]:
-    """:func:`judge_one` of every (key, value), the bodies decoded a block at a time. Should
-    the batch decoder itself fail, each message is judged alone."""
-    reasons: list[str | None] = [None] * len(pairs)
+Verdict = tuple[str | None, bytes | None]
+"""Why a message cannot enter the log (None: it can), and the index key of its event id
+(ingest/event_index.py ``event_key``; None when the message is refused, or when the key was
+not worked out here and the writer works it out itself)."""
+
+
+def judge_keyed(pairs: Sequence[tuple[bytes | None, bytes | None]]) -> list[Verdict]:
+    """:func:`judge_one` of every (key, value), the bodies decoded a block at a time, each
+    with its event's index key (``key_of`` of the event id the decoder read: what
+    ``event_key`` finds in the bytes, worked out where the body is decoded anyway, so that
+    the writer does not read the bytes again). Should the batch decoder itself fail, each
+    message is judged alone, without its key."""
+    verdicts: list[Verdict] = [(None, None)] * len(pairs)
     entries = []
     for i, (key, value) in enumerate(pairs):
         if value is None:
-            reasons[i] = TOMBSTONE
+            verdicts[i] = (TOMBSTONE, None)
         else:
             entries.append((i, "", key, value, 0))  # no broker time is judged here
     try:
         decoded = list(decode_entries(entries))
     except Exception:  # a decoder surprise: the slow path says what each message is
-        return [judge_one(k, v) for k, v in pairs]
+        return [(judge_one(k, v), None) for k, v in pairs]
     for (i, _, key, _, _), got in decoded:
-        reasons[i] = str(got) if isinstance(got, DecodeError) else _key_problem(key, got)
-    return reasons
+        if isinstance(got, DecodeError):
+            verdicts[i] = (str(got), None)
+        else:
+            why = _key_problem(key, got)
+            verdicts[i] = (why, None if why is not None else key_of(got.event_id))
+    return verdicts
+
+
+def judge_pairs(pairs: Sequence[tuple[bytes | None, bytes | None]]) -> list[str | None]:
+    """:func:`judge_one` of every (key, value) (the reasons of :func:`judge_keyed`)."""
+    return [why for why, _ in judge_keyed(pairs)]
 
 
 def judge_all(messages: Sequence[Message]) -> list[str | None]:
@@ -98,22 +117,25 @@ def _serve(conn: Connection) -> None:
         if pairs is None:
             return
         try:
-            conn.send(judge_pairs(pairs))
+            conn.send(judge_keyed(pairs))
         except (OSError, EOFError):  # ingest is gone (killed): so is its helper
             return
 
 
 class Ticket:
-    """A batch handed to the judges; :meth:`reasons` waits for its verdicts."""
+    """A batch handed to the judges; :meth:`verdicts` waits for them."""
 
     def __init__(self, judges: Judges, pairs: list[tuple[bytes | None, bytes | None]],
-                 reasons: list[str | None] | None) -> None:
-        self._judges, self._pairs, self._reasons = judges, pairs, reasons
+                 verdicts: list[Verdict] | None) -> None:
+        self._judges, self._pairs, self._verdicts = judges, pairs, verdicts
+
+    def verdicts(self) -> list[Verdict]:
+        if self._verdicts is None:
+            self._verdicts = self._judges._receive(self._pairs)
+        return self._verdicts
 
     def reasons(self) -> list[str | None]:
-        if self._reasons is None:
-            self._reasons = self._judges._receive(self._pairs)
-        return self._reasons
+        return [why for why, _ in self.verdicts()]
 
 
 class Judges:
@@ -154,29 +176,29 @@ class Judges:
         if self._in_flight:
             raise RuntimeError("one batch at a time: take the reasons of the last one first")
         if len(pairs) < INLINE_BELOW or (conn := self._start()) is None:
-            return Ticket(self, pairs, judge_pairs(pairs))
+            return Ticket(self, pairs, judge_keyed(pairs))
         try:
             conn.send(pairs)
         except (OSError, EOFError, ValueError) as exc:
             self._give_up(exc)
-            return Ticket(self, pairs, judge_pairs(pairs))
+            return Ticket(self, pairs, judge_keyed(pairs))
         self._in_flight = True
         return Ticket(self, pairs, None)
 
-    def _receive(self, pairs: list[tuple[bytes | None, bytes | None]]) -> list[str | None]:
+    def _receive(self, pairs: list[tuple[bytes | None, bytes | None]]) -> list[Verdict]:
         self._in_flight = False
         try:
             assert self._conn is not None
             if not self._conn.poll(HELPER_TIMEOUT_S):
                 raise TimeoutError(f"no answer in {HELPER_TIMEOUT_S:.0f} s")
-            reasons = self._conn.recv()
+            verdicts = self._conn.recv()
         except (OSError, EOFError, AssertionError) as exc:
             self._give_up(exc)
-            return judge_pairs(pairs)
-        if not isinstance(reasons, list) or len(reasons) != len(pairs):
+            return judge_keyed(pairs)
+        if not isinstance(verdicts, list) or len(verdicts) != len(pairs):
             self._give_up(ValueError("the helper answered something else"))
-            return judge_pairs(pairs)
-        return reasons
+            return judge_keyed(pairs)
+        return verdicts
 
     def close(self) -> None:
         conn, proc = self._conn, self._proc
@@ -190,3 +212,4 @@ class Judges:
             if proc.is_alive():
                 proc.terminate()
                 proc.join(5)
+

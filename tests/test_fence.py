@@ -157,8 +157,8 @@ class _Ticket:
     def __init__(self, n: int) -> None:
         self.n = n
 
-    def reasons(self) -> list[str | None]:
-        return [None] * self.n
+    def verdicts(self) -> list[tuple[str | None, bytes | None]]:
+        return [(None, None)] * self.n  # accepted, the writer reads the id itself
 
 
 class _Consumer:

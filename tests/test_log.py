@@ -244,3 +244,30 @@ def test_a_worker_knows_the_last_message_of_the_chain_that_holds_a_partition(tmp
     assert w1.last_message("round-events", 1) is None
     for w in writers.values():
         w.close()
+
+
+def test_the_judges_give_each_accepted_message_the_index_key_its_bytes_hold():
+    """The writer takes an accepted message's event-index key from the judges (who decoded
+    its body anyway) instead of reading the bytes again: it must be the key ``event_key``
+    reads from the bytes, for every message of a shift with faults, for an id that is not a
+    canonical UUID (upper case, or without hyphens), and for every schema version; a refused
+    message has none."""
+    import dataclasses
+
+    from ingest.event_index import event_key
+    from ingest.judging import judge_keyed
+    from ingest.simulate import simulate_shift
+    events, _ = simulate_shift(tables=3, rounds=20, seed=7, fault_rate=0.05)
+    odd = [dataclasses.replace(events[0], event_id=events[0].event_id.upper()),
+           dataclasses.replace(events[1], event_id=events[1].event_id.replace("-", ""))]
+    values = [encode(e) for e in [*events, *odd]]
+    assert all(e.event_id.encode() in v for e, v in zip(odd, values[-2:], strict=True))
+    pairs = [(e.table_id.encode(), v) for e, v in zip([*events, *odd], values, strict=True)]
+    pairs += [(b"T01", b"\x00\x00\x00\x00\x02junk"), (b"T01", None), (b"T99", values[0])]
+    verdicts = judge_keyed(pairs)
+    accepted = [(v, key) for (_, v), (why, key) in zip(pairs, verdicts, strict=True)
+                if why is None]
+    assert len(accepted) == len(values)
+    assert [key for _, key in accepted] == [event_key(v) for v, _ in accepted]
+    assert [key for why, key in verdicts[-3:]] == [None, None, None]
+    assert all(why is not None for why, _ in verdicts[-3:])
