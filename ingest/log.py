@@ -284,12 +284,15 @@ class LogWriter:
             return None
         nxt = dict(self._next)
         last = dict(self._last_messages)
+        newest: dict[str, Received] = {}
         for m in consumed:
             key = f"{m.topic}[{m.partition}]"
             expected = nxt.get(key)
             if expected is not None and m.offset < expected:
                 raise LogError(f"{m.coordinates} is already in the log (next expected {expected})")
             nxt[key] = m.offset + 1
+            newest[key] = m
+        for key, m in newest.items():  # only each partition's last message is signed
             last[key] = message_digest(m.key, m.value)
         number = self._number + 1
         name = segment_name(number)
@@ -309,9 +312,10 @@ class LogWriter:
             except BaseException:
                 qpath.unlink(missing_ok=True)  # the batch was not committed
                 raise
-        records = []
+        records: list[dict[str, object]] = []
         position, prev = self._position, self._last_hash
         tree = Tree(self._tree.size, self._tree.subtrees)
+        grow, add = tree.append, records.append  # the hot loop: a record per message
         for m in sorted(accepted, key=lambda m: (m.topic, m.partition, m.offset)):
             if m.value is None:
                 raise LogError(f"{m.coordinates} has no value (a tombstone): it belongs in "
@@ -320,11 +324,11 @@ class LogWriter:
                               offset=m.offset, timestamp_ms=m.timestamp_ms, key=m.key,
                               value=m.value, headers=m.headers)
             digest = chain_next(prev, leaf)
-            tree.append(leaf_hash(leaf))
-            records.append({"position": position, "topic": m.topic, "partition": m.partition,
-                            "offset": m.offset, "timestamp_ms": m.timestamp_ms, "key": m.key,
-                            "value": m.value, "prev_hash": prev, "hash": digest,
-                            "headers": headers_field(m.headers)})
+            grow(leaf_hash(leaf))
+            add({"position": position, "topic": m.topic, "partition": m.partition,
+                 "offset": m.offset, "timestamp_ms": m.timestamp_ms, "key": m.key,
+                 "value": m.value, "prev_hash": prev, "hash": digest,
+                 "headers": headers_field(m.headers) if m.headers else None})
             position, prev = position + 1, digest
         checkpoint = self._sign(tree, name, prev, nxt, last, qtree, epochs)
         tmp = self.log_dir / (name + ".tmp")

@@ -130,8 +130,12 @@ def is_log_schema(schema: Any) -> bool:
     return to_parsing_canonical_form(schema) in record_forms()
 
 
+_HEAD = struct.Struct(">qqiq").pack
+_LEN = struct.Struct(">Q").pack
+
+
 def _field(data: bytes) -> bytes:
-    return struct.pack(">Q", len(data)) + data
+    return _LEN(len(data)) + data
 
 
 def leaf_input(
@@ -152,10 +156,10 @@ def leaf_input(
     their count (8 bytes, big-endian), then each key (UTF-8) and value (marked present or
     absent, like the key), length-prefixed. A record without headers has exactly the leaf
     input it had before headers were kept, so every tree head signed before stands."""
-    out = (struct.pack(">qqiq", position, timestamp_ms, partition, offset)
-           + _field(topic.encode())
-           + (b"\x00" if key is None else b"\x01" + _field(key))
-           + _field(value))
+    tb = topic.encode()
+    out = b"".join((_HEAD(position, timestamp_ms, partition, offset), _LEN(len(tb)), tb,
+                    b"\x00" if key is None else b"\x01" + _LEN(len(key)) + key,
+                    _LEN(len(value)), value))
     if headers:
         out += b"\x01" + struct.pack(">Q", len(headers)) + b"".join(
             _field(k.encode()) + (b"\x00" if v is None else b"\x01" + _field(v))
