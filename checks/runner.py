@@ -60,12 +60,17 @@ from replay.outputs import (
 )
 
 INPUTS = ("rounds", "hands", "wagers", "envy", "bankers", "jackpots", "findings")
-HEADER = re.compile(r"^--\s*(id|title|severity|rule|next|kind|params):\s*(.+?)\s*$")
+HEADER = re.compile(r"^--\s*(id|title|severity|rule|next|kind|params|catches):\s*(.+?)\s*$")
 HEADER_KEYS = ("id", "title", "severity", "rule", "next")
 """The header lines every check has. Optional: ``-- kind: rule`` (the default) or
 ``-- kind: statistical`` (surveillance reported apart from the rule checks: an outlier is a
-lead, not a breach), and ``-- params: name=value, ...``, the check's parameters (integers or
-decimals), bound to the query as ``$name``, never formatted into it."""
+lead, not a breach), ``-- params: name=value, ...``, the check's parameters (integers or
+decimals), bound to the query as ``$name``, never formatted into it, and ``-- catches:
+kind, ...``, the simulator's fault kinds (``ingest.sim_faults.FAULT_KINDS``) the check must
+flag, or ``-- catches: none`` (every shipped check says it, :func:`load_checks`;
+``checks.evaluate.FAULT_CHECKS`` is derived from it)."""
+NO_CATCHES = "none"
+CATCH = re.compile(r"^[a-z_][a-z0-9_]*$")
 KINDS = ("rule", "statistical")
 SEVERITIES = ("critical", "high", "medium", "low", "info")
 PARAM = re.compile(r"^([a-z_][a-z0-9_]*)=(-?\d+(?:\.\d+)?)$")
@@ -198,6 +203,9 @@ class Check:
     """``rule`` (a breach of a rule) or ``statistical`` (an outlier worth a look)."""
     params: tuple[tuple[str, int | float], ...] = ()
     """The check's parameters and their defaults, bound as ``$name``."""
+    catches: tuple[str, ...] | None = None
+    """The simulator's fault kinds the check must flag (``-- catches:``; ``()`` for ``none``,
+    None when the header has no such line)."""
 
 
 def parse_param(text: str) -> tuple[str, int | float]:
@@ -210,12 +218,48 @@ def parse_param(text: str) -> tuple[str, int | float]:
     return m.group(1), float(number) if "." in number else int(number)
 
 
+def fault_kinds() -> frozenset[str]:
+    """The fault kinds the simulator injects (``ingest.sim_faults.FAULT_KINDS``), which a
+    check's ``-- catches:`` line may name."""
+    from ingest.sim_faults import FAULT_KINDS  # the simulator's, read only for the names
+
+    return frozenset(FAULT_KINDS)
+
+
+def parse_catches(value: str, source: str, line: int,
+                  known: frozenset[str] | None = None) -> tuple[str, ...]:
+    """A ``-- catches:`` header's fault kinds (``none``: no kind), each one of ``known``
+    (default :func:`fault_kinds`); a :class:`CheckError` naming the file and line
+    otherwise."""
+    where = f"{source} line {line}"
+    names = [x.strip() for x in value.split(",")]
+    if names == [NO_CATCHES]:
+        return ()
+    if any(not n for n in names) or NO_CATCHES in names:
+        raise CheckError(f"{where}: catches {value!r} is not a list of fault kinds "
+                         f"separated by commas, or '{NO_CATCHES}'")
+    kinds = fault_kinds() if known is None else known
+    unknown = [n for n in names if not CATCH.match(n) or n not in kinds]
+    if unknown:
+        raise CheckError(f"{where}: catches names unknown fault kind "
+                         f"{', '.join(map(repr, unknown))}; the simulator's are "
+                         f"{', '.join(sorted(kinds))} (ingest/sim_faults.py FAULT_KINDS)")
+    if len(set(names)) < len(names):
+        raise CheckError(f"{where}: catches names a fault kind twice: {value!r}")
+    return tuple(names)
+
+
 def parse_check(text: str, source: str) -> Check:
     """Read a check file: header lines ``-- id: ...`` etc., then the query."""
     header: dict[str, str] = {}
-    for line in text.splitlines():
+    catches: tuple[str, ...] | None = None
+    for number, line in enumerate(text.splitlines(), 1):
         m = HEADER.match(line)
-        if m:
+        if m and m.group(1) == "catches":
+            if catches is not None:
+                raise CheckError(f"{source} line {number}: a second catches line")
+            catches = parse_catches(m.group(2), source, number)
+        elif m:
             header.setdefault(m.group(1), m.group(2))
     missing = [k for k in HEADER_KEYS if k not in header]
     if missing:
@@ -234,14 +278,23 @@ def parse_check(text: str, source: str) -> Check:
             raise CheckError(f"{source}: parameter {part!r} is not name=number") from None
     return Check(id=header["id"], title=header["title"], severity=header["severity"],
                  rule=header["rule"], next=header["next"], sql=text, source=source,
-                 kind=kind, params=tuple(params))
+                 kind=kind, params=tuple(params), catches=catches)
 
 
 def load_checks() -> list[Check]:
-    """Every shipped check, in file-name order."""
+    """Every shipped check, in file-name order (the files of ``checks/sql/``; the shared
+    relations of ``checks/sql/_views/`` are not checks). A shipped check must say what it
+    catches (``-- catches:``, ``none`` for no fault kind)."""
     folder = resources.files("checks").joinpath("sql")
-    files = sorted((f for f in folder.iterdir() if f.name.endswith(".sql")), key=lambda f: f.name)
-    return [parse_check(f.read_text(encoding="utf-8"), f"checks/sql/{f.name}") for f in files]
+    files = sorted((f for f in folder.iterdir() if f.name.endswith(".sql") and f.is_file()),
+                   key=lambda f: f.name)
+    checks = [parse_check(f.read_text(encoding="utf-8"), f"checks/sql/{f.name}") for f in files]
+    for check in checks:
+        if check.catches is None:
+            raise CheckError(f"{check.source}: header lacks catches (a line like '-- catches: "
+                             f"overpay' naming the fault kinds it must flag, or '-- catches: "
+                             f"{NO_CATCHES}')")
+    return checks
 
 
 def select_checks(checks: list[Check], ids: list[str] | None) -> list[Check]:

@@ -12,6 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from checks import runner
 from checks.runner import (
     FLAG_SCHEMA,
     INT64_MAX,
@@ -171,6 +172,36 @@ def test_list_prints_every_check_with_its_rule_and_what_to_do_next():
 def test_a_check_without_a_next_step_is_refused():
     with pytest.raises(Exception, match=r"x\.sql: header lacks next"):
         parse_check("-- id: x\n-- title: t\n-- severity: high\n-- rule: r\nSELECT 1", "x.sql")
+
+
+_HEAD = "-- id: x\n-- title: t\n-- severity: high\n-- rule: r\n-- next: n\n"
+
+
+def test_a_catches_line_names_the_fault_kinds_the_check_must_flag():
+    check = parse_check(_HEAD + "-- catches: overpay, wrong_commission\nSELECT 1", "x.sql")
+    assert check.catches == ("overpay", "wrong_commission")
+    assert parse_check(_HEAD + "-- catches: none\nSELECT 1", "x.sql").catches == ()
+    assert parse_check(_HEAD + "SELECT 1", "x.sql").catches is None
+
+
+@pytest.mark.parametrize("catches, words", [
+    ("overpay, overpaid", r"x\.sql line 6: catches names unknown fault kind 'overpaid'"),
+    ("none, overpay", r"x\.sql line 6: catches 'none, overpay' is not a list"),
+    ("overpay,", r"x\.sql line 6: catches 'overpay,' is not a list"),
+    ("overpay, overpay", r"x\.sql line 6: catches names a fault kind twice"),
+])
+def test_a_catches_line_naming_an_unknown_fault_kind_is_refused_with_file_and_line(
+        catches, words):
+    with pytest.raises(CheckError, match=words):
+        parse_check(_HEAD + f"-- catches: {catches}\nSELECT 1", "x.sql")
+
+
+def test_a_shipped_check_without_a_catches_line_is_refused(monkeypatch):
+    real = runner.parse_check
+    monkeypatch.setattr(runner, "parse_check", lambda text, source: real(
+        text.replace("-- catches:", "-- caught:"), source))
+    with pytest.raises(CheckError, match=r"checks/sql/\w+\.sql: header lacks catches"):
+        load_checks()
 
 
 def test_the_summary_gives_count_and_money_at_stake_by_check(data):

@@ -4,6 +4,7 @@
 -- rule: 58 Pa. Code § 688a.7(h)(2)(ii) and § 688a.1 (Qualifying Wager, Envy Bonus Qualifying Hand: four of a kind or better); docs/rules.md 2.4, 6a.11
 -- next: review the round's video for the Envy payments and the hands they were paid for (a hand below four of a kind, a payment made twice, the wrong fixed sum); recover the overpay and log it against the dealer
 -- params: qualifying_wager_cents=500
+-- catches: none
 -- The least Qualifying Wager is the ruleset's own (envy.qualifying_minimum_cents: the casino's
 -- option qualifying_wager_cents, docs/rules.md 6a.11); the parameter only where replay did
 -- not say it (an older replay, or a ruleset without the option).

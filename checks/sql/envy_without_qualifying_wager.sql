@@ -4,6 +4,7 @@
 -- rule: 58 Pa. Code § 688a.1 ("Qualifying Wager", "Envy Bonus") and § 688a.7(h)(2)(ii) (an Envy Bonus is paid to a player holding a Qualifying Wager); docs/rules.md 2.1, 2.4, 6a.11
 -- next: review the video of the Envy payment and the seat's Fortune/Progressive wager; recover the payment and retrain the dealer on Envy eligibility
 -- params: qualifying_wager_cents=500
+-- catches: envy_without_qualifying_wager
 -- The least Qualifying Wager is the ruleset's own (envy.qualifying_minimum_cents: the casino's
 -- option qualifying_wager_cents, docs/rules.md 6a.11); the parameter only where replay did
 -- not say it (an older replay, or a ruleset without the option).
