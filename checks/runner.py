@@ -463,10 +463,13 @@ def _read(con: duckdb.DuckDBPyConnection, path: Path, name: str) -> duckdb.DuckD
     """Replay's file ``name`` as a relation; in ``wagers`` and ``bankers`` the four
     :data:`RANGE_COLUMNS`, null taken as the point. A file without all four (an older
     replay's) is judged on the point alone, the range being the point: stricter, never a
-    pass of what the point would flag. A file with some of them and not others is refused."""
+    pass of what the point would flag. A file with some of them and not others is refused.
+    An ``envy`` file without ``qualifying_minimum_cents`` (an older replay's) has it null:
+    the minimum unknown, which the Envy checks never take as a pass."""
     rel = con.read_parquet(str(path))
     if name == "envy" and "qualifying_minimum_cents" not in rel.columns:
-        # an older replay's: the Envy checks take their parameter for the minimum
+        # an older replay's: the ruleset's least Qualifying Wager is unknown, and the Envy
+        # checks say a payment it decides is not evaluated (never a pass)
         return rel.project("*, NULL::BIGINT AS qualifying_minimum_cents")
     if name not in RANGED_INPUTS:
         return rel
