@@ -41,6 +41,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -362,34 +363,40 @@ def provenance_of(found: Trust) -> Provenance:
 MEMORY_ENV = "CATWALK_CHECKS_MEMORY"
 """DuckDB's memory limit for the checks (e.g. ``8GB``); default half the machine's memory."""
 
-PREPARED = (
-    ("wager_exceptions",
-     "SELECT * FROM wagers "
-     "WHERE recorded_net_cents IS NULL OR expected_net_cents IS NULL "
-     "   OR recorded_net_cents NOT BETWEEN expected_net_min_cents AND expected_net_max_cents "
-     "   OR recorded_commission_cents IS NULL AND expected_commission_cents IS NOT NULL "
-     "   OR recorded_commission_cents NOT BETWEEN expected_commission_min_cents "
-     "                                    AND expected_commission_max_cents "
-     "   OR recorded_outcome IS DISTINCT FROM expected_outcome "
-     "   OR recorded_outcome = 'win' AND recorded_net_cents + recorded_commission_cents "
-     "      <> expected_net_cents + expected_commission_cents"),
-    ("round_problems",
-     "SELECT * FROM rounds "
-     "WHERE evaluated IS NOT TRUE OR problems IS NOT NULL OR len(problem_kinds) > 0"),
-    ("unjudged",
-     "SELECT casino, table_id, round_id FROM round_problems WHERE evaluated IS NOT TRUE"),
-)
+VIEWS = "_views"
+"""The folder beside the checks (``checks/sql/_views/``) of the relations they share."""
+VIEW_FILE = re.compile(r"^\d+_([a-z_][a-z0-9_]*)\.sql$")
+
+
+def load_views(folder: Traversable | None = None) -> tuple[tuple[str, str], ...]:
+    """The shared relations of ``checks/sql/_views/`` (or ``folder``), in file-name order: a
+    file ``NN_name.sql`` (``NN`` its place in the order, so that a relation may read those
+    before it) holds the query of the relation ``name``. Any other file there is a
+    :class:`CheckError` naming it; none of them is a check."""
+    if folder is None:
+        folder = resources.files("checks").joinpath("sql").joinpath(VIEWS)
+    views = []
+    names: set[str] = set()
+    for f in sorted((f for f in folder.iterdir() if f.is_file()), key=lambda f: f.name):
+        m = VIEW_FILE.match(f.name)
+        if m is None or m.group(1) in names or m.group(1) in INPUTS:
+            raise CheckError(f"checks/sql/{VIEWS}/{f.name}: not a shared relation (a file "
+                             "named NN_name.sql, one per name, none named after an input)")
+        names.add(m.group(1))
+        views.append((m.group(1), f.read_text(encoding="utf-8")))
+    return tuple(views)
+
+
+PREPARED = load_views()
 """Relations the runner builds once, before the checks run, from the views (so ``since``
 holds for them too), for the checks to read instead of scanning millions of rows each:
-``wager_exceptions``, every wager whose recorded settlement falls outside the lawful one
-in any way (a net or a commission outside its lawful range, docs/rules.md 6a.19; another
-outcome; a win whose net and commission do not add up to the amount won; never settled;
-or a round not judged, whose expected settlement is null), and ``round_problems``, every
-round not evaluated or with a problem, and ``unjudged``, the keys of the rounds not
-evaluated (a check keeps to judged rounds with ``ANTI JOIN unjudged USING (casino,
-table_id, round_id)``, without joining the millions of rows of ``rounds``). A check reads
-them as it reads the views; a wager settled lawfully, or a judged round without a
-problem, is in none of them."""
+``(name, query)`` of every file of ``checks/sql/_views/`` (:func:`load_views`), where each
+says what it holds: ``wager_exceptions``, every wager whose recorded settlement falls
+outside the lawful one in any way; ``round_problems``, every round not evaluated or with a
+problem; ``unjudged``, the keys of the rounds not evaluated (a check keeps to judged rounds
+with ``ANTI JOIN unjudged USING (casino, table_id, round_id)``). A check reads them as it
+reads the views; a wager settled lawfully, or a judged round without a problem, is in none
+of them."""
 
 
 def memory_limit() -> str:

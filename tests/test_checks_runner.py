@@ -435,3 +435,36 @@ def test_a_memory_limit_duckdb_does_not_understand_is_exit_2_naming_the_variable
     assert "CATWALK_CHECKS_MEMORY='lots' is not a memory size DuckDB understands" in proc.stderr
     proc = run_cli("checks", "--data", str(data), env={"CATWALK_CHECKS_MEMORY": "1GB"})
     assert proc.returncode == 0, proc.stderr
+
+
+# The shared relations of checks/sql/_views/ ---------------------------------------------------
+
+def test_the_shared_relations_are_read_from_the_views_folder_in_file_name_order():
+    assert [name for name, _ in runner.load_views()] == [
+        "wager_exceptions", "round_problems", "unjudged", "envy_paid"]
+    assert runner.load_views() == runner.PREPARED
+    assert all(sql.lstrip().startswith("--") for _, sql in runner.PREPARED)  # each says why
+
+
+def test_no_file_of_the_views_folder_is_taken_for_a_check():
+    views = {name for name, _ in runner.load_views()}
+    sources = {c.source for c in load_checks()}
+    assert not views & {c.id for c in load_checks()}
+    assert not [s for s in sources if "_views" in s]
+
+
+def test_every_shared_relation_is_built_before_the_checks_run(data):
+    con = runner.connect(data / "replay")
+    try:
+        for name, _ in runner.PREPARED:
+            con.sql(f"SELECT count(*) FROM {name}").fetchall()
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("name", ["wager_exceptions.sql", "10_rounds.sql", "10_Bad-name.sql"])
+def test_a_file_in_the_views_folder_that_names_no_relation_is_refused(tmp_path, name):
+    (tmp_path / "05_fine.sql").write_text("SELECT 1", encoding="utf-8")
+    (tmp_path / name).write_text("SELECT 1", encoding="utf-8")
+    with pytest.raises(CheckError, match=f"_views/{name}: not a shared relation"):
+        runner.load_views(tmp_path)
