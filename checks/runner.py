@@ -366,18 +366,21 @@ MEMORY_ENV = "CATWALK_CHECKS_MEMORY"
 VIEWS = "_views"
 """The folder beside the checks (``checks/sql/_views/``) of the relations they share."""
 VIEW_FILE = re.compile(r"^\d+_([a-z_][a-z0-9_]*)\.sql$")
+IN_PLAY_FILE = "in_play.sql"
+"""In ``_views/`` too, but built before the views, with ``live`` only (:data:`IN_PLAY`)."""
 
 
 def load_views(folder: Traversable | None = None) -> tuple[tuple[str, str], ...]:
     """The shared relations of ``checks/sql/_views/`` (or ``folder``), in file-name order: a
     file ``NN_name.sql`` (``NN`` its place in the order, so that a relation may read those
-    before it) holds the query of the relation ``name``. Any other file there is a
-    :class:`CheckError` naming it; none of them is a check."""
+    before it) holds the query of the relation ``name``; :data:`IN_PLAY_FILE` is read apart.
+    Any other file there is a :class:`CheckError` naming it; none of them is a check."""
     if folder is None:
         folder = resources.files("checks").joinpath("sql").joinpath(VIEWS)
     views = []
     names: set[str] = set()
-    for f in sorted((f for f in folder.iterdir() if f.is_file()), key=lambda f: f.name):
+    for f in sorted((f for f in folder.iterdir() if f.is_file() and f.name != IN_PLAY_FILE),
+                    key=lambda f: f.name):
         m = VIEW_FILE.match(f.name)
         if m is None or m.group(1) in names or m.group(1) in INPUTS:
             raise CheckError(f"checks/sql/{VIEWS}/{f.name}: not a shared relation (a file "
@@ -411,16 +414,11 @@ def memory_limit() -> str:
     return f"{max(total // 2 // (1 << 20), 512)}MB"
 
 
-IN_PLAY = """
-    SELECT casino, table_id, round_id FROM all_rounds
-    QUALIFY NOT ended AND NOT coalesce(voided, false)
-        AND coalesce(dealt_at = max(dealt_at) OVER (PARTITION BY casino, table_id), false)
-"""
-"""With ``live``: the rounds still in play, each the latest round of its table (by the time
-it was dealt) with no RoundEnded and no void yet. While ingest runs, such a round is being
-dealt, so "not ended", "never settled" and "not evaluated" would be alarms that clear
-themselves seconds later; they are left out until the round ends, or until a later round
-of the same table shows that it never did (then every check sees it)."""
+IN_PLAY = resources.files("checks").joinpath("sql").joinpath(VIEWS).joinpath(
+    IN_PLAY_FILE).read_text(encoding="utf-8")
+"""With ``live``: the rounds still in play (``checks/sql/_views/in_play.sql``, which says
+why), each the latest round of its table with no RoundEnded and no void yet, left out of
+every view until the round ends or a later round of its table shows that it never did."""
 
 
 def connect(replay_dir: Path, since: datetime | None = None, *,

@@ -444,6 +444,8 @@ def test_the_shared_relations_are_read_from_the_views_folder_in_file_name_order(
         "wager_exceptions", "round_problems", "unjudged", "envy_paid"]
     assert runner.load_views() == runner.PREPARED
     assert all(sql.lstrip().startswith("--") for _, sql in runner.PREPARED)  # each says why
+    # the rounds still in play, built before the views with --follow, are read apart
+    assert runner.IN_PLAY.startswith("-- in_play: with live")
 
 
 def test_no_file_of_the_views_folder_is_taken_for_a_check():
