@@ -6,7 +6,8 @@ through the pipeline (ingest, replay, checks), then this compares the flags with
 labels:
 
 - recall, per fault kind: each labelled round must be flagged by the check that answers
-  that kind (:data:`FAULT_CHECKS`), at the labelled seat where both name one;
+  that kind (:data:`FAULT_CHECKS`, from the checks' ``-- catches:`` lines), at the
+  labelled seat where both name one;
 - precision, per rule check: each round it flags must carry a label (of any kind: an
   overpaid commission is also an overpay). A rule check that flags a round without a label
   is a false alarm. Statistical checks (``-- kind: statistical``) are leads, not breaches:
@@ -30,35 +31,52 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-FAULT_CHECKS: Mapping[str, str] = MappingProxyType({
-    "overpay": "overpay",
-    "underpay": "underpay",
-    "paid_loser": "paid_loser",
-    "collected_winner": "collected_winner",
-    "commission_on_push_or_loss": "commission_on_push_or_loss",
-    "wrong_commission": "commission_wrong",
-    "jackpot_step_missing": "jackpot_unverified",
-    "award_from_inventory": "award_from_inventory",
-    "dealer_not_house_way": "house_way",
-    "foul_paid": "foul_settled_as_win",
-    "envy_for_own_or_dealer_hand": "envy_own_or_dealer_hand",
-    "envy_without_qualifying_wager": "envy_without_qualifying_wager",
-    "raise_paid_not_qualified": "raise_not_qualified",
-    "raise_not_twice_ante": "raise_not_twice_ante",
-    "past_posting": "wager_after_deal",
-    "dealt_twice": "card_dealt_twice",
-    "missing_events": "sequence_gap",
-    "duplicated_events": "duplicate_event",
-})
-"""For every fault kind the simulator injects (``ingest.simulate`` FAULT_KINDS), the check
-that must flag it."""
-
-RoundKey = tuple[str, str]
-"""(casino, round id): a round id names its table, so it is unique at its casino."""
+from checks.runner import Check, load_checks
 
 
 class EvaluationError(Exception):
-    """Bad input: a labels file or a flags file that cannot be read; says which and where."""
+    """Bad input: a labels file or a flags file that cannot be read; says which and where.
+    Also a catalogue whose ``-- catches:`` lines do not answer every fault kind once."""
+
+
+def fault_checks(checks: Iterable[Check], kinds: Iterable[str]) -> Mapping[str, str]:
+    """For every fault kind of ``kinds``, the one check of ``checks`` whose ``-- catches:``
+    line names it, in the order of ``kinds``. A kind that no check catches, or that two
+    checks claim, is an :class:`EvaluationError` naming them (recall is scored against one
+    check per kind; another check flagging the same round is not a false alarm, as the
+    round carries a label)."""
+    kinds = list(kinds)
+    claimed: dict[str, list[str]] = {k: [] for k in kinds}
+    for check in checks:
+        for kind in check.catches or ():
+            if kind not in claimed:
+                raise EvaluationError(f"{check.source}: catches {kind!r}, which is not a "
+                                      "fault kind of the simulator")
+            claimed[kind].append(check.id)
+    uncaught = [k for k, ids in claimed.items() if not ids]
+    if uncaught:
+        raise EvaluationError(f"no check catches fault kind {', '.join(uncaught)}: add it to "
+                              "the '-- catches:' line of the check that must flag it")
+    twice = [f"{k} ({', '.join(ids)})" for k, ids in claimed.items() if len(ids) > 1]
+    if twice:
+        raise EvaluationError(f"fault kind caught by more than one check: {'; '.join(twice)}:"
+                              " keep it on the one check that must flag it")
+    return MappingProxyType({k: ids[0] for k, ids in claimed.items()})
+
+
+def _derived() -> Mapping[str, str]:
+    from ingest.sim_faults import FAULT_KINDS
+
+    return fault_checks(load_checks(), FAULT_KINDS)
+
+
+FAULT_CHECKS: Mapping[str, str] = _derived()
+"""For every fault kind the simulator injects (``ingest.sim_faults`` FAULT_KINDS), the check
+that must flag it: derived from the checks' ``-- catches:`` header lines
+(:func:`fault_checks`)."""
+
+RoundKey = tuple[str, str]
+"""(casino, round id): a round id names its table, so it is unique at its casino."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -41,6 +41,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -60,12 +61,17 @@ from replay.outputs import (
 )
 
 INPUTS = ("rounds", "hands", "wagers", "envy", "bankers", "jackpots", "findings")
-HEADER = re.compile(r"^--\s*(id|title|severity|rule|next|kind|params):\s*(.+?)\s*$")
+HEADER = re.compile(r"^--\s*(id|title|severity|rule|next|kind|params|catches):\s*(.+?)\s*$")
 HEADER_KEYS = ("id", "title", "severity", "rule", "next")
 """The header lines every check has. Optional: ``-- kind: rule`` (the default) or
 ``-- kind: statistical`` (surveillance reported apart from the rule checks: an outlier is a
-lead, not a breach), and ``-- params: name=value, ...``, the check's parameters (integers or
-decimals), bound to the query as ``$name``, never formatted into it."""
+lead, not a breach), ``-- params: name=value, ...``, the check's parameters (integers or
+decimals), bound to the query as ``$name``, never formatted into it, and ``-- catches:
+kind, ...``, the simulator's fault kinds (``ingest.sim_faults.FAULT_KINDS``) the check must
+flag, or ``-- catches: none`` (every shipped check says it, :func:`load_checks`;
+``checks.evaluate.FAULT_CHECKS`` is derived from it)."""
+NO_CATCHES = "none"
+CATCH = re.compile(r"^[a-z_][a-z0-9_]*$")
 KINDS = ("rule", "statistical")
 SEVERITIES = ("critical", "high", "medium", "low", "info")
 PARAM = re.compile(r"^([a-z_][a-z0-9_]*)=(-?\d+(?:\.\d+)?)$")
@@ -198,6 +204,9 @@ class Check:
     """``rule`` (a breach of a rule) or ``statistical`` (an outlier worth a look)."""
     params: tuple[tuple[str, int | float], ...] = ()
     """The check's parameters and their defaults, bound as ``$name``."""
+    catches: tuple[str, ...] | None = None
+    """The simulator's fault kinds the check must flag (``-- catches:``; ``()`` for ``none``,
+    None when the header has no such line)."""
 
 
 def parse_param(text: str) -> tuple[str, int | float]:
@@ -210,12 +219,48 @@ def parse_param(text: str) -> tuple[str, int | float]:
     return m.group(1), float(number) if "." in number else int(number)
 
 
+def fault_kinds() -> frozenset[str]:
+    """The fault kinds the simulator injects (``ingest.sim_faults.FAULT_KINDS``), which a
+    check's ``-- catches:`` line may name."""
+    from ingest.sim_faults import FAULT_KINDS  # the simulator's, read only for the names
+
+    return frozenset(FAULT_KINDS)
+
+
+def parse_catches(value: str, source: str, line: int,
+                  known: frozenset[str] | None = None) -> tuple[str, ...]:
+    """A ``-- catches:`` header's fault kinds (``none``: no kind), each one of ``known``
+    (default :func:`fault_kinds`); a :class:`CheckError` naming the file and line
+    otherwise."""
+    where = f"{source} line {line}"
+    names = [x.strip() for x in value.split(",")]
+    if names == [NO_CATCHES]:
+        return ()
+    if any(not n for n in names) or NO_CATCHES in names:
+        raise CheckError(f"{where}: catches {value!r} is not a list of fault kinds "
+                         f"separated by commas, or '{NO_CATCHES}'")
+    kinds = fault_kinds() if known is None else known
+    unknown = [n for n in names if not CATCH.match(n) or n not in kinds]
+    if unknown:
+        raise CheckError(f"{where}: catches names unknown fault kind "
+                         f"{', '.join(map(repr, unknown))}; the simulator's are "
+                         f"{', '.join(sorted(kinds))} (ingest/sim_faults.py FAULT_KINDS)")
+    if len(set(names)) < len(names):
+        raise CheckError(f"{where}: catches names a fault kind twice: {value!r}")
+    return tuple(names)
+
+
 def parse_check(text: str, source: str) -> Check:
     """Read a check file: header lines ``-- id: ...`` etc., then the query."""
     header: dict[str, str] = {}
-    for line in text.splitlines():
+    catches: tuple[str, ...] | None = None
+    for number, line in enumerate(text.splitlines(), 1):
         m = HEADER.match(line)
-        if m:
+        if m and m.group(1) == "catches":
+            if catches is not None:
+                raise CheckError(f"{source} line {number}: a second catches line")
+            catches = parse_catches(m.group(2), source, number)
+        elif m:
             header.setdefault(m.group(1), m.group(2))
     missing = [k for k in HEADER_KEYS if k not in header]
     if missing:
@@ -234,14 +279,23 @@ def parse_check(text: str, source: str) -> Check:
             raise CheckError(f"{source}: parameter {part!r} is not name=number") from None
     return Check(id=header["id"], title=header["title"], severity=header["severity"],
                  rule=header["rule"], next=header["next"], sql=text, source=source,
-                 kind=kind, params=tuple(params))
+                 kind=kind, params=tuple(params), catches=catches)
 
 
 def load_checks() -> list[Check]:
-    """Every shipped check, in file-name order."""
+    """Every shipped check, in file-name order (the files of ``checks/sql/``; the shared
+    relations of ``checks/sql/_views/`` are not checks). A shipped check must say what it
+    catches (``-- catches:``, ``none`` for no fault kind)."""
     folder = resources.files("checks").joinpath("sql")
-    files = sorted((f for f in folder.iterdir() if f.name.endswith(".sql")), key=lambda f: f.name)
-    return [parse_check(f.read_text(encoding="utf-8"), f"checks/sql/{f.name}") for f in files]
+    files = sorted((f for f in folder.iterdir() if f.name.endswith(".sql") and f.is_file()),
+                   key=lambda f: f.name)
+    checks = [parse_check(f.read_text(encoding="utf-8"), f"checks/sql/{f.name}") for f in files]
+    for check in checks:
+        if check.catches is None:
+            raise CheckError(f"{check.source}: header lacks catches (a line like '-- catches: "
+                             f"overpay' naming the fault kinds it must flag, or '-- catches: "
+                             f"{NO_CATCHES}')")
+    return checks
 
 
 def select_checks(checks: list[Check], ids: list[str] | None) -> list[Check]:
@@ -309,34 +363,43 @@ def provenance_of(found: Trust) -> Provenance:
 MEMORY_ENV = "CATWALK_CHECKS_MEMORY"
 """DuckDB's memory limit for the checks (e.g. ``8GB``); default half the machine's memory."""
 
-PREPARED = (
-    ("wager_exceptions",
-     "SELECT * FROM wagers "
-     "WHERE recorded_net_cents IS NULL OR expected_net_cents IS NULL "
-     "   OR recorded_net_cents NOT BETWEEN expected_net_min_cents AND expected_net_max_cents "
-     "   OR recorded_commission_cents IS NULL AND expected_commission_cents IS NOT NULL "
-     "   OR recorded_commission_cents NOT BETWEEN expected_commission_min_cents "
-     "                                    AND expected_commission_max_cents "
-     "   OR recorded_outcome IS DISTINCT FROM expected_outcome "
-     "   OR recorded_outcome = 'win' AND recorded_net_cents + recorded_commission_cents "
-     "      <> expected_net_cents + expected_commission_cents"),
-    ("round_problems",
-     "SELECT * FROM rounds "
-     "WHERE evaluated IS NOT TRUE OR problems IS NOT NULL OR len(problem_kinds) > 0"),
-    ("unjudged",
-     "SELECT casino, table_id, round_id FROM round_problems WHERE evaluated IS NOT TRUE"),
-)
+VIEWS = "_views"
+"""The folder beside the checks (``checks/sql/_views/``) of the relations they share."""
+VIEW_FILE = re.compile(r"^\d+_([a-z_][a-z0-9_]*)\.sql$")
+IN_PLAY_FILE = "in_play.sql"
+"""In ``_views/`` too, but built before the views, with ``live`` only (:data:`IN_PLAY`)."""
+
+
+def load_views(folder: Traversable | None = None) -> tuple[tuple[str, str], ...]:
+    """The shared relations of ``checks/sql/_views/`` (or ``folder``), in file-name order: a
+    file ``NN_name.sql`` (``NN`` its place in the order, so that a relation may read those
+    before it) holds the query of the relation ``name``; :data:`IN_PLAY_FILE` is read apart.
+    Any other file there is a :class:`CheckError` naming it; none of them is a check."""
+    if folder is None:
+        folder = resources.files("checks").joinpath("sql").joinpath(VIEWS)
+    views = []
+    names: set[str] = set()
+    for f in sorted((f for f in folder.iterdir() if f.is_file() and f.name != IN_PLAY_FILE),
+                    key=lambda f: f.name):
+        m = VIEW_FILE.match(f.name)
+        if m is None or m.group(1) in names or m.group(1) in INPUTS:
+            raise CheckError(f"checks/sql/{VIEWS}/{f.name}: not a shared relation (a file "
+                             "named NN_name.sql, one per name, none named after an input)")
+        names.add(m.group(1))
+        views.append((m.group(1), f.read_text(encoding="utf-8")))
+    return tuple(views)
+
+
+PREPARED = load_views()
 """Relations the runner builds once, before the checks run, from the views (so ``since``
 holds for them too), for the checks to read instead of scanning millions of rows each:
-``wager_exceptions``, every wager whose recorded settlement falls outside the lawful one
-in any way (a net or a commission outside its lawful range, docs/rules.md 6a.19; another
-outcome; a win whose net and commission do not add up to the amount won; never settled;
-or a round not judged, whose expected settlement is null), and ``round_problems``, every
-round not evaluated or with a problem, and ``unjudged``, the keys of the rounds not
-evaluated (a check keeps to judged rounds with ``ANTI JOIN unjudged USING (casino,
-table_id, round_id)``, without joining the millions of rows of ``rounds``). A check reads
-them as it reads the views; a wager settled lawfully, or a judged round without a
-problem, is in none of them."""
+``(name, query)`` of every file of ``checks/sql/_views/`` (:func:`load_views`), where each
+says what it holds: ``wager_exceptions``, every wager whose recorded settlement falls
+outside the lawful one in any way; ``round_problems``, every round not evaluated or with a
+problem; ``unjudged``, the keys of the rounds not evaluated (a check keeps to judged rounds
+with ``ANTI JOIN unjudged USING (casino, table_id, round_id)``). A check reads them as it
+reads the views; a wager settled lawfully, or a judged round without a problem, is in none
+of them."""
 
 
 def memory_limit() -> str:
@@ -351,16 +414,11 @@ def memory_limit() -> str:
     return f"{max(total // 2 // (1 << 20), 512)}MB"
 
 
-IN_PLAY = """
-    SELECT casino, table_id, round_id FROM all_rounds
-    QUALIFY NOT ended AND NOT coalesce(voided, false)
-        AND coalesce(dealt_at = max(dealt_at) OVER (PARTITION BY casino, table_id), false)
-"""
-"""With ``live``: the rounds still in play, each the latest round of its table (by the time
-it was dealt) with no RoundEnded and no void yet. While ingest runs, such a round is being
-dealt, so "not ended", "never settled" and "not evaluated" would be alarms that clear
-themselves seconds later; they are left out until the round ends, or until a later round
-of the same table shows that it never did (then every check sees it)."""
+IN_PLAY = resources.files("checks").joinpath("sql").joinpath(VIEWS).joinpath(
+    IN_PLAY_FILE).read_text(encoding="utf-8")
+"""With ``live``: the rounds still in play (``checks/sql/_views/in_play.sql``, which says
+why), each the latest round of its table with no RoundEnded and no void yet, left out of
+every view until the round ends or a later round of its table shows that it never did."""
 
 
 def connect(replay_dir: Path, since: datetime | None = None, *,
@@ -410,10 +468,13 @@ def _read(con: duckdb.DuckDBPyConnection, path: Path, name: str) -> duckdb.DuckD
     """Replay's file ``name`` as a relation; in ``wagers`` and ``bankers`` the four
     :data:`RANGE_COLUMNS`, null taken as the point. A file without all four (an older
     replay's) is judged on the point alone, the range being the point: stricter, never a
-    pass of what the point would flag. A file with some of them and not others is refused."""
+    pass of what the point would flag. A file with some of them and not others is refused.
+    An ``envy`` file without ``qualifying_minimum_cents`` (an older replay's) has it null:
+    the minimum unknown, which the Envy checks never take as a pass."""
     rel = con.read_parquet(str(path))
     if name == "envy" and "qualifying_minimum_cents" not in rel.columns:
-        # an older replay's: the Envy checks take their parameter for the minimum
+        # an older replay's: the ruleset's least Qualifying Wager is unknown, and the Envy
+        # checks say a payment it decides is not evaluated (never a pass)
         return rel.project("*, NULL::BIGINT AS qualifying_minimum_cents")
     if name not in RANGED_INPUTS:
         return rel

@@ -11,9 +11,22 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from checks.evaluate import FAULT_CHECKS, EvaluationError, evaluate, main, markdown, read_labels
-from checks.runner import FLAG_SCHEMA, load_checks
+from checks.evaluate import (
+    FAULT_CHECKS,
+    EvaluationError,
+    evaluate,
+    fault_checks,
+    main,
+    markdown,
+    read_labels,
+)
+from checks.runner import FLAG_SCHEMA, load_checks, parse_check, run_checks
+from ingest.log import LogWriter, Received
 from ingest.sim_faults import FAULT_KINDS
+from ingest.simulate import simulate_shift
+from replay.run import replay
+from schemas import encode
+from tests.outputs_support import sign_replay
 
 
 def _label(round_id, kind, seat=None, casino="C01"):
@@ -101,3 +114,84 @@ def test_the_command_exits_1_on_a_miss_0_when_perfect_and_2_on_bad_input(tmp_pat
         [{**row, **_flag("overpay", "T01-000001", 2)}], schema=FLAG_SCHEMA), flags)
     assert main(["--data", str(tmp_path), "--labels", str(labels)]) == 0
     assert "| overpay | overpay | 1 | 1 | 0 | 100.0% |" in capsys.readouterr().out
+
+
+# The answer key derived from the checks' '-- catches:' lines --------------------------------
+
+OLD_MAP = {
+    "overpay": "overpay",
+    "underpay": "underpay",
+    "paid_loser": "paid_loser",
+    "collected_winner": "collected_winner",
+    "commission_on_push_or_loss": "commission_on_push_or_loss",
+    "wrong_commission": "commission_wrong",
+    "jackpot_step_missing": "jackpot_unverified",
+    "award_from_inventory": "award_from_inventory",
+    "dealer_not_house_way": "house_way",
+    "foul_paid": "foul_settled_as_win",
+    "envy_for_own_or_dealer_hand": "envy_own_or_dealer_hand",
+    "envy_without_qualifying_wager": "envy_without_qualifying_wager",
+    "raise_paid_not_qualified": "raise_not_qualified",
+    "raise_not_twice_ante": "raise_not_twice_ante",
+    "past_posting": "wager_after_deal",
+    "dealt_twice": "card_dealt_twice",
+    "missing_events": "sequence_gap",
+    "duplicated_events": "duplicate_event",
+}
+"""The hand-kept map evaluate.py had before the catches lines, written out by hand."""
+
+
+def test_every_fault_kind_is_caught_by_exactly_the_check_it_was_mapped_to_before():
+    for kind, check in OLD_MAP.items():
+        assert FAULT_CHECKS[kind] == check
+        claimed = [c.id for c in load_checks() if kind in (c.catches or ())]
+        assert claimed == [check], kind
+
+
+def test_every_shipped_check_says_what_it_catches():
+    assert all(c.catches is not None for c in load_checks())
+    assert {c.id for c in load_checks() if c.catches == ()} >= {
+        "not_evaluated", "peer_outlier", "log_findings", "envy_mispay"}
+
+
+def _check(check_id, catches):
+    return parse_check(f"-- id: {check_id}\n-- title: t\n-- severity: low\n-- rule: r\n"
+                       f"-- next: n\n-- catches: {catches}\nSELECT 1", f"{check_id}.sql")
+
+
+def test_a_fault_kind_no_check_catches_is_an_error_naming_it():
+    checks = [_check("a", "overpay"), _check("b", "none")]
+    with pytest.raises(EvaluationError, match="no check catches fault kind underpay"):
+        fault_checks(checks, ["overpay", "underpay"])
+
+
+def test_a_fault_kind_two_checks_claim_is_an_error_naming_both():
+    checks = [_check("a", "overpay"), _check("b", "overpay, underpay")]
+    with pytest.raises(EvaluationError, match=r"overpay \(a, b\)"):
+        fault_checks(checks, ["overpay", "underpay"])
+
+
+def test_the_map_follows_the_catches_lines_in_the_order_of_the_kinds():
+    checks = [_check("b", "underpay"), _check("a", "overpay, paid_loser"), _check("c", "none")]
+    assert list(fault_checks(checks, ["overpay", "underpay", "paid_loser"]).items()) == [
+        ("overpay", "a"), ("underpay", "b"), ("paid_loser", "a")]
+
+
+def test_a_small_simulated_shift_is_caught_whole_by_the_map_the_catches_lines_give(tmp_path):
+    """Every fault kind at a high rate, all four games, without a broker: the log written as
+    ingest writes it, replayed, checked; each labelled fault is flagged by the check whose
+    catches line names its kind, and no rule check flags a round without a label."""
+    events, labels = simulate_shift(tables=8, rounds=40, seed=5, fault_rate=0.6,
+                                    rich_hands=0.3)
+    log = LogWriter(tmp_path / "log", tmp_path / "quarantine")
+    log.append([Received(topic="round-events", partition=0, offset=i, timestamp_ms=i,
+                         key=e.table_id.encode(), value=encode(e))
+                for i, e in enumerate(events)], [])
+    replay(tmp_path / "log", tmp_path / "replay")
+    sign_replay(tmp_path)
+    run_checks(tmp_path / "replay", tmp_path / "checks")
+    flags = pq.read_table(tmp_path / "checks" / "flags.parquet").to_pylist()
+    ev = evaluate([{**json.loads(x.to_json()), "casino": x.casino or "C01"} for x in labels],
+                  flags)
+    assert sum(k.labelled for k in ev.kinds) > 100  # 199 faults of 18 kinds when written
+    assert ev.perfect, markdown(ev)

@@ -5,14 +5,22 @@ right, a single percentage award)."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 from checks.runner import load_checks, run_all
-from replay.run import TABLES
+from ingest.log import LogWriter, Received
+from replay.filings import load_rulebook
+from replay.run import TABLES, replay
+from schemas import encode
+from tests.events_factory import Table, events_of_document
 from tests.outputs_support import sign_replay
 from tests.test_checks import _envy, _round, _wager
+from tests.test_replay_casinos import FACE_UP
 
 ENVY_CHECKS = ("envy_own_or_dealer_hand", "envy_without_qualifying_wager", "envy_mispay",
                "envy_owed_not_paid")
@@ -94,8 +102,9 @@ def envy(tmp_path):
     for w in wagers:
         key = (w["round_id"], w["seat"])
         largest[key] = max(w["amount_cents"], largest.get(key, 0))
-    envy = [{**e, "qualifying_wager_cents": largest.get((e["round_id"], e["seat"]))}
-            for e in envy]
+    # and the least Qualifying Wager of the ruleset in force: $5 in the shipped rulesets
+    envy = [{**e, "qualifying_wager_cents": largest.get((e["round_id"], e["seat"])),
+             "qualifying_minimum_cents": 500} for e in envy]
     return _write(tmp_path, {"rounds": rounds, "wagers": wagers, "envy": envy})
 
 
@@ -143,9 +152,53 @@ def test_envy_money_is_counted_once_and_adds_up_to_what_was_paid_wrongly(envy):
                 and (f["round_id"], f["seat"]) == ("E1", 1)]
 
 
-def test_the_qualifying_wager_minimum_is_a_parameter_of_the_check():
-    (check,) = [c for c in load_checks() if c.id == "envy_without_qualifying_wager"]
-    assert dict(check.params) == {"qualifying_wager_cents": 500}
+def test_the_qualifying_wager_minimum_is_no_parameter_of_any_check():
+    for check in load_checks():
+        assert "qualifying_wager_cents" not in dict(check.params), check.id
+        assert "$qualifying_wager_cents" not in check.sql, check.id
+
+
+def _older(tmp_path, envy, wagers):
+    """Replay's files as an older replay wrote them: envy.parquet without
+    qualifying_minimum_cents."""
+    replay_dir = tmp_path / "replay"
+    replay_dir.mkdir()
+    given = {"rounds": [_round("O1")], "wagers": wagers}
+    for name, schema in TABLES.items():
+        if name == "envy":
+            schema = schema.remove(schema.get_field_index("qualifying_minimum_cents"))
+            rows = [{"casino": "C01", **row} for row in envy]
+        else:
+            rows = [{"casino": "C01", **row} for row in given.get(name, [])]
+        pq.write_table(pa.Table.from_pylist(rows, schema=schema),
+                       replay_dir / f"{name}.parquet")
+    sign_replay(replay_dir.parent)
+    run_all(replay_dir, tmp_path / "checks")
+    return pq.read_table(tmp_path / "checks" / "flags.parquet").to_pylist()
+
+
+def test_an_older_replay_without_the_minimum_is_not_evaluated_never_passed(tmp_path):
+    """Without the ruleset's minimum, a payment to a seat with a $5 Fortune cannot be judged:
+    flagged not evaluated, without money; a seat with no Fortune or Progressive at all is
+    still an Envy paid without a Qualifying Wager, whatever the minimum."""
+    wagers = [_side("O1", 1, "fortune", 500)]
+    envy = [
+        {**_envy("O1", 1, "total", 500, 500, True), "qualifying_wager_cents": 500},
+        {**_envy("O1", 1, "payment", 500, None, True, for_seat=2),
+         "qualifying_wager_cents": 500},
+        _envy("O1", 3, "total", 700, 0, False),
+        _envy("O1", 3, "payment", 700, None, False, for_seat=1),
+    ]
+    flags = _older(tmp_path, envy, wagers)
+    assert _of(flags, "envy_without_qualifying_wager") == [
+        ("O1", 1, None, None), ("O1", 3, 700, 0)]
+    assert _detail(flags, "envy_without_qualifying_wager", "O1", 1) == (
+        "Envy Bonus of 500 cents paid to seat 1 for seat 2's hand: not evaluated, replay's "
+        "outputs do not say the least Qualifying Wager of the ruleset in force (the seat's "
+        "largest Fortune or Progressive wager is 500 cents); replay again with "
+        "`python -m replay`")
+    # the payment the engine owed and the dealer paid is compared as owable: no mispay
+    assert _of(flags, "envy_mispay") == [] and _of(flags, "envy_owed_not_paid") == []
 
 
 # Jackpots ----------------------------------------------------------------------------------
@@ -272,7 +325,7 @@ def test_a_complete_verification_raises_no_jackpot_flag(jackpots):
 def test_a_casinos_own_qualifying_wager_minimum_is_the_one_the_envy_checks_use(tmp_path):
     """Casino C02 files a Qualifying Wager of $10 (its ruleset's qualifying_wager_cents; replay
     writes it beside each Envy row): a $5 Fortune does not qualify there, though it does under
-    the $5 of the checks' parameter, and a $10 one does. Seat 1 (a $5 Fortune) paid 500 for
+    the shipped $5, and a $10 one does. Seat 1 (a $5 Fortune) paid 500 for
     seat 2's hand is flagged and owed nothing; seat 3 (a $10 Fortune) paid right is not."""
     rounds = [_round("Q1")]
     wagers = [_side("Q1", 1, "fortune", 500), _side("Q1", 3, "fortune", 1000)]
@@ -291,3 +344,51 @@ def test_a_casinos_own_qualifying_wager_minimum_is_the_one_the_envy_checks_use(t
         "Envy Bonus of 500 cents paid to seat 1 for seat 2's hand, but the seat holds no "
         "Fortune or Progressive wager of 1000 cents or more (its largest is 500)")
     assert _of(flags, "envy_mispay") == [] and _of(flags, "envy_owed_not_paid") == []
+
+
+def test_a_ruleset_that_changes_the_minimum_is_judged_alike_by_the_engine_and_the_checks(
+        tmp_path):
+    """Three casinos' Face Up rulesets: C01 the shipped $5, C03 files $10, C04 files $3.
+    Seat 2 holds a Progressive of $5 or $3 and is paid the $5 Envy Bonus for seat 1's four
+    fives. Replay judges each round by its casino's minimum, and the checks flag exactly the
+    payments the engine owes nothing for, with no amount of their own."""
+    shipped = json.loads((Path(__file__).resolve().parent.parent / "replay" / "rulesets"
+                          / "face_up_pai_gow-pa688a-v1.json").read_text(encoding="utf-8"))
+    for casino, minimum in (("C03", 1000), ("C04", 300)):
+        folder = tmp_path / "filings" / casino
+        folder.mkdir(parents=True)
+        rid = f"face_up_pai_gow-{casino.lower()}-v1"
+        data = {**shipped, "id": rid, "casino": casino, "effective_from": "2026-01-01",
+                "options": {**shipped["options"], "qualifying_wager_cents": minimum}}
+        (folder / f"{rid}.json").write_text(json.dumps(data), encoding="utf-8")
+    events = []
+    rounds = {("C01", 500): "C01-000001", ("C01", 300): "C01-000002",
+              ("C03", 500): "C03-000001", ("C04", 300): "C04-000001"}
+    for (casino, progressive), round_id in rounds.items():
+        seats = [FACE_UP["seats"][0], {**FACE_UP["seats"][1], "wagers": {
+            "main": 1000, "progressive": progressive}}]
+        events += events_of_document(Table("T09", casino=casino),
+                                     {**FACE_UP, "seats": seats, "round_id": round_id},
+                                     envy={(2, 1): 500})
+    log = LogWriter(tmp_path / "log", tmp_path / "quarantine")
+    log.append([Received(topic="round-events", partition=0, offset=i, timestamp_ms=i,
+                         key=e.table_id.encode(), value=encode(e))
+                for i, e in enumerate(events)], [])
+    replay(tmp_path / "log", tmp_path / "replay", book=load_rulebook(tmp_path / "filings"))
+    owed = {(r["casino"], r["round_id"]): (r["expected_cents"], r["qualifying_minimum_cents"])
+            for r in pq.read_table(tmp_path / "replay" / "envy.parquet").to_pylist()
+            if r["row"] == "total" and r["seat"] == 2}
+    assert owed == {("C01", "C01-000001"): (500, 500), ("C01", "C01-000002"): (0, 500),
+                    ("C03", "C03-000001"): (0, 1000), ("C04", "C04-000001"): (500, 300)}
+    sign_replay(tmp_path)
+    run_all(tmp_path / "replay", tmp_path / "checks")
+    flags = pq.read_table(tmp_path / "checks" / "flags.parquet").to_pylist()
+    envy_flags = {(f["check_id"], f["casino"], f["round_id"], f["seat"], f["recorded_cents"],
+                   f["expected_cents"]) for f in flags if f["check_id"] in ENVY_CHECKS}
+    assert envy_flags == {
+        ("envy_without_qualifying_wager", "C01", "C01-000002", 2, 500, 0),
+        ("envy_without_qualifying_wager", "C03", "C03-000001", 2, 500, 0)}
+    # the engine's judgement and the checks' agree round by round
+    for (casino, round_id), (expected, _) in owed.items():
+        flagged = any(f[1:3] == (casino, round_id) for f in envy_flags)
+        assert flagged == (expected == 0), (casino, round_id)

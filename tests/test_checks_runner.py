@@ -12,6 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from checks import runner
 from checks.runner import (
     FLAG_SCHEMA,
     INT64_MAX,
@@ -171,6 +172,36 @@ def test_list_prints_every_check_with_its_rule_and_what_to_do_next():
 def test_a_check_without_a_next_step_is_refused():
     with pytest.raises(Exception, match=r"x\.sql: header lacks next"):
         parse_check("-- id: x\n-- title: t\n-- severity: high\n-- rule: r\nSELECT 1", "x.sql")
+
+
+_HEAD = "-- id: x\n-- title: t\n-- severity: high\n-- rule: r\n-- next: n\n"
+
+
+def test_a_catches_line_names_the_fault_kinds_the_check_must_flag():
+    check = parse_check(_HEAD + "-- catches: overpay, wrong_commission\nSELECT 1", "x.sql")
+    assert check.catches == ("overpay", "wrong_commission")
+    assert parse_check(_HEAD + "-- catches: none\nSELECT 1", "x.sql").catches == ()
+    assert parse_check(_HEAD + "SELECT 1", "x.sql").catches is None
+
+
+@pytest.mark.parametrize("catches, words", [
+    ("overpay, overpaid", r"x\.sql line 6: catches names unknown fault kind 'overpaid'"),
+    ("none, overpay", r"x\.sql line 6: catches 'none, overpay' is not a list"),
+    ("overpay,", r"x\.sql line 6: catches 'overpay,' is not a list"),
+    ("overpay, overpay", r"x\.sql line 6: catches names a fault kind twice"),
+])
+def test_a_catches_line_naming_an_unknown_fault_kind_is_refused_with_file_and_line(
+        catches, words):
+    with pytest.raises(CheckError, match=words):
+        parse_check(_HEAD + f"-- catches: {catches}\nSELECT 1", "x.sql")
+
+
+def test_a_shipped_check_without_a_catches_line_is_refused(monkeypatch):
+    real = runner.parse_check
+    monkeypatch.setattr(runner, "parse_check", lambda text, source: real(
+        text.replace("-- catches:", "-- caught:"), source))
+    with pytest.raises(CheckError, match=r"checks/sql/\w+\.sql: header lacks catches"):
+        load_checks()
 
 
 def test_the_summary_gives_count_and_money_at_stake_by_check(data):
@@ -404,3 +435,38 @@ def test_a_memory_limit_duckdb_does_not_understand_is_exit_2_naming_the_variable
     assert "CATWALK_CHECKS_MEMORY='lots' is not a memory size DuckDB understands" in proc.stderr
     proc = run_cli("checks", "--data", str(data), env={"CATWALK_CHECKS_MEMORY": "1GB"})
     assert proc.returncode == 0, proc.stderr
+
+
+# The shared relations of checks/sql/_views/ ---------------------------------------------------
+
+def test_the_shared_relations_are_read_from_the_views_folder_in_file_name_order():
+    assert [name for name, _ in runner.load_views()] == [
+        "wager_exceptions", "round_problems", "unjudged", "envy_paid"]
+    assert runner.load_views() == runner.PREPARED
+    assert all(sql.lstrip().startswith("--") for _, sql in runner.PREPARED)  # each says why
+    # the rounds still in play, built before the views with --follow, are read apart
+    assert runner.IN_PLAY.startswith("-- in_play: with live")
+
+
+def test_no_file_of_the_views_folder_is_taken_for_a_check():
+    views = {name for name, _ in runner.load_views()}
+    sources = {c.source for c in load_checks()}
+    assert not views & {c.id for c in load_checks()}
+    assert not [s for s in sources if "_views" in s]
+
+
+def test_every_shared_relation_is_built_before_the_checks_run(data):
+    con = runner.connect(data / "replay")
+    try:
+        for name, _ in runner.PREPARED:
+            con.sql(f"SELECT count(*) FROM {name}").fetchall()
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("name", ["wager_exceptions.sql", "10_rounds.sql", "10_Bad-name.sql"])
+def test_a_file_in_the_views_folder_that_names_no_relation_is_refused(tmp_path, name):
+    (tmp_path / "05_fine.sql").write_text("SELECT 1", encoding="utf-8")
+    (tmp_path / name).write_text("SELECT 1", encoding="utf-8")
+    with pytest.raises(CheckError, match=f"_views/{name}: not a shared relation"):
+        runner.load_views(tmp_path)

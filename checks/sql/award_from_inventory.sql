@@ -3,6 +3,7 @@
 -- severity: high
 -- rule: 58 Pa. Code § 688a.7(h)(3)(i)(B)(4) ("the progressive payout may not be paid from the table inventory container"); docs/rules.md 6a.13, 8.7
 -- next: have the shift manager reconcile the table inventory for the round (fill/credit slips, the progressive meter reading) and reimburse the container from the progressive fund; report it to compliance
+-- catches: award_from_inventory
 -- Offending rows: every jackpot paid from the table inventory whose award, for the class
 -- the engine judged from the seat's cards (jackpots.judged_hand; never the class the table
 -- declared, which a device may misname), is a percentage of the meter on the judging

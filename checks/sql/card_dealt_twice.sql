@@ -3,6 +3,7 @@
 -- severity: high
 -- rule: docs/rules.md 1.1 (one deck of 53 cards: the 52 and one joker), 3.2 (the set of 32 tiles: two each of 11 faces, one each of the other 10; 58 Pa. Code § 621a.4), 8.1
 -- next: pull the round's video and the deck or tile set: look for an extra card or tile (a cold deck, a card brought in), a misread by the table's device, or a re-deal; have the floorperson count the deck, and re-settle the round from what was really dealt
+-- catches: dealt_twice
 -- Offending rows: one per round, judged or not, in which replay's fold saw a card dealt
 -- more than once (to two parties, or twice to one), a tile dealt more often than the set
 -- holds its face (twice for the 11 doubled faces of docs/rules.md 3.2, else once), or a

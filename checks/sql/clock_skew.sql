@@ -4,6 +4,7 @@
 -- params: tolerance_seconds=300
 -- rule: docs/rules.md 8.6 (the log itself: a table device's time is checked against the broker's; a round whose RoundStarted is so skewed is judged under the ruleset in force at the broker's time, and the finding says so); the casino's internal controls keep the devices' clocks right (58 Pa. Code § 465a.2)
 -- next: have the table device's clock set (time service, battery) and check the rounds it dated while wrong: their dealt_at is the device's; their ruleset was chosen by the broker's time
+-- catches: none
 -- Offending rows: every log finding of kind clock_skew (replay records one per event whose
 -- occurred_at differs from its record's broker timestamp by more than 5 minutes, with both
 -- times and the difference) whose difference is above $tolerance_seconds. Replay records

@@ -3,6 +3,7 @@
 -- severity: high
 -- rule: a winning wager is paid: pai gow poker settlement (1), (15) (a hand that wins both is paid even money less the commission); 58 Pa. Code § 688a.7(f)(3) (the Face Up wager wins), (h) (a side wager paid at its odds); PR pai gow tiles ¶ J, ¶ K; Caribbean stud rules 9.3.1, 9.4.1.1; docs/rules.md 1.1, 1.2, 2.2, 3.4, 4.2, 6, 6a.12, 6a.17
 -- next: pull the round's video at the time shown and confirm the cards and the collection; pay the patron what was won and log it against the dealer
+-- catches: collected_winner
 -- One of the four settlement checks (paid_loser, collected_winner, overpay, underpay) that
 -- partition every judged wager whose recorded net falls outside its lawful range
 -- (docs/rules.md 6a.19): here every lawful net is positive (the wager won: the lowest lawful

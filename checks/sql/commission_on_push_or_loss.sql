@@ -3,6 +3,7 @@
 -- severity: high
 -- rule: commission is charged on winning wagers only: pai gow poker settlement (15) and 58 Pa. Code § 688a.7(f); PR pai gow tiles ¶ K (vigorish on winnings); docs/rules.md 6 and 6a
 -- next: pull the round's video and the chip count of the commission; refund the commission to the patron and record the correction against the dealer
+-- catches: commission_on_push_or_loss
 -- Offending rows: every settled wager (not the player banker's account, which banker_mispay
 -- checks) whose recorded outcome is a push or a loss and whose recorded commission is not
 -- zero, whatever its net: a push recorded with a commission and a correct net is still

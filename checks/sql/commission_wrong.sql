@@ -3,6 +3,7 @@
 -- severity: high
 -- rule: pai gow poker settlement (15) and 58 Pa. Code § 688a.7(f) (5% of the win, as the ruleset rounds it); PR pai gow tiles ¶ K (vigorish 5%, which the house may round up to the next multiple of 25 cents); docs/rules.md 6, 6a.1, 6a.2 (from the exact 5% to the rounded-up amount, never more than the win), 6a.19
 -- next: recompute the commission with the table supervisor from the ruleset's rate and its lawful range; refund an overcharge or collect the shortfall, and log it against the dealer
+-- catches: wrong_commission
 -- Offending rows: every settled wager of a judged round (not the player banker's account,
 -- which banker_commission_wrong checks) recorded and expected as a win whose recorded
 -- commission is outside the lawful range [expected_commission_min_cents,

@@ -3,6 +3,7 @@
 -- severity: high
 -- rule: docs/rules.md 8.6 (a different content under the same id is a conflicting duplicate; the first copy counts)
 -- next: compare the two copies (the log positions shown) with the table device's record and the video: an event was altered or replayed with other content; if the second copy is the true one, record a correction (EventCorrected) and judge the round again; report it to surveillance
+-- catches: none
 -- Offending rows: every log finding of kind conflicting_duplicate_event: an event id seen
 -- again with another content. replay judges the round on the first copy.
 SELECT

@@ -3,6 +3,7 @@
 -- severity: low
 -- rule: docs/rules.md 8.6 (the same event id twice is kept once)
 -- next: nothing to re-settle (the repeat was kept once); find why the event was sent or logged twice (a device resend, a producer retry, ingest) and fix it, as repeats hide the lost events a sequence gap would show
+-- catches: duplicated_events
 -- Offending rows: every log finding of kind duplicate_event: an event whose id and content
 -- are those of an earlier one. replay keeps it once, so it changes no judgement.
 SELECT

@@ -3,33 +3,20 @@
 -- severity: high
 -- rule: 58 Pa. Code § 688a.7(h)(2)(ii) and § 688a.1 (Qualifying Wager, Envy Bonus Qualifying Hand: four of a kind or better); docs/rules.md 2.4, 6a.11
 -- next: review the round's video for the Envy payments and the hands they were paid for (a hand below four of a kind, a payment made twice, the wrong fixed sum); recover the overpay and log it against the dealer
--- params: qualifying_wager_cents=500
--- The least Qualifying Wager is the ruleset's own (envy.qualifying_minimum_cents: the casino's
--- option qualifying_wager_cents, docs/rules.md 6a.11); the parameter only where replay did
--- not say it (an older replay, or a ruleset without the option).
+-- catches: none
+-- The least Qualifying Wager is the ruleset's own, as replay wrote it beside each Envy row
+-- (envy.qualifying_minimum_cents: the casino's option qualifying_wager_cents, docs/rules.md
+-- 6a.11); the check has no amount of its own. Where replay did not say it (an older replay,
+-- or a ruleset without the option) a payment to a seat with a Fortune or Progressive wager
+-- is compared here as owable, and envy_without_qualifying_wager flags it not evaluated.
+-- The payments per seat, owable and never owed, are the shared relation envy_paid
+-- (checks/sql/_views/40_envy_paid.sql).
 -- Offending rows: per seat of a judged round, the Envy the seat was paid for other seats'
 -- hands while holding a Qualifying Wager (recorded) is more than the Envy the rules require
 -- (expected, envy row 'total'). The payments that are never owed are left out, each counted
 -- once by its own check: a payment for the seat's own hand or the dealer's
 -- (envy_own_or_dealer_hand), a payment to a seat without a Qualifying Wager
 -- (envy_without_qualifying_wager). Envy owed and not (fully) paid is envy_owed_not_paid.
-WITH payments AS (
-    SELECT
-        e.casino, e.table_id, e.round_id, e.seat,
-        e.for_seat IS NOT NULL AND e.for_seat <> e.seat AND e.qualifying_wager IS TRUE
-            AND coalesce(e.qualifying_wager_cents
-                         >= coalesce(e.qualifying_minimum_cents, $qualifying_wager_cents),
-                         true) AS owable,
-        e.recorded_cents
-    FROM envy AS e
-    WHERE e."row" = 'payment'
-), paid AS (
-    SELECT casino, table_id, round_id, seat,
-           coalesce(sum(CAST(recorded_cents AS HUGEINT)) FILTER (WHERE owable), 0) AS owable,
-           coalesce(sum(CAST(recorded_cents AS HUGEINT)) FILTER (WHERE NOT owable), 0) AS never_owed
-    FROM payments
-    GROUP BY ALL
-)
 SELECT
     t.casino,
     t.round_id,
@@ -45,7 +32,7 @@ SELECT
                 ELSE '' END AS detail
 FROM envy AS t
 ANTI JOIN unjudged AS u USING (casino, table_id, round_id)
-LEFT JOIN paid AS p USING (casino, table_id, round_id, seat)
+LEFT JOIN envy_paid AS p USING (casino, table_id, round_id, seat)
 WHERE t."row" = 'total'
   AND t.expected_cents IS NOT NULL
   AND coalesce(p.owable, 0) > t.expected_cents

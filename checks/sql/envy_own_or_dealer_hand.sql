@@ -3,6 +3,7 @@
 -- severity: high
 -- rule: 58 Pa. Code § 688a.7(h)(2)(ii) ("A player is not entitled to an Envy Bonus for his own hand or the hand of the dealer"); docs/rules.md 2.4, 6a.11
 -- next: review the video of the Envy payment, recover it from the player, and retrain the dealer on Envy eligibility
+-- catches: envy_for_own_or_dealer_hand
 -- Offending rows: every recorded Envy payment (envy rows 'payment') for the receiving seat's
 -- own hand or for the dealer's hand (for_seat null), judged round or not: no such payment is
 -- ever owed. The whole payment is the money at stake (recorded = the payment, expected = 0).

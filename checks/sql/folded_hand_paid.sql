@@ -3,6 +3,7 @@
 -- severity: high
 -- rule: a fold loses the ante (docs/rules.md 4.2, 6a.17); a conceded hand loses the ante, the raise and the progressive and never comes back into play (Caribbean stud rules 9.7, 9.8; docs/rules.md 6a.17); a withdrawn pai gow tiles seat's wager is collected at once (PR pai gow tiles ¶ F.1; docs/rules.md 6a.16)
 -- next: pull the round's video at the time shown and confirm the seat's decision (fold, concede or withdrawal) and the payment; recover the payment and log it against the dealer
+-- catches: none
 -- Offending rows: every wager of a judged round recorded with a positive net or as a win
 -- whose seat's last decision (hands.action) was fold, concede or withdraw, except the
 -- progressive wager of a folded Caribbean stud hand, which is still paid on the seat's own

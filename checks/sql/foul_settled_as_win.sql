@@ -3,6 +3,7 @@
 -- severity: high
 -- rule: a foul loses the main (Face Up) wager: 58 Pa. Code § 688a.7(f)(1)(iii), (iv) and § 688a.1 ("High hand"); pai gow poker procedure (2); PR pai gow tiles ¶ H; docs/rules.md 1.1, 6a.5, 6a.6 (the side wagers are still settled on the seven cards), 6a.16
 -- next: pull the round's video at the time shown and confirm how the seat set its hands (a foul the dealer did not call is a procedure fault); collect the wager, and log it against the dealer
+-- catches: foul_paid
 -- Offending rows: the main wager of a seat whose hand replay judged fouled (hands.foul) in a
 -- judged round, recorded as a win or a push, or with a net of zero or more where the rules
 -- take the wager. Only the main wager: a fouled hand's Ace High, Fortune and Progressive are

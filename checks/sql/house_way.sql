@@ -3,6 +3,7 @@
 -- severity: medium
 -- rule: pai gow poker procedure (4); 58 Pa. Code § 688a.7(e); PR pai gow tiles ¶ D; docs/rules.md 1.3 and 3.4
 -- next: check the dealer's setting against the posted house way on video; if it was set wrongly, log it against the dealer and re-settle the seats it affected
+-- catches: dealer_not_house_way
 SELECT
     h.casino,
     h.round_id,

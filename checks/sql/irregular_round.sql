@@ -3,6 +3,7 @@
 -- severity: high
 -- rule: docs/rules.md 8.1, 8.2, 8.5, 8.6, 6a.12 (irregularities of the record are reported beside the judgement, all at once; every round accounted for, from its start to its end)
 -- next: read the round's reconstruction and its problems; pull the video at the time shown and have the floorperson document the irregularity
+-- catches: none
 -- Offending rows: every judged round with at least one problem that no other check names.
 -- The problem kinds with their own checks are left to them: past_posting (wager_after_deal),
 -- dealt_twice (card_dealt_twice), not_ended (round_not_ended), void_without_reason

@@ -3,6 +3,7 @@
 -- severity: high
 -- rule: 58 Pa. Code § 688a.7(h)(3)(i)(B)(1) (the winning hand is verified before the payout); Caribbean stud rules 9.5, 9.6; docs/rules.md 6 (the posted progressive paytable), 6a.10, 8.7
 -- next: pull the round's video and the floorperson's verification of the hand: read the seat's cards, correct the declared class, recompute the award (and where it is paid from) for the class the cards make, and have the table device's vendor fix a class name the paytable does not know
+-- catches: none
 -- Offending rows: every JackpotHit (jackpots.hand not null) whose declared class is not a
 -- line of the judging ruleset's progressive paytable (jackpots.hand_known false: a name the
 -- paytable does not know), or differs from the class the engine judged from the seat's

@@ -3,6 +3,7 @@
 -- severity: high
 -- rule: 58 Pa. Code § 688a.7(h)(3) (the progressive is paid at the posted odds); docs/rules.md 6a.13 (a percentage award is the meter times the percentage from that round's meter, rounded down to the cent, shared equally, each share rounded down, among the seats that won the same percentage award in the round), 4.2 ("two royals in one round share the meter")
 -- next: recompute each winner's share from the round's meter reading with the floorperson; recover an overpaid share or pay the shortfall, and correct the progressive meter
+-- catches: none
 -- Offending rows: in a judged round with two or more percentage-of-meter awards recorded
 -- (jackpots.award_from_meter, of the class the engine judged: jackpots.judged_hand;
 -- recorded_award_cents above 0), every such award outside the lawful range of the seat's

@@ -3,6 +3,7 @@
 -- severity: high
 -- rule: 58 Pa. Code § 688a.7(h)(3)(i)(B)(1)-(4); Caribbean stud rules 9.5 and 9.6
 -- next: get the floorperson to complete the missing verification steps and paperwork now; if the hand cannot be verified, hold the award and notify surveillance and compliance
+-- catches: jackpot_step_missing
 SELECT
     j.casino,
     j.round_id,

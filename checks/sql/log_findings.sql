@@ -3,6 +3,7 @@
 -- severity: high
 -- rule: docs/rules.md 8.6 (nothing lost, nothing silent: every event and every round accounted for; a record that does not decode is a finding)
 -- next: find where the log garbled or lost the record (ingest, the table device, the topic) and re-ingest from the topic; judge the affected rounds again once the log is complete
+-- catches: none
 -- Offending rows: every log finding that has no check of its own: undecodable_record, and any
 -- kind this catalogue does not know (fail closed). Repeats are duplicate_event and
 -- conflicting_duplicate, gaps and steps back in a table's sequence numbers sequence_gap, a

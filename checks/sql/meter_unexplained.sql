@@ -3,6 +3,7 @@
 -- severity: medium
 -- rule: docs/rules.md 6a.13 (a percentage award is taken from that round's meter) and 8.7 (the award paid from the meter, never from the table inventory); 58 Pa. Code § 688a.7(h)(3)(i)(B)(4)
 -- next: compare the meter readings with the progressive controller's log and the video; find why the meter moved (another table on the same link, a reset, tampering), and recompute any percentage award of the round from the right reading
+-- catches: none
 -- Offending rows: every round whose problem kinds include meter_changed (replay's fold: a
 -- ProgressiveMeterRead of the round reads another amount than an earlier one; the last
 -- reading counts). The round is flagged whether it was judged or not.

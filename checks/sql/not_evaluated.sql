@@ -3,6 +3,7 @@
 -- severity: medium
 -- rule: docs/rules.md 8.1 (a round that cannot be judged, or whose recorded wagers were not all judged, is not evaluated, never passed)
 -- next: find the missing events (device, ingest or a dealer procedure skipped) from the reconstruction's reasons; judge the round by hand from video if the log cannot be completed
+-- catches: none
 SELECT
     r.casino,
     r.round_id,

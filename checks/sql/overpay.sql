@@ -3,6 +3,7 @@
 -- severity: high
 -- rule: docs/rules.md 6, 6a and 6a.19 (the lawful range where the house may choose; every wager of every game: main, ante, raise, Ace High, Fortune, Progressive, and the dealer's own wager against a player banker); pai gow poker settlement (15); 58 Pa. Code § 688a.7(f), (h); PR pai gow tiles ¶ K; Caribbean stud rules 9.3, 9.4
 -- next: pull the round's video at the time shown, confirm the cards and the payment, then recover the overpayment and log it against the dealer
+-- catches: overpay
 -- One of the four settlement checks (paid_loser, collected_winner, overpay, underpay) that
 -- partition every judged wager whose recorded net falls outside its lawful range (where the
 -- texts let the house choose, a commission from the exact 5% to the rounded-up amount, the

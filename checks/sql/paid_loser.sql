@@ -3,6 +3,7 @@
 -- severity: critical
 -- rule: a losing wager is collected, never paid: pai gow poker settlement (1), (2), (5), (6), (9) (a hand that loses both, or a copy, goes to the banker); 58 Pa. Code § 688a.7(f)(1) (the Face Up wager loses), (h) (a side wager without its hand loses); PR pai gow tiles ¶ F.1, ¶ H; Caribbean stud rules 9.4.1.2, 9.7; docs/rules.md 1.1, 2.2, 3.4, 4.2, 6, 6a.6, 6a.12, 6a.16, 6a.17
 -- next: pull the round's video at the time shown and confirm the cards and the payment; recover the payment, review the dealer's other rounds with this player (a loser paid as a winner is the first sign of collusion), and log it against the dealer
+-- catches: paid_loser
 -- One of the four settlement checks (paid_loser, collected_winner, overpay, underpay) that
 -- partition every judged wager whose recorded net falls outside its lawful range (the
 -- dealer's own wager against a player banker included; the player banker's account is

@@ -5,6 +5,7 @@
 -- params: min_rounds=200, min_peers=5, threshold=3.5
 -- rule: surveillance, not a rule of play: the casino's surveillance department and internal controls (58 Pa. Code § 465a.9 and § 465a.2); the method (each unit against the pooled rate of its peers, in standard errors) is in docs/checks.md "Statistical surveillance"
 -- next: a lead, not a finding: open the dealer's or the table's rounds on the dashboard (Dealers and tables), review the flagged rounds and the video of a sample of the others, and compare with the shift's other dealers before drawing any conclusion
+-- catches: none
 -- Offending rows: per casino and game, every dealer and every table with at least
 -- $min_rounds judged rounds, among at least $min_peers such units, whose
 --   * error rate (share of judged rounds with a wager settled differently from the rules),

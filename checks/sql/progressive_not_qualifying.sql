@@ -3,6 +3,7 @@
 -- severity: high
 -- rule: 58 Pa. Code § 688a.7(h)(3) (the Progressive Payout Wager loses without a qualifying hand, full house or better on the posted progressive paytable); Caribbean stud rules 9.5, 9.6 (a hand that wins the progressive jackpot as rule 11.7 lists); docs/rules.md 2.2, 4.2, 6a.10, 6a.12
 -- next: pull the round's video and the floorperson's verification of the hand: if the hand does not qualify, hold or recover the award, restore the progressive meter and report it to surveillance and compliance
+-- catches: none
 -- Offending rows: every progressive award recorded (JackpotHit, jackpots.recorded_award_cents
 -- above 0) in a judged round for a seat whose Progressive wager the rules do not make a win
 -- (jackpots.expected_net_cents 0 or below), or that holds no Progressive wager at all (no

@@ -3,6 +3,7 @@
 -- severity: high
 -- rule: a dealer who does not qualify (ace and king or better) announces "no hand": the bets (raises) are void and returned, the antes paid: Caribbean stud rules 9.1, 9.2, 9.3, 9.3.1; docs/rules.md 4.2, 6 (Caribbean stud), 6a.17
 -- next: pull the round's video at the time shown and read the dealer's five cards; return a raise taken or recover a raise paid, and log it against the dealer
+-- catches: raise_paid_not_qualified
 -- Offending rows: every raise of a judged, not voided round whose expected outcome is void
 -- (in Caribbean stud the engine voids a raise only when the dealer did not qualify; a hand
 -- conceded or folded is lost, never void) but which was recorded as a win or a loss, or

@@ -3,6 +3,7 @@
 -- severity: medium
 -- rule: the player folds or raises exactly twice the ante: docs/rules.md 4.2, 6 (Caribbean stud), 6a.17 (the raise is settled on the amount recorded, and flagged separately)
 -- next: pull the round's video at the time shown and count the raise on the layout; if the table accepted a raise of the wrong size, correct the dealer's procedure and review the seat's other rounds (a raise sized after seeing the dealer's hand is past-posting)
+-- catches: raise_not_twice_ante
 -- Offending rows: every seat of a judged round whose raise is not the ruleset's multiple
 -- of its ante (raise_ante_multiple, 2 in the shipped Caribbean stud ruleset). The rules
 -- engine judges the round under its ruleset and notes each such raise among the round's

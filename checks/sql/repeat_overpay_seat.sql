@@ -5,6 +5,7 @@
 -- params: min_overpays=3, max_p=0.001
 -- rule: surveillance, not a rule of play: a dealer paying an accomplice shows as the same seat overpaid by the same dealer, round after round (58 Pa. Code § 465a.9 (surveillance system and department) and the internal control systems of § 465a.2); see docs/checks.md "Statistical surveillance"
 -- next: a lead, not a finding: watch the video of every round listed and the seat's patron (the log names seats, not patrons: identify them from the rated play or the video); if the pattern holds, remove the dealer from the game and refer it to the surveillance manager
+-- catches: none
 -- Offending rows: per casino, table, dealer and UTC day, a seat overpaid (its wagers of a
 -- judged round settled for more than the rules require) in at least $min_overpays rounds,
 -- when so many of the dealer's overpaid seat-rounds falling on that seat is unlikely by

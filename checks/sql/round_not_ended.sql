@@ -3,6 +3,7 @@
 -- severity: medium
 -- rule: docs/rules.md 8.1, 8.6 (every round accounted for, from its start to its end)
 -- next: check whether the round was still being dealt when the log was read (the table's last round: replay again later); otherwise find the lost RoundEnded (table device, topic, ingest) and confirm on video how the round ended
+-- catches: none
 -- Offending rows: every round whose problem kinds include not_ended (replay's fold: the round
 -- started but the log holds no RoundEnded), judged or not. A table's last round may only be
 -- in progress when the log was read; the detail says where its events stop.

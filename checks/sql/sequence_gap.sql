@@ -3,6 +3,7 @@
 -- severity: high
 -- rule: docs/rules.md 8.6 (a gap or a step back in a table's sequence numbers is a finding: nothing lost, nothing silent)
 -- next: find where the table's events were lost or reordered (the table device, the topic, ingest) and re-ingest them from the topic; judge the round named again once its events are all in the log
+-- catches: missing_events
 -- Offending rows: every log finding of kind sequence_gap (a table's sequence number jumps
 -- ahead: events are missing) or sequence_out_of_order (it steps back), named by the round of
 -- the event where it showed (the event after the gap).

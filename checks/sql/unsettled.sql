@@ -3,6 +3,7 @@
 -- severity: high
 -- rule: docs/rules.md 8.1; pai gow poker settlement (4), (7); Caribbean stud rules 9.3, 9.4 (every wager placed is settled before the round ends)
 -- next: confirm on video whether the wager was paid or collected; have the table record the settlement, or the floorperson settle it
+-- catches: none
 SELECT
     w.casino,
     w.round_id,

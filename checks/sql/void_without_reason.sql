@@ -3,6 +3,7 @@
 -- severity: high
 -- rule: docs/rules.md 8.4 (a void returns every wager; a void recorded without a reason is an irregularity)
 -- next: have the floorperson record why the round was voided, from the video and the pit's record; a void that returned losing wagers without cause is reported to surveillance
+-- catches: none
 -- Offending rows: every round whose problem kinds include void_without_reason (replay's fold:
 -- a RoundVoided whose reason is empty), judged or not. The void itself returns every wager
 -- (docs/rules.md 8.4); a wager paid in a voided round is a money flag of the wager checks.

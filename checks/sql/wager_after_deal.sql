@@ -3,6 +3,7 @@
 -- severity: high
 -- rule: 58 Pa. Code § 688a.7(h)(3) (a Progressive Payout Wager is placed before any card is dealt); docs/rules.md 2.1, 8.3 (a wager placed after the first cards or tiles were dealt is past-posting, the Caribbean stud raise excepted: docs/rules.md 4.2)
 -- next: pull the video at the time of the wager: if it was placed after the deal, void the late wager (return it, recover any payment on it), log it against the dealer and report the patron to surveillance
+-- catches: past_posting
 -- Offending rows: one per past-posted wager (replay's fold, problem kind past_posting), with
 -- the seat and the wager the fold names, judged round or not. When the fold's words cannot be
 -- read (a newer wording), the round is flagged once without a seat rather than not at all.
