@@ -2,8 +2,8 @@
 lawful award of the class the cards make, on a tiny hand-built table (the exact flags and the
 traps: the right award, either end of a percentage award's lawful range, a winner never
 declared, a round not judged, and the awards other checks own: a hand that does not win, a
-meter shared by two winners); and, on a simulated shift, no flag on a round without a
-label."""
+meter shared by two winners); and, on a simulated shift of every fault kind, no flag of
+this check, outcome_word_wrong or commission_not_won on a round without a label."""
 
 from __future__ import annotations
 
@@ -80,7 +80,7 @@ def test_the_awards_other_checks_own_are_left_to_them(tmp_path):
     assert ("J4", "overpay") in owners
 
 
-def test_a_simulated_shift_raises_no_wrong_award_without_a_label(tmp_path):
+def test_a_simulated_shift_raises_none_of_the_record_checks_without_a_label(tmp_path):
     events, labels = simulate_shift(tables=4, rounds=60, seed=9, fault_rate=0.3,
                                     rich_hands=0.6)
     log = _write_log(tmp_path, [(e.table_id.encode(), encode(e)) for e in events], batch=500)
@@ -91,4 +91,4 @@ def test_a_simulated_shift_raises_no_wrong_award_without_a_label(tmp_path):
     labelled = {label.round_id for label in labels}
     flags = pq.read_table(tmp_path / "checks" / "flags.parquet").to_pylist()
     assert {f["round_id"] for f in flags
-            if f["check_id"] in (CHECK, "outcome_word_wrong")} <= labelled
+            if f["check_id"] in (CHECK, "outcome_word_wrong", "commission_not_won")} <= labelled
