@@ -167,6 +167,19 @@ TILES = {"round_id": "T1", "game": "pai_gow_tiles",
 withdrew and loses its wager."""
 
 
+FACE_UP = {"round_id": "F1", "game": "face_up_pai_gow", "progressive_meter": 2500000,
+           "dealer": {"cards": ["Kc", "Kd", "9s", "7h", "3c", "Ah", "Qs"],
+                      "high": ["Kc", "Kd", "9s", "7h", "3c"], "low": ["Ah", "Qs"]},
+           "seats": [{"seat": 1, "cards": ["5s", "5h", "5d", "5c", "2c", "As", "Kh"],
+                      "high": ["5s", "5h", "5d", "5c", "2c"], "low": ["As", "Kh"],
+                      "wagers": {"main": 2500, "fortune": 500}},
+                     {"seat": 2, "cards": ["9c", "9d", "7c", "4h", "2d", "Ad", "Jd"],
+                      "high": ["9c", "9d", "7c", "4h", "2d"], "low": ["Ad", "Jd"],
+                      "wagers": {"main": 1000, "ace_high": 500, "progressive": 500}}]}
+"""Seat 1's four fives win the Face Up wager 2500 and Fortune 12500; seat 2 loses its three
+wagers and earns a $5 Envy Bonus for seat 1's hand (README, round r-20)."""
+
+
 def _poker(table, round_id, seat3, *, correct_to=None, void=False):
     doc = {**POKER, "round_id": round_id}
     settle = {(1, "main"): ("void", 0, 0) if void else ("win", 2375, 125), (3, "main"): seat3}
@@ -194,7 +207,7 @@ def _poker(table, round_id, seat3, *, correct_to=None, void=False):
 
 @pytest.fixture
 def replayed(tmp_path):
-    poker, stud, tiles = Table("T01"), Table("T02"), Table("T03")
+    poker, stud, tiles, face_up = Table("T01"), Table("T02"), Table("T03"), Table("T04")
     events = [
         *_poker(poker, "P1", ("win", 0, 0)),                                  # flag
         *_poker(poker, "P2", ("win", 0, 0), correct_to=("push", 0, 0)),       # trap: corrected
@@ -207,6 +220,10 @@ def replayed(tmp_path):
         *events_of_document(tiles, TILES, settle={
             (1, "main"): ("push", 0, 0),                                      # trap: vig 10
             (2, "main"): ("push", -2500, 0)}),                                # flag
+        *events_of_document(face_up, FACE_UP, envy={(2, 1): 500}, settle={
+            (1, "main"): ("win", 2500, 0), (1, "fortune"): ("win", 12500, 0),
+            (2, "main"): ("push", -1000, 0),                                  # flag
+            (2, "ace_high"): ("loss", -500, 0), (2, "progressive"): ("loss", -500, 0)}),
     ]
     return _replay(tmp_path, events)
 
@@ -214,10 +231,10 @@ def replayed(tmp_path):
 def test_through_replay_the_wrong_words_are_flagged_and_the_lawful_ones_pass(replayed):
     table, flags = replayed
     rounds = {r["round_id"]: r for r in table("rounds")}
-    assert all(rounds[r]["evaluated"] for r in ("P1", "P2", "P3", "P4", "P5", "C1", "T1"))
+    assert all(rounds[r]["evaluated"] for r in ("P1", "P2", "P3", "P4", "P5", "C1", "T1", "F1"))
     assert rounds["P4"]["voided"] and rounds["P2"]["corrections"] == 1
-    assert _flagged(flags) == [("C1", 2, "ante"), ("P1", 3, "main"), ("P5", 3, "main"),
-                               ("T1", 2, "main")]
+    assert _flagged(flags) == [("C1", 2, "ante"), ("F1", 2, "main"), ("P1", 3, "main"),
+                               ("P5", 3, "main"), ("T1", 2, "main")]
 
 
 def test_through_replay_a_wrong_word_raises_no_other_rule_check(replayed):
@@ -226,7 +243,7 @@ def test_through_replay_a_wrong_word_raises_no_other_rule_check(replayed):
     for f in flags:
         if f["kind"] == "rule":
             by_round[f["round_id"]].add(f["check_id"])
-    assert dict(by_round) == {r: {CHECK} for r in ("C1", "P1", "P5", "T1")}
+    assert dict(by_round) == {r: {CHECK} for r in ("C1", "F1", "P1", "P5", "T1")}
 
 
 # A simulated shift whose only fault is the word ---------------------------------------------
