@@ -21,7 +21,8 @@ it alters the round, at one of four stages:
 difference between the recorded and the right net; for an Envy fault the bonus paid; for a
 jackpot fault the award; for a raise not twice the ante the difference from twice the ante;
 for a late wager its amount; for a card dealt twice or a missing deal the party's wagers
-(the dealer's: all wagers of the round); for a duplicated settlement the wager settled; for a
+(the dealer's: all wagers of the round); for a duplicated settlement, or a settlement whose
+outcome word is wrong and its money right, the wager settled; for a
 dealer not setting by the house way the main wagers in play.
 """
 
@@ -67,6 +68,7 @@ FAULT_KINDS: dict[str, str] = {
     "dealt_twice": "a card (or a tile beyond its copies) dealt twice in a round",
     "missing_events": "an event of the round missing (a gap in table_seq)",
     "duplicated_events": "an event sent twice with the same event_id",
+    "outcome_word_wrong": "a settlement's outcome word wrong, its money right",
 }
 """Every fault kind, with one line each (``--faults``, ``--help``)."""
 
@@ -187,7 +189,23 @@ def _candidates(kind: str, r: Round) -> list[Any]:
         return [s for s in r.plan.seats if s.wagers]
     if kind in ("missing_events", "duplicated_events"):
         return [True]
+    if kind == "outcome_word_wrong":
+        return _settlements(r, lambda p: p.wager != "progressive"
+                            and p.outcome in WRONG_WORDS
+                            and (p.outcome != "win"
+                                 or (p.net_cents > 0 and p.commission_cents == 0))
+                            and not (p.wager == "main" and _foul(r, p.seat)))
     raise AssertionError(kind)
+
+
+WRONG_WORDS = {"push": ("win", "loss"), "loss": ("push",), "win": ("loss",)}
+"""``outcome_word_wrong``: the words a right settlement (its net and commission kept) may be
+recorded under instead of its own, such that only ``outcome_word_wrong`` flags it: a push as a
+win or a loss for 0, a loss as a push for minus the wager, a win without commission as a loss
+for what it won. Never a void raise (raise_not_qualified reads its word), a fouled main wager
+(foul_settled_as_win reads a win or a push), a Progressive (the jackpot checks), a win that
+paid commission (commission_on_push_or_loss reads a loss with one) or a win of net 0 (a push
+for 0 is lawful there: docs/rules.md 6a.2)."""
 
 
 def applicable(kinds: Sequence[str], r: Round) -> list[str]:
@@ -203,7 +221,7 @@ SETTLEMENTS = frozenset({"overpay", "underpay", "paid_loser", "collected_winner"
                          "commission_on_push_or_loss", "wrong_commission", "foul_paid",
                          "raise_paid_not_qualified", "jackpot_step_missing",
                          "award_from_inventory", "envy_for_own_or_dealer_hand",
-                         "envy_without_qualifying_wager"})
+                         "envy_without_qualifying_wager", "outcome_word_wrong"})
 ENTRIES = frozenset({"past_posting"})
 EVENTS = frozenset({"missing_events", "duplicated_events"})
 assert set(FAULT_KINDS) == JUDGED_AGAIN | FACTS | SETTLEMENTS | ENTRIES | EVENTS
@@ -325,6 +343,10 @@ def alter_settlements(kind: str, r: Round, rng: random.Random
             error = -error
         commission += error
         net -= error
+    elif kind == "outcome_word_wrong":
+        outcome = rng.choice(WRONG_WORDS[outcome])
+        settled[where] = replace(p, outcome=outcome)
+        return settled, _label(r, kind, p.seat, p.wager, amount)
     elif kind == "raise_paid_not_qualified":
         if rng.random() < 0.5:
             outcome, net = "loss", -amount

@@ -77,6 +77,9 @@ class ProblemKind(StrEnum):
     SETTLED_TWICE = "settled_twice"
     SETTLED_NOT_PLACED = "settled_not_placed"
     BANKER_SETTLED_TWICE = "banker_settled_twice"
+    BANKER_SETTLED_OTHER_SEAT = "banker_settled_other_seat"
+    """A ``BankerSettled`` naming another seat than the one RoundStarted says banks the round:
+    the account is judged as the banker's, the record names the wrong patron."""
     METER_CHANGED = "meter_changed"
     ENDED_TWICE = "ended_twice"
     VOIDED_TWICE = "voided_twice"
@@ -383,6 +386,11 @@ def _banker(r: Any, e: RoundEvent, p: BankerSettled) -> None:
                   f"the banker's account settled twice (table_seq {e.table_seq})")
         return
     r.banker_settled = (p.seat, p.net_cents, p.commission_cents)
+    if r.banker_seat is not None and p.seat != r.banker_seat:
+        r.problem(ProblemKind.BANKER_SETTLED_OTHER_SEAT,
+                  f"the banker's account recorded for seat {p.seat}, but seat {r.banker_seat} "
+                  f"banks the round (table_seq {e.table_seq}); judged as seat "
+                  f"{r.banker_seat}'s account")
 
 
 def _envy(r: Any, e: RoundEvent, p: EnvyBonusPaid) -> None:

@@ -155,6 +155,16 @@ def _missing(kind, evs, label):
                 if p.seat == label.seat]
 
 
+def _word(kind, evs, label):
+    """The money right and the word wrong: one deviation, the outcome of the labelled wager."""
+    ((seat, wager, what, recorded, right),) = deviations(evs)
+    assert (seat, wager, what) == (label.seat, label.wager, "outcome") and recorded != right
+    assert (right, recorded) in {("push", "win"), ("push", "loss"), ("loss", "push"),
+                                 ("win", "loss")}
+    placed = [w for w in kinds(evs, WagerPlaced) if (w.seat, w.wager) == (seat, wager)]
+    assert [w.amount_cents for w in placed] == [label.amount_cents]
+
+
 def _duplicated(kind, evs, label):
     twice = [e for e, n in Counter(evs).items() if n == 2]
     assert len(twice) == 1 and len(evs) == len(set(evs)) + 1
@@ -170,6 +180,7 @@ CHECKS = {
     "dealer_not_house_way": _settled_right, "raise_not_twice_ante": _settled_right,
     "past_posting": _settled_right, "dealt_twice": _dealt_twice,
     "missing_events": _missing, "duplicated_events": _duplicated,
+    "outcome_word_wrong": _word,
 }
 
 
