@@ -12,7 +12,8 @@ it alters the round, at one of four stages:
   also be mispays of the cards the log shows, flagged beside ``card_dealt_twice``);
 - the settlements (the wrong nets that the checks overpay, underpay, paid_loser and
   collected_winner count, with the commission, foul and raise faults; the Envy and jackpot
-  faults);
+  faults; ``winner_paid_before_losers_collected``, right in money and wrong in order: a
+  winning main wager's settlement moved before the first losing one's);
 - the events themselves (``past_posting`` moves a ``WagerPlaced`` after the deal;
   ``missing_events`` drops an event, leaving a gap in ``table_seq``; ``duplicated_events``
   sends an event twice with the same ``event_id``).
@@ -22,7 +23,8 @@ difference between the recorded and the right net; for an Envy fault the bonus p
 jackpot fault the award; for a raise not twice the ante the difference from twice the ante;
 for a late wager its amount; for a card dealt twice or a missing deal the party's wagers
 (the dealer's: all wagers of the round); for a duplicated settlement the wager settled; for a
-dealer not setting by the house way the main wagers in play.
+dealer not setting by the house way the main wagers in play; for a winner paid before the
+losers, the winning wager.
 """
 
 from __future__ import annotations
@@ -67,6 +69,8 @@ FAULT_KINDS: dict[str, str] = {
     "dealt_twice": "a card (or a tile beyond its copies) dealt twice in a round",
     "missing_events": "an event of the round missing (a gap in table_seq)",
     "duplicated_events": "an event sent twice with the same event_id",
+    "winner_paid_before_losers_collected":
+        "a winning main wager paid before a losing one was collected",
 }
 """Every fault kind, with one line each (``--faults``, ``--help``)."""
 
@@ -187,7 +191,27 @@ def _candidates(kind: str, r: Round) -> list[Any]:
         return [s for s in r.plan.seats if s.wagers]
     if kind in ("missing_events", "duplicated_events"):
         return [True]
+    if kind == "winner_paid_before_losers_collected":
+        return _early_winners(r)
     raise AssertionError(kind)
+
+
+ORDERED_SETTLEMENT_GAMES = frozenset({"pai_gow_poker", "face_up_pai_gow", "pai_gow_tiles"})
+"""The games whose losing main wagers are collected before the winners are paid (pai gow
+poker settlement (4), (7); 58 Pa. Code § 688a.7(f)(1); PR pai gow tiles ¶ H, ¶ J)."""
+
+
+def _players_main(p: WagerSettled, r: Round) -> bool:
+    return p.wager == "main" and p.seat != r.plan.banker_seat
+
+
+def _early_winners(r: Round) -> list[int]:
+    """``winner_paid_before_losers_collected``: the seats' winning main wagers, in a round
+    of a game that orders its settlement and with a losing main wager to pay them before."""
+    if r.plan.game not in ORDERED_SETTLEMENT_GAMES or not _settlements(
+            r, lambda p: _players_main(p, r) and p.outcome == "loss"):
+        return []
+    return _settlements(r, lambda p: _players_main(p, r) and p.outcome == "win")
 
 
 def applicable(kinds: Sequence[str], r: Round) -> list[str]:
@@ -203,7 +227,8 @@ SETTLEMENTS = frozenset({"overpay", "underpay", "paid_loser", "collected_winner"
                          "commission_on_push_or_loss", "wrong_commission", "foul_paid",
                          "raise_paid_not_qualified", "jackpot_step_missing",
                          "award_from_inventory", "envy_for_own_or_dealer_hand",
-                         "envy_without_qualifying_wager"})
+                         "envy_without_qualifying_wager",
+                         "winner_paid_before_losers_collected"})
 ENTRIES = frozenset({"past_posting"})
 EVENTS = frozenset({"missing_events", "duplicated_events"})
 assert set(FAULT_KINDS) == JUDGED_AGAIN | FACTS | SETTLEMENTS | ENTRIES | EVENTS
@@ -291,6 +316,14 @@ def alter_settlements(kind: str, r: Round, rng: random.Random
                   if isinstance(p, WagerSettled | EnvyBonusPaid)), default=0)
         settled.insert(at, bonus)
         return settled, _label(r, kind, receiver, None, amount)
+    if kind == "winner_paid_before_losers_collected":
+        won = settled.pop(where)
+        assert isinstance(won, WagerSettled)
+        first_loss = next(i for i, p in enumerate(settled)
+                          if isinstance(p, WagerSettled) and p.seat is not None
+                          and _players_main(p, r) and p.outcome == "loss")
+        settled.insert(first_loss, won)
+        return settled, _label(r, kind, won.seat, won.wager, _wager(r, won))
     if kind in ("jackpot_step_missing", "award_from_inventory"):
         step = settled[where]
         assert isinstance(step, JackpotVerified)
