@@ -430,3 +430,34 @@ def test_a_simulated_shift_with_winners_paid_first_is_flagged_there_and_nowhere_
     assert ours == {(label.round_id, label.seat) for label in labels}
     labelled = {label.round_id for label in labels}
     assert {f["round_id"] for f in flags if f["kind"] == "rule"} <= labelled
+
+
+def test_replays_timeline_names_the_seat_wager_and_outcome_of_each_event_and_a_correction(
+        tmp_path):
+    from tests.events_factory import Table
+
+    table = Table()
+    events = table.round("R-1", dealer=("Kc Kd 9s 7h 3c", "Ah Qs"), seats={
+        2: {"main": 1000, "hand": ("Qc Qd 8s 6h 4c", "Jh Td"), "settled": ("loss", -500, 0)}})
+    ended = events.pop()
+    wrong = next(e for e in events if isinstance(e.payload, WagerSettled))
+    fix = table.event("R-1", EventCorrected(
+        corrects=wrong.event_id, reason="net keyed wrong",
+        replacement=WagerSettled(seat=2, wager="main", outcome="loss", net_cents=-1000,
+                                 commission_cents=0)), seq=ended.table_seq)
+    _write_log(tmp_path, [(e.table_id.encode(), encode(e))
+                          for e in [*events, fix, table.event("R-1", RoundEnded())]])
+    replay(tmp_path / "log", tmp_path / "replay")
+    rows = pq.read_table(tmp_path / "replay" / "timeline.parquet").to_pylist()
+    cols = ("event", "seat", "position", "wager", "outcome", "action", "for_seat",
+            "replacement", "superseded")
+    assert [tuple(r[c] for c in cols) for r in rows] == [
+        ("round started", None, None, None, None, None, None, None, False),
+        ("wager placed", 2, "seat 2", "main", None, None, None, None, False),
+        ("cards dealt", 2, "seat 2", None, None, None, None, None, False),
+        ("cards dealt", None, "dealer", None, None, None, None, None, False),
+        ("hand set", 2, "seat 2", None, None, None, None, None, False),
+        ("hand set", None, "dealer", None, None, None, None, None, False),
+        ("wager settled", 2, "seat 2", "main", "loss", None, None, None, True),
+        ("event corrected", 2, "seat 2", "main", "loss", None, None, "wager settled", False),
+        ("round ended", None, None, None, None, None, None, None, False)]
