@@ -66,7 +66,7 @@ written: a missing one is an empty view, so the checks of the order of play judg
 there (a file a signed manifest lists and that is missing is refused before, as untrusted)."""
 TIMELINE_FACTS = (("replacement", "VARCHAR"), ("seat", "INTEGER"), ("position", "VARCHAR"),
                   ("wager", "VARCHAR"), ("outcome", "VARCHAR"), ("action", "VARCHAR"),
-                  ("for_seat", "INTEGER"))
+                  ("for_seat", "INTEGER"), ("stands_at", "BIGINT"))
 """The typed columns of ``timeline.parquet`` (replay/timeline.py ``facts``); an older file
 without them reads them as null (nothing to judge the order of play by)."""
 HEADER = re.compile(r"^--\s*(id|title|severity|rule|next|kind|params):\s*(.+?)\s*$")
@@ -335,29 +335,6 @@ PREPARED = (
     ("unjudged",
      "SELECT casino, table_id, round_id FROM round_problems WHERE evaluated IS NOT TRUE"),
 )
-
-PLAY = """
-SELECT casino, table_id, round_id, game, table_seq, occurred_at, event_id, event,
-       seat, position, wager, outcome, action, for_seat
-FROM timeline
-WHERE event <> 'event corrected' AND superseded IS NOT TRUE
-UNION ALL
-SELECT o.casino, o.table_id, o.round_id, o.game, o.table_seq, o.occurred_at, o.event_id,
-       c.replacement, c.seat, c.position, c.wager, c.outcome, c.action, c.for_seat
-FROM (SELECT * FROM timeline
-      WHERE event = 'event corrected' AND replacement IS NOT NULL
-      QUALIFY row_number() OVER (PARTITION BY casino, table_id, round_id, corrects
-                                 ORDER BY table_seq DESC, event_id DESC) = 1) AS c
-JOIN timeline AS o
-  ON o.casino = c.casino AND o.table_id = c.table_id AND o.round_id = c.round_id
- AND o.event_id = c.corrects AND o.event <> 'event corrected'
-"""
-"""The view ``play``: every event of a round as it stands, for the checks of the order of
-play. An event a correction replaced is its replacement (the last correction of it) at the
-original's place (its ``table_seq`` and ``occurred_at``: a correction fixes the record of
-what was done then, it is not a later act); an event struck, and the corrections
-themselves, are left out. A view, not a table: only the checks that read it scan the
-timeline."""
 """Relations the runner builds once, before the checks run, from the views (so ``since``
 holds for them too), for the checks to read instead of scanning millions of rows each:
 ``wager_exceptions``, every wager whose recorded settlement falls outside the lawful one
@@ -369,6 +346,20 @@ evaluated (a check keeps to judged rounds with ``ANTI JOIN unjudged USING (casin
 table_id, round_id)``, without joining the millions of rows of ``rounds``). A check reads
 them as it reads the views; a wager settled lawfully, or a judged round without a
 problem, is in none of them."""
+
+PLAY = """
+SELECT casino, table_id, round_id, game, stands_at AS table_seq, occurred_at, event_id,
+       coalesce(replacement, event) AS event,
+       seat, position, wager, outcome, action, for_seat
+FROM timeline
+WHERE stands_at IS NOT NULL
+"""
+"""The view ``play``: every event of a round as it stands, for the checks of the order of
+play (replay/timeline.py ``stands_at``). An event a correction replaced is its replacement
+at the original's place (its ``table_seq``: a correction fixes the record of what was done
+then, it is not a later act; ``occurred_at`` is the correction's own); an event struck,
+and the corrections that strike, are left out. A view, not a table: only the checks that
+read it scan the timeline, once each, with no join."""
 
 
 def memory_limit() -> str:

@@ -17,7 +17,12 @@ round's player banker, ``seat N``; null for an event of the whole round), ``wage
 ``outcome``, ``action`` and ``for_seat`` (an Envy Bonus's holder; null: the dealer's hand)
 where the event has them. A correction that replaces an event carries its replacement's
 facts and names the replacement's kind in ``replacement`` (``wager settled``); a correction
-that strikes one carries none.
+that strikes one carries none. ``stands_at`` is where what the row says stands in the round
+as corrected (the fold's reading, :mod:`replay.fold`): an event's own ``table_seq``; for
+the correction that replaced an event (the last one naming it), the ``table_seq`` of the
+event it replaced; null for an event struck or replaced, a correction that strikes, one
+that a later correction of the same event overrode, or one naming an event the round does
+not hold.
 """
 
 from __future__ import annotations
@@ -224,9 +229,17 @@ def timeline_rows(state: RoundState) -> list[dict[str, Any]]:
     """The rows of ``timeline.parquet`` for one folded round (see the module docstring);
     ``occurred_at`` in microseconds since the epoch, UTC."""
     gone = superseded_ids(state) if state.corrections else frozenset()
+    held = {e.event_id: e.table_seq for e in state.history} if state.corrections else {}
+    last = {c.payload.corrects: c.event_id for c in state.corrections
+            if isinstance(c.payload, EventCorrected)}
     rows = []
     for e in ordered_events(state):
         p = e.payload
+        if isinstance(p, EventCorrected):
+            stands = (held.get(p.corrects) if p.replacement is not None
+                      and last.get(p.corrects) == e.event_id else None)
+        else:
+            stands = None if e.event_id in gone else e.table_seq
         rows.append({
             "round_id": state.round_id, "casino": state.casino, "table_id": state.table_id,
             "game": state.game, "table_seq": e.table_seq, "occurred_at": e.occurred_at_us,
@@ -236,6 +249,6 @@ def timeline_rows(state: RoundState) -> list[dict[str, Any]]:
             "superseded": e.event_id in gone,
             "replacement": (EVENT_WORDS[type(p.replacement)] if isinstance(p, EventCorrected)
                             and p.replacement is not None else None),
-            **facts(p, state.banker_seat),
+            **facts(p, state.banker_seat), "stands_at": stands,
         })
     return rows

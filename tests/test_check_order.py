@@ -62,6 +62,10 @@ def round_rows(round_id: str, game: str, events: list[dict]) -> list[dict]:
         seq = row["table_seq"] or n
         at = row["at"] if row["at"] is not None else seq
         corrects = row["corrects"]
+        if row["event"] == "event corrected":  # a replacement stands where its event stood
+            stands = corrects if row["replacement"] is not None else None
+        else:
+            stands = None if row["superseded"] else seq
         out.append({
             "round_id": round_id, "casino": "C01", "table_id": "T01", "game": game,
             "table_seq": seq, "occurred_at": START + timedelta(seconds=at),
@@ -71,6 +75,7 @@ def round_rows(round_id: str, game: str, events: list[dict]) -> list[dict]:
             "superseded": row["superseded"], "replacement": row["replacement"],
             **{k: row[k] for k in ("seat", "position", "wager", "outcome", "action",
                                    "for_seat")},
+            "stands_at": stands,
         })
     return out
 
@@ -450,14 +455,16 @@ def test_replays_timeline_names_the_seat_wager_and_outcome_of_each_event_and_a_c
     replay(tmp_path / "log", tmp_path / "replay")
     rows = pq.read_table(tmp_path / "replay" / "timeline.parquet").to_pylist()
     cols = ("event", "seat", "position", "wager", "outcome", "action", "for_seat",
-            "replacement", "superseded")
+            "replacement", "superseded", "table_seq", "stands_at")
     assert [tuple(r[c] for c in cols) for r in rows] == [
-        ("round started", None, None, None, None, None, None, None, False),
-        ("wager placed", 2, "seat 2", "main", None, None, None, None, False),
-        ("cards dealt", 2, "seat 2", None, None, None, None, None, False),
-        ("cards dealt", None, "dealer", None, None, None, None, None, False),
-        ("hand set", 2, "seat 2", None, None, None, None, None, False),
-        ("hand set", None, "dealer", None, None, None, None, None, False),
-        ("wager settled", 2, "seat 2", "main", "loss", None, None, None, True),
-        ("event corrected", 2, "seat 2", "main", "loss", None, None, "wager settled", False),
-        ("round ended", None, None, None, None, None, None, None, False)]
+        ("round started", None, None, None, None, None, None, None, False, 1, 1),
+        ("wager placed", 2, "seat 2", "main", None, None, None, None, False, 2, 2),
+        ("cards dealt", 2, "seat 2", None, None, None, None, None, False, 3, 3),
+        ("cards dealt", None, "dealer", None, None, None, None, None, False, 4, 4),
+        ("hand set", 2, "seat 2", None, None, None, None, None, False, 5, 5),
+        ("hand set", None, "dealer", None, None, None, None, None, False, 6, 6),
+        ("wager settled", 2, "seat 2", "main", "loss", None, None, None, True, 7, None),
+        # the replacement stands where the settlement it replaces was recorded
+        ("event corrected", 2, "seat 2", "main", "loss", None, None, "wager settled", False,
+         8, 7),
+        ("round ended", None, None, None, None, None, None, None, False, 9, 9)]
