@@ -468,3 +468,34 @@ def test_replays_timeline_names_the_seat_wager_and_outcome_of_each_event_and_a_c
         ("event corrected", 2, "seat 2", "main", "loss", None, None, "wager settled", False,
          8, 7),
         ("round ended", None, None, None, None, None, None, None, False, 9, 9)]
+
+
+def test_of_two_corrections_of_one_event_the_last_stands_and_a_win_moved_before_a_loss_is_flagged(
+        tmp_path):
+    from tests.events_factory import Table
+
+    table = Table()
+    events = table.round("R-2", dealer=("Kc Kd 9s 7h 3c", "Ah Qs"), seats={
+        1: {"main": 1000, "hand": ("Qc Qd 8s 6h 4c", "Jh Td"), "settled": ("loss", -1000, 0)},
+        2: {"main": 1000, "hand": ("Ts Th 8c 5d 2h", "Js 4s"), "settled": ("loss", -1000, 0)}})
+    ended = events.pop()
+    first = next(e for e in events if isinstance(e.payload, WagerSettled))  # seat 1's loss
+
+    def fix(outcome: str, net: int, n: int):
+        return table.event("R-2", EventCorrected(
+            corrects=first.event_id, reason="keyed wrong", replacement=WagerSettled(
+                seat=1, wager="main", outcome=outcome, net_cents=net, commission_cents=0)),
+            seq=ended.table_seq + n)
+
+    # recorded as a push, then as a win: the win stands where the loss was, before seat 2's
+    corrections = [fix("push", 0, 0), fix("win", 950, 1)]
+    _write_log(tmp_path, [(e.table_id.encode(), encode(e)) for e in [
+        *events, *corrections, table.event("R-2", RoundEnded(), seq=ended.table_seq + 2)]])
+    replay(tmp_path / "log", tmp_path / "replay")
+    rows = pq.read_table(tmp_path / "replay" / "timeline.parquet").to_pylist()
+    fixes = [(r["outcome"], r["stands_at"]) for r in rows if r["event"] == "event corrected"]
+    assert fixes == [("push", None), ("win", first.table_seq)]
+    run_all(tmp_path / "replay", tmp_path / "checks")
+    flags = pq.read_table(tmp_path / "checks" / "flags.parquet").to_pylist()
+    assert [(f["round_id"], f["seat"]) for f in flags
+            if f["check_id"] == "winner_paid_before_losers"] == [("R-2", 1)]
