@@ -12,9 +12,15 @@
 -- events at the same instant pass; a corrected event stands at the place of the one it
 -- corrects (the view play). A round without the dealer's HandsExposed is not judged here
 -- (the missing event is for sequence_gap and not_evaluated).
-WITH exposed AS (
+WITH conceded AS (
+    SELECT casino, table_id, round_id, seat, table_seq, occurred_at
+    FROM play
+    WHERE game = 'caribbean_stud' AND event = 'player acted' AND action = 'concede'
+), exposed AS (
+    -- only the rounds with a concede: the dealer's exposure of every other round is not read
     SELECT casino, table_id, round_id, min(table_seq) AS exposed_seq
     FROM play
+    SEMI JOIN conceded USING (casino, table_id, round_id)
     WHERE game = 'caribbean_stud' AND event = 'hands exposed' AND position = 'dealer'
     GROUP BY casino, table_id, round_id
 )
@@ -26,8 +32,7 @@ SELECT
     'seat ' || c.seat || ' conceded (table_seq ' || c.table_seq || ', '
         || strftime(c.occurred_at, '%Y-%m-%dT%H:%M:%S.%fZ') || ') before the dealer''s hand '
         || 'was exposed (table_seq ' || x.exposed_seq || ')' AS detail
-FROM play AS c
+FROM conceded AS c
 JOIN exposed AS x USING (casino, table_id, round_id)
-WHERE c.game = 'caribbean_stud' AND c.event = 'player acted' AND c.action = 'concede'
-  AND c.table_seq < x.exposed_seq
+WHERE c.table_seq < x.exposed_seq
 ORDER BY c.casino, c.table_id, c.round_id, c.seat, c.table_seq

@@ -16,8 +16,10 @@ WITH envy AS (
     FROM play
     WHERE game = 'face_up_pai_gow' AND event = 'Envy Bonus paid'
 ), fortune AS (
+    -- only the rounds with an Envy Bonus: the Fortune wagers of every other round are not read
     SELECT casino, table_id, round_id, seat, table_seq
     FROM play
+    SEMI JOIN envy USING (casino, table_id, round_id)
     WHERE game = 'face_up_pai_gow' AND event = 'wager settled' AND wager = 'fortune'
 ), early AS (
     SELECT e.casino, e.table_id, e.round_id, e.seat, e.for_seat, e.table_seq AS paid_seq,

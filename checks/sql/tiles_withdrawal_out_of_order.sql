@@ -11,12 +11,16 @@
 -- the same instant pass; a corrected event stands at the place of the one it corrects (the
 -- view play). A part whose event is missing (no HandSet of the dealer; the seat's hands
 -- never shown, as a withdrawn seat's are not) is not judged for that part.
-WITH ev AS (
-    SELECT casino, table_id, round_id, seat, position, event, action, table_seq, occurred_at
+WITH withdrew AS (
+    SELECT casino, table_id, round_id, seat, table_seq AS seq, occurred_at AS at
     FROM play
-    WHERE game = 'pai_gow_tiles'
-      AND (event IN ('hand set', 'hands exposed')
-           OR event = 'player acted' AND action = 'withdraw')
+    WHERE game = 'pai_gow_tiles' AND event = 'player acted' AND action = 'withdraw'
+), ev AS (
+    -- only the rounds with a withdrawal: the settings of every other round are not read
+    SELECT casino, table_id, round_id, seat, position, event, table_seq
+    FROM play
+    SEMI JOIN withdrew USING (casino, table_id, round_id)
+    WHERE game = 'pai_gow_tiles' AND event IN ('hand set', 'hands exposed')
 ), dealer_set AS (
     SELECT casino, table_id, round_id, min(table_seq) AS seq
     FROM ev
@@ -27,10 +31,6 @@ WITH ev AS (
     FROM ev
     WHERE event = 'hands exposed' AND seat IS NOT NULL
     GROUP BY casino, table_id, round_id, seat
-), withdrew AS (
-    SELECT casino, table_id, round_id, seat, table_seq AS seq, occurred_at AS at
-    FROM ev
-    WHERE event = 'player acted'
 )
 SELECT
     w.casino,
