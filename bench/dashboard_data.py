@@ -51,7 +51,7 @@ import synthetic_replay  # noqa: E402
 from checks import runner  # noqa: E402
 from replay.run import MANIFEST, TABLES  # noqa: E402
 
-FORMAT = 4
+FORMAT = 5
 """Bump when what is written here changes, so that older cached data are not reused."""
 FLAGS = "checks/flags.parquet"
 STAMP = "dashboard.json"
@@ -158,7 +158,12 @@ SELECT round_id, casino, table_id, game, table_seq,
        dealt_at + to_seconds(at_s) AS occurred_at, dealer_id AS recorded_by, event, summary,
        concat_ws('-', substr(h, 1, 8), substr(h, 9, 4), '4' || substr(h, 14, 3),
                  '8' || substr(h, 18, 3), substr(h, 21, 12)) AS event_id,
-       CAST(NULL AS VARCHAR) AS corrects, false AS superseded
+       CAST(NULL AS VARCHAR) AS corrects, false AS superseded,
+       -- the typed facts (replay/timeline.py) are not made here: the pages show the words
+       CAST(NULL AS VARCHAR) AS replacement, CAST(NULL AS INTEGER) AS seat,
+       CAST(NULL AS VARCHAR) AS position, CAST(NULL AS VARCHAR) AS wager,
+       CAST(NULL AS VARCHAR) AS outcome, CAST(NULL AS VARCHAR) AS action,
+       CAST(NULL AS INTEGER) AS for_seat, table_seq AS stands_at
 FROM (SELECT *, md5(casino || '/' || table_id || '/' || table_seq) AS h FROM numbered)
 ORDER BY casino, table_id, round_id, table_seq
 """

@@ -61,6 +61,15 @@ from replay.outputs import (
 )
 
 INPUTS = ("rounds", "hands", "wagers", "envy", "bankers", "jackpots", "findings")
+OPTIONAL_INPUTS = ("timeline",)
+"""Replay's files a check may read that an older replay (or a hand-built test) may not have
+written: a missing one is an empty view, so the checks of the order of play judge nothing
+there (a file a signed manifest lists and that is missing is refused before, as untrusted)."""
+TIMELINE_FACTS = (("replacement", "VARCHAR"), ("seat", "INTEGER"), ("position", "VARCHAR"),
+                  ("wager", "VARCHAR"), ("outcome", "VARCHAR"), ("action", "VARCHAR"),
+                  ("for_seat", "INTEGER"), ("stands_at", "BIGINT"))
+"""The typed columns of ``timeline.parquet`` (replay/timeline.py ``facts``); an older file
+without them reads them as null (nothing to judge the order of play by)."""
 HEADER = re.compile(r"^--\s*(id|title|severity|rule|next|kind|params|catches):\s*(.+?)\s*$")
 HEADER_KEYS = ("id", "title", "severity", "rule", "next")
 """The header lines every check has. Optional: ``-- kind: rule`` (the default) or
@@ -401,6 +410,20 @@ with ``ANTI JOIN unjudged USING (casino, table_id, round_id)``). A check reads t
 reads the views; a wager settled lawfully, or a judged round without a problem, is in none
 of them."""
 
+PLAY = """
+SELECT casino, table_id, round_id, game, stands_at AS table_seq, occurred_at, event_id,
+       coalesce(replacement, event) AS event,
+       seat, position, wager, outcome, action, for_seat
+FROM timeline
+WHERE stands_at IS NOT NULL
+"""
+"""The view ``play``: every event of a round as it stands, for the checks of the order of
+play (replay/timeline.py ``stands_at``). An event a correction replaced is its replacement
+at the original's place (its ``table_seq``: a correction fixes the record of what was done
+then, it is not a later act; ``occurred_at`` is the correction's own); an event struck,
+and the corrections that strike, are left out. A view, not a table: only the checks that
+read it scan the timeline, once each, with no join."""
+
 
 def memory_limit() -> str:
     """:data:`MEMORY_ENV`, else half the physical memory (DuckDB spills beyond it)."""
@@ -446,6 +469,7 @@ def connect(replay_dir: Path, since: datetime | None = None, *,
     con.execute("SET temp_directory = ?", [str(temp_dir or tempfile.gettempdir())])
     con.execute("SET TimeZone='UTC'")
     _views(con, replay_dir, since, live)
+    con.execute(f"CREATE TEMP VIEW play AS {PLAY}")
     if prepare:
         for name, sql in PREPARED:
             con.execute(f"CREATE TEMP TABLE {name} AS {sql}")
@@ -491,14 +515,30 @@ def _read(con: duckdb.DuckDBPyConnection, path: Path, name: str) -> duckdb.DuckD
         f"{point} AS {c}" for c, point in RANGE_COLUMNS.items()))
 
 
+def _optional(con: duckdb.DuckDBPyConnection, path: Path, name: str
+              ) -> duckdb.DuckDBPyRelation:
+    """An :data:`OPTIONAL_INPUTS` file as a relation: empty when it is missing, its typed
+    columns null when an older replay wrote it without them."""
+    if not path.is_file():
+        from replay.run import TABLES  # only for a missing file
+        return con.from_arrow(TABLES[name].empty_table())
+    rel = con.read_parquet(str(path))
+    absent = [f"NULL::{kind} AS {c}" for c, kind in TIMELINE_FACTS if c not in rel.columns]
+    return rel.project("*, " + ", ".join(absent)) if absent else rel
+
+
 def _views(con: duckdb.DuckDBPyConnection, replay_dir: Path, since: datetime | None,
            live: bool = False) -> None:
     if since is None and not live:
         for name in INPUTS:
             _read(con, replay_dir / f"{name}.parquet", name).create_view(name)
+        for name in OPTIONAL_INPUTS:
+            _optional(con, replay_dir / f"{name}.parquet", name).create_view(name)
         return
     for name in INPUTS:
         _read(con, replay_dir / f"{name}.parquet", name).create_view(f"all_{name}")
+    for name in OPTIONAL_INPUTS:
+        _optional(con, replay_dir / f"{name}.parquet", name).create_view(f"all_{name}")
     rounds = "SELECT * FROM all_rounds"
     if since is not None:
         con.execute("CREATE TEMP TABLE window_start (since TIMESTAMPTZ NOT NULL)")
@@ -509,7 +549,7 @@ def _views(con: duckdb.DuckDBPyConnection, replay_dir: Path, since: datetime | N
         con.execute(f"CREATE TEMP TABLE in_play AS {IN_PLAY}")
         playing = " ANTI JOIN in_play USING (casino, table_id, round_id)"
     con.execute(f"CREATE VIEW rounds AS {rounds}{playing}")
-    for name in INPUTS:
+    for name in (*INPUTS, *OPTIONAL_INPUTS):
         if name != "rounds":
             narrowed = " SEMI JOIN rounds USING (casino, table_id, round_id)" if since else ""
             con.execute(f"CREATE VIEW {name} AS SELECT * FROM all_{name}{narrowed}{playing}")

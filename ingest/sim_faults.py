@@ -12,7 +12,8 @@ it alters the round, at one of four stages:
   also be mispays of the cards the log shows, flagged beside ``card_dealt_twice``);
 - the settlements (the wrong nets that the checks overpay, underpay, paid_loser and
   collected_winner count, with the commission, foul and raise faults; the Envy and jackpot
-  faults);
+  faults; ``winner_paid_before_losers_collected``, right in money and wrong in order: a
+  winning main wager's settlement moved before the first losing one's);
 - the events themselves (``past_posting`` moves a ``WagerPlaced`` after the deal;
   ``missing_events`` drops an event, leaving a gap in ``table_seq``; ``duplicated_events``
   sends an event twice with the same ``event_id``).
@@ -23,7 +24,8 @@ jackpot fault the award; for a raise not twice the ante the difference from twic
 for a late wager its amount; for a card dealt twice or a missing deal the party's wagers
 (the dealer's: all wagers of the round); for a duplicated settlement, or a settlement whose
 outcome word is wrong and its money right, the wager settled; for a
-dealer not setting by the house way the main wagers in play.
+dealer not setting by the house way the main wagers in play; for a winner paid before the
+losers, the winning wager.
 """
 
 from __future__ import annotations
@@ -69,6 +71,8 @@ FAULT_KINDS: dict[str, str] = {
     "missing_events": "an event of the round missing (a gap in table_seq)",
     "duplicated_events": "an event sent twice with the same event_id",
     "outcome_word_wrong": "a settlement's outcome word wrong, its money right",
+    "winner_paid_before_losers_collected":
+        "a winning main wager paid before a losing one was collected",
 }
 """Every fault kind, with one line each (``--faults``, ``--help``)."""
 
@@ -195,6 +199,8 @@ def _candidates(kind: str, r: Round) -> list[Any]:
                             and (p.outcome != "win"
                                  or (p.net_cents > 0 and p.commission_cents == 0))
                             and not (p.wager == "main" and _foul(r, p.seat)))
+    if kind == "winner_paid_before_losers_collected":
+        return _early_winners(r)
     raise AssertionError(kind)
 
 
@@ -206,6 +212,24 @@ for what it won. Never a void raise (raise_not_qualified reads its word), a foul
 (foul_settled_as_win reads a win or a push), a Progressive (the jackpot checks), a win that
 paid commission (commission_on_push_or_loss reads a loss with one) or a win of net 0 (a push
 for 0 is lawful there: docs/rules.md 6a.2)."""
+
+
+ORDERED_SETTLEMENT_GAMES = frozenset({"pai_gow_poker", "face_up_pai_gow", "pai_gow_tiles"})
+"""The games whose losing main wagers are collected before the winners are paid (pai gow
+poker settlement (4), (7); 58 Pa. Code § 688a.7(f)(1); PR pai gow tiles ¶ H, ¶ J)."""
+
+
+def _players_main(p: WagerSettled, r: Round) -> bool:
+    return p.wager == "main" and p.seat != r.plan.banker_seat
+
+
+def _early_winners(r: Round) -> list[int]:
+    """``winner_paid_before_losers_collected``: the seats' winning main wagers, in a round
+    of a game that orders its settlement and with a losing main wager to pay them before."""
+    if r.plan.game not in ORDERED_SETTLEMENT_GAMES or not _settlements(
+            r, lambda p: _players_main(p, r) and p.outcome == "loss"):
+        return []
+    return _settlements(r, lambda p: _players_main(p, r) and p.outcome == "win")
 
 
 def applicable(kinds: Sequence[str], r: Round) -> list[str]:
@@ -221,7 +245,8 @@ SETTLEMENTS = frozenset({"overpay", "underpay", "paid_loser", "collected_winner"
                          "commission_on_push_or_loss", "wrong_commission", "foul_paid",
                          "raise_paid_not_qualified", "jackpot_step_missing",
                          "award_from_inventory", "envy_for_own_or_dealer_hand",
-                         "envy_without_qualifying_wager", "outcome_word_wrong"})
+                         "envy_without_qualifying_wager", "outcome_word_wrong",
+                         "winner_paid_before_losers_collected"})
 ENTRIES = frozenset({"past_posting"})
 EVENTS = frozenset({"missing_events", "duplicated_events"})
 assert set(FAULT_KINDS) == JUDGED_AGAIN | FACTS | SETTLEMENTS | ENTRIES | EVENTS
@@ -309,6 +334,14 @@ def alter_settlements(kind: str, r: Round, rng: random.Random
                   if isinstance(p, WagerSettled | EnvyBonusPaid)), default=0)
         settled.insert(at, bonus)
         return settled, _label(r, kind, receiver, None, amount)
+    if kind == "winner_paid_before_losers_collected":
+        won = settled.pop(where)
+        assert isinstance(won, WagerSettled)
+        first_loss = next(i for i, p in enumerate(settled)
+                          if isinstance(p, WagerSettled) and p.seat is not None
+                          and _players_main(p, r) and p.outcome == "loss")
+        settled.insert(first_loss, won)
+        return settled, _label(r, kind, won.seat, won.wager, _wager(r, won))
     if kind in ("jackpot_step_missing", "award_from_inventory"):
         step = settled[where]
         assert isinstance(step, JackpotVerified)

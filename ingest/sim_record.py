@@ -14,8 +14,9 @@ The order, per round (README "Round documents" describes the document both sides
    Classic and tiles: the players' ``HandSet`` (re-sets after everyone's first), the player
    banker's, the dealer's; ``PlayerActed`` withdraw; ``HandsExposed`` per player, the
    banker's, the dealer's.
-4. ``WagerSettled`` per wager placed, ``EnvyBonusPaid`` per (receiver, holder), per winning
-   Progressive ``JackpotHit`` and its ``JackpotVerified`` steps, ``BankerSettled``,
+4. ``WagerSettled`` per wager placed (the main wagers first: the losers, the ties, then the
+   winners; then the side wagers seat by seat), ``EnvyBonusPaid`` per (receiver, holder),
+   per winning Progressive ``JackpotHit`` and its ``JackpotVerified`` steps, ``BankerSettled``,
    ``RoundEnded``.
 """
 
@@ -107,17 +108,31 @@ def _outcome(net: int) -> str:
     return "win" if net > 0 else "loss" if net < 0 else "push"
 
 
+_SETTLE_ORDER = {"loss": 0, "push": 1}
+"""The order in which the main wagers are settled: losses, ties, then wins (and voids)."""
+
+
+def _settle_order(p: WagerSettled) -> int:
+    return _SETTLE_ORDER.get(p.outcome, len(_SETTLE_ORDER))
+
+
 def settlements(plan: RoundPlan, result: dict[str, Any], staff: Staff) -> list[Payload]:
     """Every settlement the judge's ``result`` calls for, in the protocol's order."""
     judged = {s["seat"]: s for s in result["seats"]}
+    mains: list[WagerSettled] = []
     out: list[Payload] = []
     for seat in plan.seats:
         wagers = judged[seat.seat]["wagers"]
         assert set(wagers) == set(seat.wagers), (plan.round_id, seat, wagers)
         for name in seat.wagers:
             e = wagers[name]
-            out.append(WagerSettled(seat=seat.seat, wager=name, outcome=e["outcome"],
-                                    net_cents=e["net"], commission_cents=e["commission"]))
+            settled = WagerSettled(seat=seat.seat, wager=name, outcome=e["outcome"],
+                                   net_cents=e["net"], commission_cents=e["commission"])
+            (mains if name == "main" else out).append(settled)
+    # the losers collected, then the ties, then the winners paid (pai gow poker settlement
+    # (4), (7); 58 Pa. Code § 688a.7(f)(1); PR pai gow tiles ¶ H, ¶ J); the side wagers after
+    ordered: list[Payload] = [*sorted(mains, key=_settle_order)]
+    out[:0] = ordered
     if plan.dealer_wager:
         net = result["dealer"]["net"]
         out.append(WagerSettled(seat=None, wager="main", outcome=_outcome(net), net_cents=net,

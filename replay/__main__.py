@@ -80,7 +80,8 @@ with the same judge as adjudicate, and writes (under DATA/replay/), one row each
   bankers.parquet   player banker's account: recorded and expected
   jackpots.parquet  progressive winner: award, meter, each verification step
   timeline.parquet  event of a round, in the table's order: when, who recorded it, what it
-                    was in words, and the corrections (what each corrects, what it replaced)
+                    was in words and as typed columns (seat, position, wager, outcome,
+                    action), and the corrections (what each corrects, what it replaced)
   findings.parquet  the log: duplicates, sequence gaps, records that do not decode
 A rulesets directory (--rulesets DIR, or $CATWALK_RULESETS) holds casinos' own rulesets,
 DIR/<casino>/<id>.json (docs/rulesets.md); manifest.json lists each file and its SHA-256.

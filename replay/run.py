@@ -18,7 +18,8 @@ table named (replay/reconstruct.py), and writes, under the output directory:
   recorded and expected, the meter, and each verification step;
 - ``timeline.parquet``: one row per event of each round, in the order the table recorded
   them (``table_seq``): when, who recorded it, the kind and a summary in words, the event a
-  correction names and whether a correction replaced or struck it (replay/timeline.py);
+  correction names and whether a correction replaced or struck it, and what it says as
+  typed columns (seat, position, wager, outcome, action, for_seat: replay/timeline.py);
 - ``findings.parquet``: the log-level findings (duplicates, sequence gaps, records that do
   not decode).
 
@@ -175,13 +176,22 @@ TIMELINE = pa.schema([
     ("game", pa.string()),
     ("table_seq", pa.int64()), ("occurred_at", _TS), ("recorded_by", pa.string()),
     ("event", pa.string()), ("summary", pa.string()), ("event_id", pa.string()),
-    ("corrects", pa.string()), ("superseded", pa.bool_()),
+    ("corrects", pa.string()), ("superseded", pa.bool_()), ("replacement", pa.string()),
+    ("seat", pa.int32()), ("position", pa.string()), ("wager", pa.string()),
+    ("outcome", pa.string()), ("action", pa.string()), ("for_seat", pa.int32()),
+    ("stands_at", pa.int64()),
 ])
 """One row per event of a round, corrections included, by ``table_seq``: ``event`` the
 payload kind in words (``wager placed``), ``summary`` what it says (``seat 3 placed Fortune
 $5.00``, money from integer cents), ``corrects`` the event id a correction names (else
 null), ``superseded`` whether a correction replaced or struck the event (replay/timeline.py;
-docs/rules.md 8.5)."""
+docs/rules.md 8.5); then what the event says as typed columns, for the checks of the order of
+play: ``seat`` (null: the dealer, or the whole round), ``position`` (``dealer``, ``banker``,
+``seat N``), ``wager``, ``outcome``, ``action``, ``for_seat`` (an Envy Bonus's holder), a
+correction carrying its replacement's and ``replacement`` its kind in words
+(replay/timeline.py ``facts``); ``stands_at`` the ``table_seq`` where what the row says
+stands in the corrected round (a replacement at the place of the event it replaced; null
+for what no longer stands)."""
 TABLES = {"rounds": ROUNDS, "hands": HANDS, "wagers": WAGERS, "envy": ENVY,
           "bankers": BANKERS, "jackpots": JACKPOTS, "timeline": TIMELINE,
           "findings": FINDINGS}

@@ -9,6 +9,20 @@ naming the event it corrects (``corrects``) and each event a correction replaced
 marked ``superseded`` (docs/rules.md 8.5: events are never edited, a correction stays
 visible). Money is rendered from integer cents (:func:`replay.money.format_cents`).
 Pure: the same round gives the same rows.
+
+Beside the words, each row carries what the event says as typed columns (:func:`facts`), so
+that a check of the order of play reads them and never the summary: ``seat`` (null for the
+dealer and for an event of the whole round), ``position`` (``dealer``, ``banker`` for the
+round's player banker, ``seat N``; null for an event of the whole round), ``wager``,
+``outcome``, ``action`` and ``for_seat`` (an Envy Bonus's holder; null: the dealer's hand)
+where the event has them. A correction that replaces an event carries its replacement's
+facts and names the replacement's kind in ``replacement`` (``wager settled``); a correction
+that strikes one carries none. ``stands_at`` is where what the row says stands in the round
+as corrected (the fold's reading, :mod:`replay.fold`): an event's own ``table_seq``; for
+the correction that replaced an event (the last one naming it), the ``table_seq`` of the
+event it replaced; null for an event struck or replaced, a correction that strikes, one
+that a later correction of the same event overrode, or one naming an event the round does
+not hold.
 """
 
 from __future__ import annotations
@@ -185,13 +199,47 @@ def superseded_ids(state: RoundState) -> frozenset[str]:
                      if isinstance(c.payload, EventCorrected) and c.payload.corrects in held)
 
 
+FACT_COLUMNS = ("seat", "position", "wager", "outcome", "action", "for_seat")
+"""The typed columns of a timeline row beside the words (:func:`facts`)."""
+
+_ROUND_WIDE = (RoundStarted, ProgressiveMeterRead, RoundVoided, RoundEnded)
+
+
+def facts(payload: Payload, banker_seat: int | None) -> dict[str, Any]:
+    """What ``payload`` says, as the typed columns :data:`FACT_COLUMNS` (null where the
+    event has no such fact); ``banker_seat`` is the round's player banker (None: the dealer
+    banks). A correction gives its replacement's facts (none when it strikes)."""
+    if isinstance(payload, EventCorrected):
+        payload_or_none = payload.replacement
+        if payload_or_none is None:
+            return dict.fromkeys(FACT_COLUMNS)
+        payload = payload_or_none
+    if isinstance(payload, _ROUND_WIDE):
+        return dict.fromkeys(FACT_COLUMNS)
+    seat: int | None = getattr(payload, "seat", None)
+    position = ("dealer" if seat is None else
+                "banker" if seat == banker_seat else f"seat {seat}")
+    return {"seat": seat, "position": position, "wager": getattr(payload, "wager", None),
+            "outcome": getattr(payload, "outcome", None),
+            "action": getattr(payload, "action", None),
+            "for_seat": payload.for_seat if isinstance(payload, EnvyBonusPaid) else None}
+
+
 def timeline_rows(state: RoundState) -> list[dict[str, Any]]:
     """The rows of ``timeline.parquet`` for one folded round (see the module docstring);
     ``occurred_at`` in microseconds since the epoch, UTC."""
     gone = superseded_ids(state) if state.corrections else frozenset()
+    held = {e.event_id: e.table_seq for e in state.history} if state.corrections else {}
+    last = {c.payload.corrects: c.event_id for c in state.corrections
+            if isinstance(c.payload, EventCorrected)}
     rows = []
     for e in ordered_events(state):
         p = e.payload
+        if isinstance(p, EventCorrected):
+            stands = (held.get(p.corrects) if p.replacement is not None
+                      and last.get(p.corrects) == e.event_id else None)
+        else:
+            stands = None if e.event_id in gone else e.table_seq
         rows.append({
             "round_id": state.round_id, "casino": state.casino, "table_id": state.table_id,
             "game": state.game, "table_seq": e.table_seq, "occurred_at": e.occurred_at_us,
@@ -199,5 +247,8 @@ def timeline_rows(state: RoundState) -> list[dict[str, Any]]:
             "summary": _SUMMARY[type(p)](p), "event_id": e.event_id,
             "corrects": p.corrects if isinstance(p, EventCorrected) else None,
             "superseded": e.event_id in gone,
+            "replacement": (EVENT_WORDS[type(p.replacement)] if isinstance(p, EventCorrected)
+                            and p.replacement is not None else None),
+            **facts(p, state.banker_seat), "stands_at": stands,
         })
     return rows

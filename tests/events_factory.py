@@ -71,12 +71,22 @@ class Table:
         return out
 
 
+def _settling_order(item: tuple[tuple[int | None, str], tuple[str, int, int]]) -> int:
+    """The seats' main wagers first, losers, then ties, then winners (pai gow poker
+    settlement (4), (7)); every other settlement after them, in the order given."""
+    (seat, wager), (outcome, _, _) = item
+    if seat is None or wager != "main":
+        return 3
+    return {"loss": 0, "push": 1}.get(outcome, 2)
+
+
 def events_of_document(table: Table, doc: dict, *, settle: dict | None = None,
                        meter: int | None = None, envy: dict | None = None,
                        banker: tuple[int, int] | None = None) -> list[RoundEvent]:
     """The events a table would record for a round document (README "Round documents"),
-    in the order of the event protocol: start, meter, wagers, deal, decisions, sets,
-    exposure, settlements (``settle``: (seat or None, wager) -> (outcome, net, commission)),
+    in the order of the event protocol: start, meter, wagers, deal, decisions, sets, a
+    withdrawal, exposure, settlements (the seats' main wagers losers first, then ties, then
+    winners) (``settle``: (seat or None, wager) -> (outcome, net, commission)),
     Envy Bonuses (``envy``: (seat, for_seat) -> cents), the banker's account (``banker``:
     (net, commission)), end. Hand-built: no rules engine is consulted."""
     rid = doc["round_id"]
@@ -109,17 +119,24 @@ def events_of_document(table: Table, doc: dict, *, settle: dict | None = None,
         out.append(table.event(rid, PlayerActed(seat=seat, action="raise")))
         out.append(table.event(rid, placed))
     for s in doc["seats"]:
-        if s.get("action") in ("fold", "withdraw"):
+        if s.get("action") == "fold":
             out.append(table.event(rid, PlayerActed(seat=s["seat"], action=s["action"])))
-    for who, holding in [*[(s["seat"], s) for s in doc["seats"]], (None, dealer)]:
+    parties = [*[(s["seat"], s) for s in doc["seats"]], (None, dealer)]
+    if doc["game"] == "face_up_pai_gow":  # the dealer sets first (58 Pa. Code § 688a.7(b))
+        parties = parties[-1:] + parties[:-1]
+    for who, holding in parties:
         if "high" in holding:
             out.append(table.event(rid, HandSet(seat=who, high=tuple(holding["high"]),
                                                 low=tuple(holding["low"]))))
+    for s in doc["seats"]:  # a tiles withdrawal, after the dealer has set (PR ¶ F)
+        if s.get("action") == "withdraw":
+            out.append(table.event(rid, PlayerActed(seat=s["seat"], action=s["action"])))
     out.append(table.event(rid, HandsExposed(seat=None)))
     for s in doc["seats"]:
         if s.get("action") == "concede":
             out.append(table.event(rid, PlayerActed(seat=s["seat"], action="concede")))
-    for (seat, wager), (outcome, net, commission) in (settle or {}).items():
+    for (seat, wager), (outcome, net, commission) in sorted(
+            (settle or {}).items(), key=_settling_order):
         out.append(table.event(rid, WagerSettled(seat=seat, wager=wager, outcome=outcome,
                                                  net_cents=net, commission_cents=commission)))
     for (seat, for_seat), amount in (envy or {}).items():

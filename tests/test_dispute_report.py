@@ -247,8 +247,10 @@ def test_the_reports_timeline_flags_and_ruleset(data):
     struck = [e for e in report.timeline if e.superseded]
     assert [(e.table_seq, e.summary) for e in struck] == [(17, "seat 2 main settled: loss -$5.00")]
     assert report.timeline[0].occurred_at == "2026-11-28T18:00:01.000000Z"
+    # the round settles seat by seat: seat 1's win is paid before seat 2's loss is collected
     assert {(f["check_id"], f["seat"], f["amount_at_stake_cents"]) for f in report.flags} == {
-        ("paid_loser", 4, 1950), ("foul_settled_as_win", 4, 1950)}
+        ("paid_loser", 4, 1950), ("foul_settled_as_win", 4, 1950),
+        ("winner_paid_before_losers", 1, None)}
     assert report.ruleset_words.startswith(
         "pai_gow_poker-classic-v1: Classic pai gow poker, dealer or player banked")
     assert "Commission 5.00% of a win, rounded down to the cent" in report.ruleset_words

@@ -174,7 +174,20 @@ def _duplicated(kind, evs, label):
     assert [w.amount_cents for w in placed] == [label.amount_cents]
 
 
+def _winner_first(kind, evs, label):
+    """Right in money, wrong in order: the labelled seat's winning main wager is settled
+    before a seat's losing main wager (a lawful round settles every loser first)."""
+    assert deviations(evs) == set()
+    mains = [p for p in kinds(evs, WagerSettled) if p.wager == "main" and p.seat is not None]
+    paid = next(i for i, p in enumerate(mains) if p.seat == label.seat)
+    assert mains[paid].outcome == "win" and label.wager == "main"
+    assert any(p.outcome == "loss" for p in mains[paid + 1:])
+    placed = [w for w in kinds(evs, WagerPlaced) if (w.seat, w.wager) == (label.seat, "main")]
+    assert [w.amount_cents for w in placed] == [label.amount_cents]
+
+
 CHECKS = {
+    "winner_paid_before_losers_collected": _winner_first,
     "envy_for_own_or_dealer_hand": _envy, "envy_without_qualifying_wager": _envy,
     "jackpot_step_missing": _jackpot, "award_from_inventory": _jackpot,
     "dealer_not_house_way": _settled_right, "raise_not_twice_ante": _settled_right,
