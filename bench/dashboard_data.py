@@ -51,7 +51,7 @@ import synthetic_replay  # noqa: E402
 from checks import runner  # noqa: E402
 from replay.run import MANIFEST, TABLES  # noqa: E402
 
-FORMAT = 5
+FORMAT = 6
 """Bump when what is written here changes, so that older cached data are not reused."""
 FLAGS = "checks/flags.parquet"
 STAMP = "dashboard.json"
@@ -163,7 +163,8 @@ SELECT round_id, casino, table_id, game, table_seq,
        CAST(NULL AS VARCHAR) AS replacement, CAST(NULL AS INTEGER) AS seat,
        CAST(NULL AS VARCHAR) AS position, CAST(NULL AS VARCHAR) AS wager,
        CAST(NULL AS VARCHAR) AS outcome, CAST(NULL AS VARCHAR) AS action,
-       CAST(NULL AS INTEGER) AS for_seat, table_seq AS stands_at
+       CAST(NULL AS INTEGER) AS for_seat, CAST(NULL AS BIGINT) AS net_cents,
+       table_seq AS stands_at
 FROM (SELECT *, md5(casino || '/' || table_id || '/' || table_seq) AS h FROM numbered)
 ORDER BY casino, table_id, round_id, table_seq
 """

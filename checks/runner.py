@@ -67,7 +67,7 @@ written: a missing one is an empty view, so the checks of the order of play judg
 there (a file a signed manifest lists and that is missing is refused before, as untrusted)."""
 TIMELINE_FACTS = (("replacement", "VARCHAR"), ("seat", "INTEGER"), ("position", "VARCHAR"),
                   ("wager", "VARCHAR"), ("outcome", "VARCHAR"), ("action", "VARCHAR"),
-                  ("for_seat", "INTEGER"), ("stands_at", "BIGINT"))
+                  ("for_seat", "INTEGER"), ("net_cents", "BIGINT"), ("stands_at", "BIGINT"))
 """The typed columns of ``timeline.parquet`` (replay/timeline.py ``facts``); an older file
 without them reads them as null (nothing to judge the order of play by)."""
 HEADER = re.compile(r"^--\s*(id|title|severity|rule|next|kind|params|catches):\s*(.+?)\s*$")
@@ -413,7 +413,7 @@ of them."""
 PLAY = """
 SELECT casino, table_id, round_id, game, stands_at AS table_seq, occurred_at, event_id,
        coalesce(replacement, event) AS event,
-       seat, position, wager, outcome, action, for_seat
+       seat, position, wager, outcome, action, for_seat, net_cents
 FROM timeline
 WHERE stands_at IS NOT NULL
 """

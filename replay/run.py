@@ -179,7 +179,7 @@ TIMELINE = pa.schema([
     ("corrects", pa.string()), ("superseded", pa.bool_()), ("replacement", pa.string()),
     ("seat", pa.int32()), ("position", pa.string()), ("wager", pa.string()),
     ("outcome", pa.string()), ("action", pa.string()), ("for_seat", pa.int32()),
-    ("stands_at", pa.int64()),
+    ("net_cents", pa.int64()), ("stands_at", pa.int64()),
 ])
 """One row per event of a round, corrections included, by ``table_seq``: ``event`` the
 payload kind in words (``wager placed``), ``summary`` what it says (``seat 3 placed Fortune
@@ -187,7 +187,8 @@ $5.00``, money from integer cents), ``corrects`` the event id a correction names
 null), ``superseded`` whether a correction replaced or struck the event (replay/timeline.py;
 docs/rules.md 8.5); then what the event says as typed columns, for the checks of the order of
 play: ``seat`` (null: the dealer, or the whole round), ``position`` (``dealer``, ``banker``,
-``seat N``), ``wager``, ``outcome``, ``action``, ``for_seat`` (an Envy Bonus's holder), a
+``seat N``), ``wager``, ``outcome``, ``action``, ``for_seat`` (an Envy Bonus's holder),
+``net_cents`` (a settlement's recorded net), a
 correction carrying its replacement's and ``replacement`` its kind in words
 (replay/timeline.py ``facts``); ``stands_at`` the ``table_seq`` where what the row says
 stands in the corrected round (a replacement at the place of the event it replaced; null

@@ -14,8 +14,9 @@ Beside the words, each row carries what the event says as typed columns (:func:`
 that a check of the order of play reads them and never the summary: ``seat`` (null for the
 dealer and for an event of the whole round), ``position`` (``dealer``, ``banker`` for the
 round's player banker, ``seat N``; null for an event of the whole round), ``wager``,
-``outcome``, ``action`` and ``for_seat`` (an Envy Bonus's holder; null: the dealer's hand)
-where the event has them. A correction that replaces an event carries its replacement's
+``outcome``, ``action``, ``for_seat`` (an Envy Bonus's holder; null: the dealer's hand) and
+``net_cents`` (a settlement's recorded net, integer cents: what was paid or collected,
+whatever the word) where the event has them. A correction that replaces an event carries its replacement's
 facts and names the replacement's kind in ``replacement`` (``wager settled``); a correction
 that strikes one carries none. ``stands_at`` is where what the row says stands in the round
 as corrected (the fold's reading, :mod:`replay.fold`): an event's own ``table_seq``; for
@@ -199,7 +200,7 @@ def superseded_ids(state: RoundState) -> frozenset[str]:
                      if isinstance(c.payload, EventCorrected) and c.payload.corrects in held)
 
 
-FACT_COLUMNS = ("seat", "position", "wager", "outcome", "action", "for_seat")
+FACT_COLUMNS = ("seat", "position", "wager", "outcome", "action", "for_seat", "net_cents")
 """The typed columns of a timeline row beside the words (:func:`facts`)."""
 
 _ROUND_WIDE = (RoundStarted, ProgressiveMeterRead, RoundVoided, RoundEnded)
@@ -222,7 +223,8 @@ def facts(payload: Payload, banker_seat: int | None) -> dict[str, Any]:
     return {"seat": seat, "position": position, "wager": getattr(payload, "wager", None),
             "outcome": getattr(payload, "outcome", None),
             "action": getattr(payload, "action", None),
-            "for_seat": payload.for_seat if isinstance(payload, EnvyBonusPaid) else None}
+            "for_seat": payload.for_seat if isinstance(payload, EnvyBonusPaid) else None,
+            "net_cents": payload.net_cents if isinstance(payload, WagerSettled) else None}
 
 
 def timeline_rows(state: RoundState) -> list[dict[str, Any]]:

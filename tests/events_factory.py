@@ -73,11 +73,13 @@ class Table:
 
 def _settling_order(item: tuple[tuple[int | None, str], tuple[str, int, int]]) -> int:
     """The seats' main wagers first, losers, then ties, then winners (pai gow poker
-    settlement (4), (7)); every other settlement after them, in the order given."""
-    (seat, wager), (outcome, _, _) = item
+    settlement (4), (7)), as the money goes whatever the word recorded (a net below 0
+    collected, 0 a tie, above 0 paid); every other settlement after them, in the order
+    given."""
+    (seat, wager), (_, net, _) = item
     if seat is None or wager != "main":
         return 3
-    return {"loss": 0, "push": 1}.get(outcome, 2)
+    return 0 if net < 0 else 1 if net == 0 else 2
 
 
 def events_of_document(table: Table, doc: dict, *, settle: dict | None = None,

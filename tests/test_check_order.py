@@ -39,7 +39,7 @@ def ev(event: str, seat: int | None = None, *, position: str | None = None,
        wager: str | None = None, outcome: str | None = None, action: str | None = None,
        for_seat: int | None = None, seq: int | None = None, at: int | None = None,
        superseded: bool = False, corrects: int | None = None,
-       replacement: str | None = None) -> dict:
+       replacement: str | None = None, net_cents: int | None = None) -> dict:
     """One timeline row as replay writes it; ``seq`` and ``at`` (seconds after the round's
     start; default: the row's place) are filled in by :func:`round_rows` when not given."""
     if position is None and event not in ROUND_WIDE:
@@ -47,10 +47,15 @@ def ev(event: str, seat: int | None = None, *, position: str | None = None,
     return {"event": event, "seat": seat, "position": position, "wager": wager,
             "outcome": outcome, "action": action, "for_seat": for_seat, "table_seq": seq,
             "at": at, "superseded": superseded, "corrects": corrects,
-            "replacement": replacement}
+            "replacement": replacement, "net_cents": net_cents}
+
+
+NETS = {"win": 1000, "loss": -1000, "push": 0, "void": 0}
+"""A settlement's recorded net by its word, unless a row gives its own."""
 
 
 def settled(seat: int | None, outcome: str, wager: str = "main", **kw) -> dict:
+    kw.setdefault("net_cents", NETS[outcome])
     return ev("wager settled", seat, wager=wager, outcome=outcome, **kw)
 
 
@@ -74,7 +79,7 @@ def round_rows(round_id: str, game: str, events: list[dict]) -> list[dict]:
             "corrects": None if corrects is None else f"{round_id}/{corrects}",
             "superseded": row["superseded"], "replacement": row["replacement"],
             **{k: row[k] for k in ("seat", "position", "wager", "outcome", "action",
-                                   "for_seat")},
+                                   "for_seat", "net_cents")},
             "stands_at": stands,
         })
     return out
@@ -204,17 +209,17 @@ def test_a_corrected_settlement_stands_where_it_was_recorded(tmp_path):
     corrected = round_rows("S10", "pai_gow_poker", [
         settled(2, "loss", superseded=True), settled(1, "win"),
         ev("event corrected", 2, corrects=2, replacement="wager settled", wager="main",
-           outcome="loss")])
+           outcome="loss", net_cents=-500)])
     # a winner recorded early and replaced by a loss: no early winner is left
     replaced = round_rows("S11", "pai_gow_poker", [
         settled(1, "win", superseded=True), settled(2, "loss"), settled(3, "win"),
         ev("event corrected", 1, corrects=2, replacement="wager settled", wager="main",
-           outcome="loss")])
+           outcome="loss", net_cents=-1000)])
     # a loss recorded early and replaced by a win, before a loss collected: now wrong
     became_win = round_rows("S12", "pai_gow_poker", [
         settled(1, "loss", superseded=True), settled(2, "loss"),
         ev("event corrected", 1, corrects=2, replacement="wager settled", wager="main",
-           outcome="win")])
+           outcome="win", net_cents=1000)])
     assert flagged(tmp_path, "winner_paid_before_losers", corrected, replaced,
                    became_win) == [("S12", 1)]
 
@@ -394,7 +399,7 @@ def test_the_timeline_carries_what_each_event_says_as_typed_columns():
     assert facts(WagerSettled(seat=2, wager="fortune", outcome="win", net_cents=500,
                               commission_cents=0), banker_seat=None) == {
         "seat": 2, "position": "seat 2", "wager": "fortune", "outcome": "win", "action": None,
-        "for_seat": None}
+        "for_seat": None, "net_cents": 500}
     assert facts(HandSet(seat=3, high=("6-6", "3-6"), low=("1-3", "2-2")), banker_seat=3)[
         "position"] == "banker"
     assert facts(HandSet(seat=None, high=("6-6",), low=("1-3",)), banker_seat=3)[
@@ -407,7 +412,7 @@ def test_the_timeline_carries_what_each_event_says_as_typed_columns():
                               replacement=PlayerActed(seat=5, action="concede"))
     assert facts(replaced, banker_seat=None) == {
         "seat": 5, "position": "seat 5", "wager": None, "outcome": None, "action": "concede",
-        "for_seat": None}
+        "for_seat": None, "net_cents": None}
     for payload in (EventCorrected(corrects="x", reason="struck"),
                     RoundStarted(game="pai_gow_poker", dealer_id="E011", banker_seat=2),
                     RoundEnded()):
@@ -426,7 +431,7 @@ def test_a_simulated_shift_with_winners_paid_first_is_flagged_there_and_nowhere_
     _write_log(tmp_path, [(e.table_id.encode(), encode(e)) for e in events], batch=500)
     replay(tmp_path / "log", tmp_path / "replay")
     timeline = pq.read_table(tmp_path / "replay" / "timeline.parquet")
-    assert {"seat", "position", "wager", "outcome", "action", "for_seat",
+    assert {"seat", "position", "wager", "outcome", "action", "for_seat", "net_cents",
             "replacement"} <= set(timeline.column_names)
     run_all(tmp_path / "replay", tmp_path / "checks")
     flags = pq.read_table(tmp_path / "checks" / "flags.parquet").to_pylist()

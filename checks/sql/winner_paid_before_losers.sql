@@ -5,7 +5,9 @@
 -- next: pull the video of the settlement: if the dealer paid a winner before collecting the losers, retrain the dealer on the order of settlement and watch the table (paying first is how a wrong payment out of a short stack goes unseen); check the round's money flags too
 -- catches: winner_paid_before_losers_collected
 -- Facts: the order of events within the round (the timeline, by table_seq; occurred_at is
--- shown, never used to order). The wager of the hands: main (the Face Up wager in Face Up);
+-- shown, never used to order), and what each settlement did with the money, whatever its
+-- word: a net above 0 is a payment, below 0 a collection, 0 a tie (a wrong word with the
+-- right money is outcome_word_wrong's to say, not an order fault). The wager of the hands: main (the Face Up wager in Face Up);
 -- the side wagers are settled after it, seat by seat (§ 688a.7(h)), and the dealer's own
 -- wager against a player banker is settled apart (settlement (12)); neither is ordered here.
 -- Offending rows: one per winning main wager whose settlement comes before a main wager
@@ -17,9 +19,12 @@
 -- pass; a corrected settlement stands at the place of the one it corrects (the view play).
 -- A settlement missing from the log is not judged here (unsettled, sequence_gap say it).
 WITH main AS (
-    SELECT casino, table_id, round_id, game, seat, outcome, table_seq, occurred_at
+    SELECT casino, table_id, round_id, game, seat, table_seq, occurred_at,
+           CASE WHEN net_cents > 0 THEN 'win' WHEN net_cents < 0 THEN 'loss'
+                ELSE 'push' END AS outcome
     FROM play
     WHERE event = 'wager settled' AND wager = 'main' AND seat IS NOT NULL
+      AND net_cents IS NOT NULL
       AND position <> 'banker'
       AND game IN ('pai_gow_poker', 'face_up_pai_gow', 'pai_gow_tiles')
 ), later AS (
