@@ -1,0 +1,180 @@
+"""Checks that look across rounds, from hand-built events through replay to the check's
+rows: the dealer's wager against a player banker (pai gow poker procedure (10)).
+
+Every round here is only started, wagered and ended: no cards, so no round is judged, and
+the checks across rounds do not need it (they compare recorded amounts between rounds).
+The expected amounts are written by hand from the rule, never taken from the code."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import replace
+from pathlib import Path
+
+from checks.runner import connect, load_checks, run_check
+from replay.run import replay
+from schemas import RoundEnded, RoundStarted, WagerPlaced, encode
+from tests.events_factory import Table
+from tests.test_replay_workers import _write
+
+REPORTS = Path(__file__).resolve().parent.parent / "checks" / "reports"
+
+
+def _round(table: Table, round_id: str, *, mains: dict[int, int], banker: int | None = None,
+           dealer_wager: int | None = None, co_bank: bool = False,
+           game: str = "pai_gow_poker", fortune: dict[int, int] | None = None) -> list:
+    """A round with the seats' main wagers (the banker's seat places none: it banks), the
+    dealer's own wager against a player banker, and Fortune wagers."""
+    out = [table.event(round_id, RoundStarted(game=game, dealer_id="E011", banker_seat=banker,
+                                              co_bank=co_bank))]
+    for seat, cents in mains.items():
+        out.append(table.event(round_id, WagerPlaced(seat=seat, wager="main",
+                                                     amount_cents=cents)))
+    for seat, cents in (fortune or {}).items():
+        out.append(table.event(round_id, WagerPlaced(seat=seat, wager="fortune",
+                                                     amount_cents=cents)))
+    if dealer_wager is not None:
+        out.append(table.event(round_id, WagerPlaced(seat=None, wager="main",
+                                                     amount_cents=dealer_wager)))
+    out.append(table.event(round_id, RoundEnded()))
+    return out
+
+
+def _rows(tmp_path: Path, events: list, check_id: str) -> list[dict]:
+    log = _write(tmp_path, [(e.table_id.encode(), encode(e)) for e in events], batch=7)
+    replay(log, tmp_path / "replay")
+    (check,) = [c for c in load_checks() if c.id == check_id]
+    con = connect(tmp_path / "replay")
+    try:
+        return run_check(con, check).to_pylist()
+    finally:
+        con.close()
+
+
+def _report(tmp_path: Path, name: str) -> list[dict]:
+    con = connect(tmp_path / "replay")
+    try:
+        rel = con.sql((REPORTS / f"{name}.sql").read_text(encoding="utf-8"))
+        cols = rel.columns
+        return [dict(zip(cols, row, strict=True)) for row in rel.fetchall()]
+    finally:
+        con.close()
+
+
+def _flagged(rows: list[dict]) -> list[tuple]:
+    return [(r["casino"], r["table_id"], r["round_id"], r["seat"], r["recorded_cents"],
+             r["expected_cents"]) for r in rows]
+
+
+CHECK = "dealer_wager_not_preceding"
+
+
+def test_a_dealer_wager_equal_to_the_bankers_wager_on_the_preceding_dealer_banked_hand_passes(
+        tmp_path):
+    t = Table()
+    events = [*_round(t, "T01-000001", mains={2: 2500, 3: 4000}),
+              *_round(t, "T01-000002", mains={2: 1000}, banker=3, dealer_wager=4000)]
+    assert _rows(tmp_path, events, CHECK) == []
+    assert _report(tmp_path, "dealer_wager_unjudged") == []
+
+
+def test_a_dealer_wager_that_differs_from_the_bankers_preceding_wager_is_flagged(tmp_path):
+    t = Table()
+    events = [*_round(t, "T01-000001", mains={2: 2500, 3: 4000}),
+              *_round(t, "T01-000002", mains={2: 1000}, banker=3, dealer_wager=2500)]
+    rows = _rows(tmp_path, events, CHECK)
+    assert _flagged(rows) == [("C01", "T01", "T01-000002", 3, 2500, 4000)]
+    assert "T01-000001" in rows[0]["detail"] and "seat 3" in rows[0]["detail"]
+
+
+def test_after_several_player_banked_rounds_the_preceding_dealer_banked_hand_counts(tmp_path):
+    # seat 3 bet 4,000 when the dealer banked; then seats 2, 4 and 3 bank in turn, and seat
+    # 3's wagers on the player-banked rounds in between (1,500 and 9,000) do not count
+    t = Table()
+    events = [*_round(t, "T01-000001", mains={2: 2500, 3: 4000, 4: 5000}),
+              *_round(t, "T01-000002", mains={3: 1500, 4: 5000}, banker=2, dealer_wager=2500),
+              *_round(t, "T01-000003", mains={2: 2500, 3: 9000}, banker=4, dealer_wager=5000),
+              *_round(t, "T01-000004", mains={2: 2500, 4: 5000}, banker=3, dealer_wager=4000),
+              *_round(t, "T01-000005", mains={2: 2500, 4: 5000}, banker=3, dealer_wager=9000)]
+    assert _flagged(_rows(tmp_path, events, CHECK)) == [
+        ("C01", "T01", "T01-000005", 3, 9000, 4000)]
+
+
+def test_a_later_dealer_banked_hand_replaces_the_earlier_one(tmp_path):
+    # seat 3 bet 4,000, then 6,000 on the next dealer-banked hand: the dealer matches 6,000
+    t = Table()
+    events = [*_round(t, "T01-000001", mains={2: 2500, 3: 4000}),
+              *_round(t, "T01-000002", mains={2: 2500, 3: 6000}),
+              *_round(t, "T01-000003", mains={2: 2500}, banker=3, dealer_wager=6000),
+              *_round(t, "T01-000004", mains={2: 2500}, banker=3, dealer_wager=4000)]
+    assert _flagged(_rows(tmp_path, events, CHECK)) == [
+        ("C01", "T01", "T01-000004", 3, 4000, 6000)]
+
+
+def test_a_seat_that_changed_between_is_judged_on_the_seat_that_banks_now(tmp_path):
+    # the bank passes from seat 2 to seat 5: each is matched with its own earlier wager
+    t = Table()
+    events = [*_round(t, "T01-000001", mains={2: 2500, 5: 7500}),
+              *_round(t, "T01-000002", mains={5: 7500}, banker=2, dealer_wager=2500),
+              *_round(t, "T01-000003", mains={2: 2500}, banker=5, dealer_wager=7500),
+              *_round(t, "T01-000004", mains={2: 2500}, banker=5, dealer_wager=2500)]
+    assert _flagged(_rows(tmp_path, events, CHECK)) == [
+        ("C01", "T01", "T01-000004", 5, 2500, 7500)]
+
+
+def test_side_wagers_are_not_the_bet_the_dealer_matches(tmp_path):
+    t = Table()
+    events = [*_round(t, "T01-000001", mains={2: 2500, 3: 4000}, fortune={3: 500}),
+              *_round(t, "T01-000002", mains={2: 2500}, banker=3, dealer_wager=4000)]
+    assert _rows(tmp_path, events, CHECK) == []
+
+
+def test_a_co_bank_is_judged_as_a_player_bank(tmp_path):
+    t = Table()
+    events = [*_round(t, "T01-000001", mains={2: 2500, 3: 4000}),
+              *_round(t, "T01-000002", mains={2: 2500}, banker=3, co_bank=True,
+                      dealer_wager=3000)]
+    assert _flagged(_rows(tmp_path, events, CHECK)) == [
+        ("C01", "T01", "T01-000002", 3, 3000, 4000)]
+
+
+def test_rounds_of_other_tables_and_other_casinos_sharing_ids_do_not_count(tmp_path):
+    # the same table id and round ids at another casino, and another table at this casino,
+    # where seat 3 bet 9,000 when the dealer banked: only this table's own hand counts
+    here, there, other = Table("T01", "C01"), Table("T01", "C02"), Table("T02", "C01")
+    theirs = [*_round(there, "T01-000001", mains={2: 2500, 3: 9000}),
+              *_round(there, "T01-000002", mains={2: 2500}, banker=3, dealer_wager=4000)]
+    # the factory names events by table and round: the other casino's get their own ids
+    theirs = [replace(e, event_id=str(uuid.uuid5(uuid.NAMESPACE_URL, f"C02/{e.event_id}")))
+              for e in theirs]
+    events = [*_round(here, "T01-000001", mains={2: 2500, 3: 4000}),
+              *_round(other, "T02-000001", mains={2: 2500, 3: 9000}),
+              *_round(here, "T01-000002", mains={2: 2500}, banker=3, dealer_wager=4000),
+              *_round(other, "T02-000002", mains={2: 2500}, banker=3, dealer_wager=9000),
+              *theirs]
+    assert _flagged(_rows(tmp_path, events, CHECK)) == [
+        ("C02", "T01", "T01-000002", 3, 4000, 9000)]
+
+
+def test_no_preceding_dealer_banked_hand_is_not_evaluated_never_flagged_nor_passed(tmp_path):
+    # T01: the first round is player-banked; T02: the banker's seat did not bet when the
+    # dealer banked. Neither is flagged, and the report says why each was not judged.
+    t1, t2 = Table("T01"), Table("T02")
+    events = [*_round(t1, "T01-000001", mains={2: 2500}, banker=3, dealer_wager=4000),
+              *_round(t2, "T02-000001", mains={2: 2500}),
+              *_round(t2, "T02-000002", mains={2: 2500}, banker=3, dealer_wager=4000)]
+    assert _rows(tmp_path, events, CHECK) == []
+    report = _report(tmp_path, "dealer_wager_unjudged")
+    assert [(r["table_id"], r["round_id"], r["seat"], r["dealer_cents"]) for r in report] == [
+        ("T01", "T01-000001", 3, 4000), ("T02", "T02-000002", 3, 4000)]
+    assert report[0]["why"] == "no earlier hand banked by the dealer at this table"
+    assert report[1]["why"] == ("seat 3 placed no main wager on the preceding dealer-banked "
+                                "hand T02-000001")
+
+
+def test_pai_gow_tiles_player_banks_are_not_judged_by_the_pai_gow_poker_procedure(tmp_path):
+    t = Table()
+    events = [*_round(t, "T01-000001", mains={2: 2500, 3: 4000}, game="pai_gow_tiles"),
+              *_round(t, "T01-000002", mains={2: 2500}, banker=3, dealer_wager=1000,
+                      game="pai_gow_tiles")]
+    assert _rows(tmp_path, events, CHECK) == []
