@@ -49,6 +49,7 @@ FAULT_CHECKS: Mapping[str, str] = MappingProxyType({
     "dealt_twice": "card_dealt_twice",
     "missing_events": "sequence_gap",
     "duplicated_events": "duplicate_event",
+    "dealer_wager_not_preceding": "dealer_wager_not_preceding",
 })
 """For every fault kind the simulator injects (``ingest.simulate`` FAULT_KINDS), the check
 that must flag it."""

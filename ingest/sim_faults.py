@@ -67,6 +67,8 @@ FAULT_KINDS: dict[str, str] = {
     "dealt_twice": "a card (or a tile beyond its copies) dealt twice in a round",
     "missing_events": "an event of the round missing (a gap in table_seq)",
     "duplicated_events": "an event sent twice with the same event_id",
+    "dealer_wager_not_preceding": ("the dealer's wager against a player banker not the "
+                                   "banker's wager on the preceding dealer-banked hand"),
 }
 """Every fault kind, with one line each (``--faults``, ``--help``)."""
 
@@ -187,6 +189,8 @@ def _candidates(kind: str, r: Round) -> list[Any]:
         return [s for s in r.plan.seats if s.wagers]
     if kind in ("missing_events", "duplicated_events"):
         return [True]
+    if kind == "dealer_wager_not_preceding":
+        return [True] if r.plan.preceding_wager is not None and r.plan.dealer_wager else []
     raise AssertionError(kind)
 
 
@@ -197,7 +201,8 @@ def applicable(kinds: Sequence[str], r: Round) -> list[str]:
 
 # --- stage 1: the facts ------------------------------------------------------------------
 
-JUDGED_AGAIN = frozenset({"dealer_not_house_way", "raise_not_twice_ante"})
+JUDGED_AGAIN = frozenset({"dealer_not_house_way", "raise_not_twice_ante",
+                          "dealer_wager_not_preceding"})
 FACTS = frozenset({"dealt_twice"})
 SETTLEMENTS = frozenset({"overpay", "underpay", "paid_loser", "collected_winner",
                          "commission_on_push_or_loss", "wrong_commission", "foul_paid",
@@ -233,6 +238,15 @@ def alter_facts(kind: str, r: Round, rng: random.Random,
                 _label(r, kind, seat.seat, "raise", abs(raised - 2 * ante)))
     if kind == "dealt_twice":
         return _dealt_twice(r, rng)
+    if kind == "dealer_wager_not_preceding":
+        # the dealer matches some other amount than the banker's preceding wager (pai gow
+        # poker procedure (10)); the table settles what was on the layout correctly
+        right = plan.preceding_wager
+        assert right is not None
+        wrong = rng.choice([x for x in (right - 500, right + 500, 2 * right)
+                            if x > 0 and x != right])
+        return (replace(plan, dealer_wager=wrong),
+                _label(r, kind, plan.banker_seat, "main", abs(wrong - right)))
     raise AssertionError(kind)
 
 

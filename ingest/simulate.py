@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ingest.kafka_io import TOPIC_SETTINGS_HELP
-from ingest.sim_deal import DEALERS, METER_BASE_CENTS, Deal, RoundPlan, document
+from ingest.sim_deal import CLASSIC, DEALERS, METER_BASE_CENTS, Deal, RoundPlan, document
 from ingest.sim_faults import (
     ENTRIES,
     EVENTS,
@@ -89,6 +89,9 @@ class TableSimulator:
         self.dealers = (f"E{table_index:02d}1", f"E{table_index:02d}2")
         self.floorperson = f"F{table_index:02d}1"
         self.meter = METER_BASE_CENTS.get(game, 0)
+        self.dealer_banked: dict[int, int] = {}
+        """The seats' main wagers on the table's last dealer-banked round (classic pai gow
+        poker), which a player banker's dealer wager equals (pai gow poker procedure (10))."""
         self.labels: list[Label] = []
 
     def _envelope(self, round_id: str, recorded_by: str, payload: Payload) -> RoundEvent:
@@ -109,7 +112,8 @@ class TableSimulator:
                       floorperson=self.floorperson, meter_id=f"{self.table_id}-progressive")
         self.clock_us = max(self.clock_us, SHIFT_START_US + number * ROUND_EVERY_US)
         plan = DEALERS[self.game](Deal(round_id=round_id, ruleset=self.ruleset, rng=rng,
-                                       meter=self.meter, rich=self.rich_hands))
+                                       meter=self.meter, rich=self.rich_hands,
+                                       preceding=self.dealer_banked))
         result = self._judge(plan)
         truth = Round(plan=plan, result=result, settled=tuple(settlements(plan, result, staff)))
         kind = None
@@ -137,6 +141,9 @@ class TableSimulator:
         if label is not None:
             self.labels.append(replace(label, casino=self.casino))
         self._move_meter(truth)
+        if truth.plan.game == CLASSIC and truth.plan.banker_seat is None:
+            self.dealer_banked = {s.seat: s.wagers["main"] for s in truth.plan.seats
+                                  if "main" in s.wagers}
         return events
 
     def _judge(self, plan: RoundPlan) -> dict[str, Any]:

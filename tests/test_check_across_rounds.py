@@ -7,10 +7,14 @@ The expected amounts are written by hand from the rule, never taken from the cod
 
 from __future__ import annotations
 
+import json
 import uuid
 from dataclasses import replace
 from pathlib import Path
 
+import pyarrow.parquet as pq
+
+from checks.evaluate import evaluate, markdown
 from checks.runner import connect, load_checks, run_check
 from replay.run import replay
 from schemas import RoundEnded, RoundStarted, WagerPlaced, encode
@@ -178,3 +182,43 @@ def test_pai_gow_tiles_player_banks_are_not_judged_by_the_pai_gow_poker_procedur
               *_round(t, "T01-000002", mains={2: 2500}, banker=3, dealer_wager=1000,
                       game="pai_gow_tiles")]
     assert _rows(tmp_path, events, CHECK) == []
+
+
+def _shift(tmp_path: Path, **shift) -> tuple[list[dict], list[dict]]:
+    """A simulated shift written to a log as ingest writes it, replayed and checked: its
+    labels and its flags."""
+    from checks.runner import run_all
+    from ingest.simulate import simulate_shift
+
+    events, labels = simulate_shift(**shift)
+    log = _write(tmp_path, [(e.table_id.encode(), encode(e)) for e in events], batch=200)
+    replay(log, tmp_path / "replay")
+    run_all(tmp_path / "replay", tmp_path / "checks")
+    flags = pq.read_table(tmp_path / "checks" / "flags.parquet").to_pylist()
+    return [{**json.loads(x.to_json())} for x in labels], flags
+
+
+def test_a_simulated_shift_with_the_fault_is_flagged_by_this_check_and_nothing_unlabelled(
+        tmp_path):
+    labels, flags = _shift(tmp_path, tables=4, rounds=60, seed=18, fault_rate=0.5,
+                           faults=["dealer_wager_not_preceding"], games=["pai_gow_poker"])
+    assert labels and {x["kind"] for x in labels} == {"dealer_wager_not_preceding"}
+    ev = evaluate(labels, flags)
+    assert ev.perfect, markdown(ev)
+    mine = {(f["round_id"], f["seat"]): f for f in flags if f["check_id"] == CHECK}
+    for label in labels:
+        flag = mine[label["round_id"], label["seat"]]
+        assert abs(flag["recorded_cents"] - flag["expected_cents"]) == label["amount_cents"]
+    assert len(mine) == len(labels)
+
+
+def test_a_clean_simulated_shift_deals_the_dealer_wager_the_rule_asks_for(tmp_path):
+    # the simulator's lawful rounds: a player banker's dealer wager is the banker's wager
+    # on the preceding dealer-banked hand, so none is flagged, and some were judged
+    labels, flags = _shift(tmp_path, tables=2, rounds=80, seed=3, fault_rate=0.0,
+                           games=["pai_gow_poker"])
+    assert labels == [] and [f for f in flags if f["check_id"] == CHECK] == []
+    wagers = pq.read_table(tmp_path / "replay" / "wagers.parquet").to_pylist()
+    against = [w for w in wagers if w["position"] == "dealer"]
+    unjudged = _report(tmp_path, "dealer_wager_unjudged")
+    assert len(against) - len(unjudged) >= 5  # judged, and lawful
