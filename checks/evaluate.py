@@ -50,6 +50,7 @@ FAULT_CHECKS: Mapping[str, str] = MappingProxyType({
     "missing_events": "sequence_gap",
     "duplicated_events": "duplicate_event",
     "dealer_wager_not_preceding": "dealer_wager_not_preceding",
+    "meter_jump": "meter_discontinuity",
 })
 """For every fault kind the simulator injects (``ingest.simulate`` FAULT_KINDS), the check
 that must flag it."""

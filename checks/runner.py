@@ -412,6 +412,10 @@ def _read(con: duckdb.DuckDBPyConnection, path: Path, name: str) -> duckdb.DuckD
     replay's) is judged on the point alone, the range being the point: stricter, never a
     pass of what the point would flag. A file with some of them and not others is refused."""
     rel = con.read_parquet(str(path))
+    if name == "rounds" and "progressive_meter_id" not in rel.columns:
+        # an older replay's: the meter is then its table's, and a hit's reading not judged
+        return rel.project("*, NULL::VARCHAR AS progressive_meter_id, "
+                           "NULL::BIGINT AS progressive_reset_cents")
     if name == "envy" and "qualifying_minimum_cents" not in rel.columns:
         # an older replay's: the Envy checks take their parameter for the minimum
         return rel.project("*, NULL::BIGINT AS qualifying_minimum_cents")

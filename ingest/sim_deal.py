@@ -95,6 +95,9 @@ class RoundPlan:
     dealer_sets: tuple[Setting, ...]
     dealer_wager: int
     seats: tuple[SeatPlay, ...]
+    meter_follows: bool = False
+    """The meter read in this round follows an earlier reading of the table's meter with no
+    award taken from it since (what a check of the meter's continuity can judge)."""
     preceding_wager: int | None = None
     """Classic pai gow poker banked by a player: the banker seat's main wager on the
     preceding hand the dealer banked at the table, which the dealer's own wager equals
@@ -290,7 +293,8 @@ class Deal:
     """What dealing a round needs from its table: the round id, the ruleset in force, the
     table's RNG, the table's progressive meter and the share of rigged rounds; ``preceding``
     the seats' main wagers on the table's last dealer-banked round (classic pai gow poker),
-    seat -> cents."""
+    seat -> cents; ``meter_follows``: the table's meter was read before, with no award taken
+from it since."""
 
     round_id: str
     ruleset: Ruleset
@@ -298,6 +302,7 @@ class Deal:
     meter: int
     rich: float
     preceding: Mapping[int, int] | None = None
+    meter_follows: bool = False
 
 
 def _seat_numbers(rng: random.Random, most: int) -> list[int]:
@@ -343,6 +348,7 @@ def _deal_poker(d: Deal, *, face_up: bool) -> RoundPlan:
         round_id=d.round_id, game=FACE_UP if face_up else CLASSIC, ruleset=ruleset,
         banker_seat=banker_seat, co_bank=co_bank,
         meter=d.meter if any("progressive" in p.wagers for p in plays) else None,
+        meter_follows=d.meter_follows,
         dealer_dealt=_tokens(dealer), dealer_sets=dealer_sets, dealer_wager=dealer_wager,
         seats=tuple(plays), preceding_wager=preceding_wager)
 
@@ -407,6 +413,7 @@ def _deal_caribbean(d: Deal) -> RoundPlan:
     return RoundPlan(
         round_id=d.round_id, game=CARIBBEAN, ruleset=ruleset, banker_seat=None,
         co_bank=False, meter=d.meter if any("progressive" in p.wagers for p in plays) else None,
+        meter_follows=d.meter_follows,
         dealer_dealt=_tokens(dealer), dealer_sets=(), dealer_wager=0, seats=tuple(plays))
 
 

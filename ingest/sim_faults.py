@@ -69,6 +69,7 @@ FAULT_KINDS: dict[str, str] = {
     "duplicated_events": "an event sent twice with the same event_id",
     "dealer_wager_not_preceding": ("the dealer's wager against a player banker not the "
                                    "banker's wager on the preceding dealer-banked hand"),
+    "meter_jump": "a progressive meter reading that jumps from the previous reading",
 }
 """Every fault kind, with one line each (``--faults``, ``--help``)."""
 
@@ -191,6 +192,11 @@ def _candidates(kind: str, r: Round) -> list[Any]:
         return [True]
     if kind == "dealer_wager_not_preceding":
         return [True] if r.plan.preceding_wager is not None and r.plan.dealer_wager else []
+    if kind == "meter_jump":
+        # a reading that follows another with no hit since, in a round without a jackpot
+        # (whose award the jump would change)
+        return ([True] if r.plan.meter is not None and r.plan.meter_follows
+                and not any(isinstance(p, JackpotHit) for p in r.settled) else [])
     raise AssertionError(kind)
 
 
@@ -202,7 +208,7 @@ def applicable(kinds: Sequence[str], r: Round) -> list[str]:
 # --- stage 1: the facts ------------------------------------------------------------------
 
 JUDGED_AGAIN = frozenset({"dealer_not_house_way", "raise_not_twice_ante",
-                          "dealer_wager_not_preceding"})
+                          "dealer_wager_not_preceding", "meter_jump"})
 FACTS = frozenset({"dealt_twice"})
 SETTLEMENTS = frozenset({"overpay", "underpay", "paid_loser", "collected_winner",
                          "commission_on_push_or_loss", "wrong_commission", "foul_paid",
@@ -247,6 +253,14 @@ def alter_facts(kind: str, r: Round, rng: random.Random,
                             if x > 0 and x != right])
         return (replace(plan, dealer_wager=wrong),
                 _label(r, kind, plan.banker_seat, "main", abs(wrong - right)))
+    if kind == "meter_jump":
+        # far beyond what the round's contributions could explain, up or down; the meter
+        # goes on from the reading (replay judges the round on it)
+        assert plan.meter is not None
+        jump = rng.choice([x for x in (25_000, 100_000, -25_000, -100_000)
+                           if plan.meter + x >= 0])
+        return (replace(plan, meter=plan.meter + jump),
+                _label(r, kind, None, "progressive", abs(jump)))
     raise AssertionError(kind)
 
 

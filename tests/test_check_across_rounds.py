@@ -222,3 +222,157 @@ def test_a_clean_simulated_shift_deals_the_dealer_wager_the_rule_asks_for(tmp_pa
     against = [w for w in wagers if w["position"] == "dealer"]
     unjudged = _report(tmp_path, "dealer_wager_unjudged")
     assert len(against) - len(unjudged) >= 5  # judged, and lawful
+
+
+# --- the progressive meter from round to round (replay's outputs built by hand) ----------
+
+METER = "meter_discontinuity"
+
+
+def _outputs(tmp_path: Path, rounds: list[dict], wagers: list[dict] = (),
+             jackpots: list[dict] = ()) -> Path:
+    """Replay's files with these rows (every other file empty), as replay's schemas say."""
+    import datetime as dt
+
+    import pyarrow as pa
+
+    from replay.run import TABLES
+
+    out = tmp_path / "replay"
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = dt.datetime(2026, 11, 28, 18, tzinfo=dt.UTC)
+    rows = {name: [] for name in TABLES}
+    for r in rounds:
+        rows["rounds"].append({"casino": "C01", "table_id": "T01", "game": "caribbean_stud",
+                               "banker": "dealer", "evaluated": True, "voided": False,
+                               "ended": True, "problem_kinds": [], **r,
+                               "dealt_at": t0 + dt.timedelta(minutes=r["minute"])})
+        rows["rounds"][-1].pop("minute")
+    rows["wagers"] = [{"casino": "C01", "table_id": "T01", "wager": "progressive",
+                       "position": "seat 1", **w} for w in wagers]
+    rows["jackpots"] = [{"casino": "C01", "table_id": "T01", "award_from_meter": True, **j}
+                        for j in jackpots]
+    for name, schema in TABLES.items():
+        pq.write_table(pa.Table.from_pylist(rows[name], schema=schema), out / f"{name}.parquet")
+    return out
+
+
+def _meter_rows(out: Path) -> list[tuple]:
+    (check,) = [c for c in load_checks() if c.id == METER]
+    con = connect(out)
+    try:
+        rows = run_check(con, check).to_pylist()
+    finally:
+        con.close()
+    return [(r["casino"], r["table_id"], r["round_id"], r["recorded_cents"], r["expected_cents"])
+            for r in rows]
+
+
+def _reading(round_id, minute, meter, *, meter_id="T01-progressive", table="T01",
+             casino="C01", reset=None):
+    return {"round_id": round_id, "minute": minute, "progressive_meter_cents": meter,
+            "progressive_meter_id": meter_id, "table_id": table, "casino": casino,
+            "progressive_reset_cents": reset}
+
+
+def _progressive(round_id, cents, *, seat=1, table="T01", casino="C01"):
+    return {"round_id": round_id, "seat": seat, "amount_cents": cents, "table_id": table,
+            "casino": casino}
+
+
+def test_a_meter_that_grows_by_at_most_the_progressive_wagers_since_is_explained(tmp_path):
+    # 100 + 100 wagered in R1: the meter may rise by 0 to 200; 20% of them (40) is lawful,
+    # so is all of it, so is nothing
+    out = _outputs(tmp_path, [_reading("R1", 0, 1_000_000), _reading("R2", 2, 1_000_040),
+                              _reading("R3", 4, 1_000_240), _reading("R4", 6, 1_000_240)],
+                   [_progressive("R1", 100), _progressive("R1", 100, seat=2),
+                    _progressive("R2", 100), _progressive("R2", 100, seat=2),
+                    _progressive("R3", 100)])
+    assert _meter_rows(out) == []
+
+
+def test_a_meter_that_falls_without_a_hit_or_rises_beyond_the_wagers_is_flagged(tmp_path):
+    out = _outputs(tmp_path, [_reading("R1", 0, 1_000_000), _reading("R2", 2, 999_900),
+                              _reading("R3", 4, 1_000_500)],
+                   [_progressive("R1", 100), _progressive("R2", 100)])
+    assert _meter_rows(out) == [("C01", "T01", "R2", 999_900, 1_000_000),
+                                ("C01", "T01", "R3", 1_000_500, 1_000_000)]
+
+
+def test_a_hit_explains_the_fall_down_to_the_reset_amount_and_no_lower(tmp_path):
+    # R1: a 100% award of 1,000,000 taken from the meter, which resets to 500,000: the
+    # next reading may be 500,000 plus up to the 100 wagered in R1. R3: a 10% award of
+    # 50,002 leaves 450,018, below the reset: the meter stands at 500,000 again. R4: an
+    # award of 50,000, and R5 reads 400,000, below the reset amount. At T02 a 10% award
+    # leaves the meter above its reset: it falls by the award, no lower.
+    out = _outputs(tmp_path, [_reading("R1", 0, 1_000_000, reset=500_000),
+                              _reading("R2", 2, 500_020, reset=500_000),
+                              _reading("R3", 4, 500_020, reset=500_000),
+                              _reading("R4", 6, 500_000, reset=500_000),
+                              _reading("R5", 8, 400_000, reset=500_000),
+                              _reading("T02-1", 0, 2_000_000, meter_id="T02-progressive",
+                                       table="T02", reset=500_000),
+                              _reading("T02-2", 2, 1_800_000, meter_id="T02-progressive",
+                                       table="T02", reset=500_000),
+                              _reading("T02-3", 4, 1_700_000, meter_id="T02-progressive",
+                                       table="T02", reset=500_000)],
+                   [_progressive("R1", 100)],
+                   [{"round_id": "R1", "seat": 1, "recorded_award_cents": 1_000_000},
+                    {"round_id": "R3", "seat": 1, "recorded_award_cents": 50_002},
+                    {"round_id": "R4", "seat": 1, "recorded_award_cents": 50_000},
+                    {"round_id": "T02-1", "seat": 1, "recorded_award_cents": 200_000,
+                     "table_id": "T02"},
+                    {"round_id": "T02-2", "seat": 1, "recorded_award_cents": 180_000,
+                     "table_id": "T02"}])
+    assert _meter_rows(out) == [("C01", "T01", "R5", 400_000, 500_000),
+                                ("C01", "T02", "T02-3", 1_700_000, 1_620_000)]
+
+
+def test_a_reading_after_a_hit_is_not_evaluated_without_a_reset_amount(tmp_path):
+    out = _outputs(tmp_path, [_reading("R1", 0, 1_000_000), _reading("R2", 2, 1)],
+                   [], [{"round_id": "R1", "seat": 1, "recorded_award_cents": 1_000_000}])
+    assert _meter_rows(out) == []
+
+
+def test_a_fixed_award_is_not_taken_from_the_meter(tmp_path):
+    # a $500 four of a kind is paid from the table inventory: the meter does not fall
+    out = _outputs(tmp_path, [_reading("R1", 0, 1_000_000, reset=500_000),
+                              _reading("R2", 2, 950_000, reset=500_000)],
+                   [], [{"round_id": "R1", "seat": 1, "recorded_award_cents": 50_000,
+                         "award_from_meter": False}])
+    assert _meter_rows(out) == [("C01", "T01", "R2", 950_000, 1_000_000)]
+
+
+def test_a_linked_meter_is_followed_across_tables_and_casinos_keep_their_own(tmp_path):
+    # meter LINK-1 read at T01 then T02 then T01 (each explained by the one before, at
+    # whatever table); casino C02 has a meter of the same id whose readings are its own;
+    # table T03's meter without an id is the table's own
+    out = _outputs(tmp_path, [
+        _reading("T01-1", 0, 1_000_000, meter_id="LINK-1"),
+        _reading("T02-1", 1, 1_000_100, meter_id="LINK-1", table="T02"),
+        _reading("T01-2", 2, 1_000_150, meter_id="LINK-1"),
+        _reading("T01-1", 0, 3_000_000, meter_id="LINK-1", casino="C02"),
+        _reading("T01-2", 2, 1_000_150, meter_id="LINK-1", casino="C02"),
+        _reading("T03-1", 0, 2_000_000, meter_id=None, table="T03"),
+        _reading("T03-2", 2, None, meter_id=None, table="T03"),
+        _reading("T03-3", 4, 2_000_300, meter_id=None, table="T03")],
+        [_progressive("T01-1", 100), _progressive("T02-1", 100, table="T02"),
+         _progressive("T03-1", 100, table="T03"),
+         _progressive("T03-2", 200, table="T03")])
+    # T03-2 read no meter: its 200 counts towards T03's own meter, so T03-3 is explained
+    assert _meter_rows(out) == [("C02", "T01", "T01-2", 1_000_150, 3_000_000)]
+
+
+def test_a_simulated_shift_with_meter_jumps_is_flagged_by_the_meter_check_and_nothing_else(
+        tmp_path):
+    labels, flags = _shift(tmp_path, tables=4, rounds=50, seed=21, fault_rate=0.4,
+                           faults=["meter_jump"], games=["face_up_pai_gow", "caribbean_stud"],
+                           rich_hands=0.2)
+    assert labels and {x["kind"] for x in labels} == {"meter_jump"}
+    ev = evaluate(labels, flags)
+    assert ev.perfect, markdown(ev)
+    mine = {f["round_id"]: f for f in flags if f["check_id"] == METER}
+    assert set(mine) == {x["round_id"] for x in labels}
+    for label in labels:
+        flag = mine[label["round_id"]]
+        assert abs(flag["recorded_cents"] - flag["expected_cents"]) <= label["amount_cents"]
