@@ -96,16 +96,16 @@ ROUNDS = pa.schema([
 """``progressive_meter_cents`` and ``progressive_meter_id``: the round's last reading of the
 progressive meter and the id of the meter read (ProgressiveMeterRead; null when none);
 ``progressive_reset_cents``: the amount the meter resets to after a hit, the judging
-ruleset's option ``progressive_reset_cents`` (null when the ruleset is unknown or names
-none; docs/rulesets.md). ``wagered_cents`` and ``house_win_cents``: the patrons' wagers of the round (the player
-banker's bank, the dealer's own wager against it and the Progressive, which is paid from the
-meter, left out) and the house's win on them as recorded (minus their recorded nets; a
-wager never settled counts 0); ``mispay_cents``: recorded minus expected net over every
-patron's wager settled outside its lawful range, the expected net being the nearer end of
-the range (docs/rules.md 6a.19), and ``mispaid_wagers``: how many of the round's wagers
-were settled for a net outside it (never settled included), both null when the round was
-not evaluated. The surveillance checks read them instead of every wager. A total that does
-not fit 64 bits is null."""
+ruleset's option ``progressive_reset_cents`` (null when the ruleset is unknown or names none;
+docs/rulesets.md). ``wagered_cents`` and ``house_win_cents``: the patrons' wagers of the
+round (the player banker's bank, the dealer's own wager against it and the Progressive, which
+is paid from the meter, left out) and the house's win on them as recorded (minus their
+recorded nets; a wager never settled counts 0); ``mispay_cents``: recorded minus expected net
+over every patron's wager settled outside its lawful range, the expected net being the nearer
+end of the range (docs/rules.md 6a.19), and ``mispaid_wagers``: how many of the round's
+wagers were settled for a net outside it (never settled included), both null when the round
+was not evaluated. The surveillance checks read them instead of every wager. A total that
+does not fit 64 bits is null."""
 HANDS = pa.schema([
     ("round_id", pa.string()), ("casino", pa.string()), ("table_id", pa.string()),
     ("game", pa.string()),

@@ -376,3 +376,80 @@ def test_a_simulated_shift_with_meter_jumps_is_flagged_by_the_meter_check_and_no
     for label in labels:
         flag = mine[label["round_id"]]
         assert abs(flag["recorded_cents"] - flag["expected_cents"]) <= label["amount_cents"]
+
+
+# --- the reset amount is ruleset data ---------------------------------------------------
+
+
+def _filed(root: Path, **options) -> dict:
+    from tests.test_rulesets_check import GOOD
+
+    data = json.loads(json.dumps(GOOD))
+    data["options"] = {**data["options"], **options}
+    folder = root / "C02"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{data['id']}.json").write_text(json.dumps(data), encoding="utf-8")
+    return data
+
+
+def test_a_casino_files_its_meters_reset_amount_and_a_bad_one_is_named(tmp_path):
+    from replay.filings import FilingProblemKind, load_rulebook, read_filings
+
+    data = _filed(tmp_path / "good", progressive_reset_cents=1_000_000)
+    assert read_filings(tmp_path / "good").problems == ()
+    book = load_rulebook(tmp_path / "good")
+    assert book.find(data["id"]).options["progressive_reset_cents"] == 1_000_000
+    for bad in (-1, "ten thousand dollars", True):
+        root = tmp_path / f"bad-{bad}"
+        _filed(root, progressive_reset_cents=bad)
+        problems = read_filings(root).problems
+        assert [p.kind for p in problems] == [FilingProblemKind.BAD_VALUE], (bad, problems)
+        assert "progressive_reset_cents" in problems[0].detail
+
+
+def test_replay_writes_the_meter_id_and_the_rulesets_reset_amount_into_rounds(tmp_path):
+    from replay.filings import load_rulebook
+    from schemas import ProgressiveMeterRead
+
+    data = _filed(tmp_path / "rulesets", progressive_reset_cents=1_000_000)
+    book = load_rulebook(tmp_path / "rulesets")
+    ours, shipped = Table("T01", "C02"), Table("T02", "C01")
+    events = []
+    for t in (ours, shipped):
+        rid = f"{t.table_id}-000001"
+        events += [t.event(rid, RoundStarted(game="caribbean_stud", dealer_id="E011")),
+                   t.event(rid, ProgressiveMeterRead(meter_cents=1_234_500,
+                                                     meter_id=f"{t.table_id}-progressive")),
+                   t.event(rid, RoundEnded())]
+    log = _write(tmp_path, [(e.table_id.encode(), encode(e)) for e in events], batch=7)
+    replay(log, tmp_path / "replay", book=book)
+    rows = {r["casino"]: r for r in pq.read_table(tmp_path / "replay" / "rounds.parquet")
+            .to_pylist()}
+    assert rows["C02"]["ruleset"] == data["id"]
+    assert (rows["C02"]["progressive_meter_cents"], rows["C02"]["progressive_meter_id"],
+            rows["C02"]["progressive_reset_cents"]) == (1_234_500, "T01-progressive",
+                                                        1_000_000)
+    # the shipped ruleset names no reset amount: neither the rule texts nor docs/rules.md
+    # give one
+    assert (rows["C01"]["progressive_meter_id"], rows["C01"]["progressive_reset_cents"]) == (
+        "T02-progressive", None)
+
+
+def test_the_jackpot_log_lists_each_hit_with_its_steps_and_the_meter_before_and_after(
+        tmp_path):
+    steps = {"hand_verified": True, "light_illuminated": True, "validated": True,
+             "validated_by": "F011", "validator_role": "floorperson", "paid": True,
+             "paid_from": "meter", "documented": False}
+    _outputs(tmp_path, [_reading("R1", 0, 1_000_000, reset=500_000),
+                        _reading("R2", 1, None, meter_id=None),
+                        _reading("T02-1", 2, 777_000, table="T02", meter_id="T02-progressive"),
+                        _reading("R3", 3, 500_040, reset=500_000)],
+             [], [{"round_id": "R1", "seat": 4, "hand": "royal_flush",
+                   "judged_hand": "royal_flush", "progressive_meter_cents": 1_000_000,
+                   "recorded_award_cents": 1_000_000, "expected_net_cents": 1_000_000,
+                   **steps}])
+    (row,) = _report(tmp_path, "jackpot_log")
+    assert (row["round_id"], row["seat"], row["recorded_award_cents"], row["paid_from"],
+            row["steps_missing"], row["meter_before"], row["meter_after"],
+            row["meter_after_round"], row["reset_cents"]) == (
+        "R1", 4, 1_000_000, "meter", "documented", 1_000_000, 500_040, "R3", 500_000)
