@@ -453,3 +453,30 @@ def test_the_jackpot_log_lists_each_hit_with_its_steps_and_the_meter_before_and_
             row["steps_missing"], row["meter_before"], row["meter_after"],
             row["meter_after_round"], row["reset_cents"]) == (
         "R1", 4, 1_000_000, "meter", "documented", 1_000_000, 500_040, "R3", 500_000)
+
+
+def test_the_preceding_hand_is_the_one_dealt_before_not_the_one_named_lower(tmp_path):
+    # round ids out of the order the rounds were dealt: "T01-B" was dealt first (seat 3 bet
+    # 2,500), "T01-A" second (seat 3 bet 4,000), then seat 3 banks: the dealer matches 4,000
+    t = Table()
+    events = [*_round(t, "T01-B", mains={2: 2500, 3: 2500}),
+              *_round(t, "T01-A", mains={2: 2500, 3: 4000}),
+              *_round(t, "T01-C", mains={2: 2500}, banker=3, dealer_wager=4000),
+              *_round(t, "T01-D", mains={2: 2500}, banker=3, dealer_wager=2500)]
+    assert _flagged(_rows(tmp_path, events, CHECK)) == [
+        ("C01", "T01", "T01-D", 3, 2500, 4000)]
+
+
+def test_rounds_of_an_older_replay_without_the_meter_id_are_read_as_the_tables_meters(
+        tmp_path):
+    # an older rounds.parquet has neither progressive_meter_id nor progressive_reset_cents:
+    # the meter is then the table's own, and a reading after a hit is not judged
+    import pyarrow as pa
+
+    out = _outputs(tmp_path, [_reading("R1", 0, 1_000_000, reset=500_000),
+                              _reading("R2", 2, 999_000, reset=500_000)])
+    old = pq.read_table(out / "rounds.parquet")
+    old = old.drop_columns(["progressive_meter_id", "progressive_reset_cents"])
+    assert isinstance(old, pa.Table)
+    pq.write_table(old, out / "rounds.parquet")
+    assert _meter_rows(out) == [("C01", "T01", "R2", 999_000, 1_000_000)]
