@@ -480,3 +480,12 @@ def test_rounds_of_an_older_replay_without_the_meter_id_are_read_as_the_tables_m
     assert isinstance(old, pa.Table)
     pq.write_table(old, out / "rounds.parquet")
     assert _meter_rows(out) == [("C01", "T01", "R2", 999_000, 1_000_000)]
+
+
+def test_a_round_whose_meter_reading_was_lost_still_contributes_to_the_meter(tmp_path):
+    # R2 took 200 of Progressive wagers but its reading is not in the log: R3 may be up to
+    # the 100 of R1 and the 200 of R2 above R1
+    out = _outputs(tmp_path, [_reading("R1", 0, 1_000_000), _reading("R2", 2, None),
+                              _reading("R3", 4, 1_000_250), _reading("R4", 6, 1_000_251)],
+                   [_progressive("R1", 100), _progressive("R2", 200)])
+    assert _meter_rows(out) == [("C01", "T01", "R4", 1_000_251, 1_000_250)]

@@ -11,26 +11,35 @@ WITH poker AS (
            r.banker = 'dealer' AND NOT coalesce(r.voided, false) AS dealer_banked
     FROM rounds AS r
     WHERE r.game = 'pai_gow_poker'
-), ordered AS (
+), numbered AS (
     SELECT p.*,
            CASE WHEN p.dealt_at IS NOT NULL THEN
-               last_value(CASE WHEN p.dealer_banked THEN p.round_id END IGNORE NULLS) OVER (
+               sum(CASE WHEN p.dealer_banked THEN 1 ELSE 0 END) OVER (
                    PARTITION BY p.casino, p.table_id, p.dealt_at IS NULL
-                   ORDER BY p.dealt_at, p.round_id
-                   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) END AS preceding_round
+                   ORDER BY p.dealt_at, p.round_id ROWS UNBOUNDED PRECEDING) END AS hand_number
     FROM poker AS p
+), ordered AS (
+    SELECT n.casino, n.table_id, n.round_id, n.dealt_at, n.banker_seat,
+           d.round_id AS preceding_round
+    FROM numbered AS n
+    LEFT JOIN numbered AS d
+      ON d.casino = n.casino AND d.table_id = n.table_id AND d.dealer_banked
+     AND d.dealt_at IS NOT NULL AND d.hand_number = n.hand_number
+    WHERE n.banker_seat IS NOT NULL
 ), against AS (
     SELECT o.casino, o.table_id, o.round_id, o.banker_seat, o.preceding_round, o.dealt_at,
            w.amount_cents AS dealer_cents
     FROM ordered AS o
     JOIN wagers AS w USING (casino, table_id, round_id)
-    WHERE o.banker_seat IS NOT NULL
-      AND w.position = 'dealer' AND w.seat IS NULL AND w.wager = 'main'
+    WHERE w.position = 'dealer' AND w.seat IS NULL AND w.wager = 'main'
 ), preceding AS (
-    SELECT casino, table_id, round_id, seat, sum(amount_cents) AS main_cents
-    FROM wagers
-    WHERE wager = 'main' AND seat IS NOT NULL
-    GROUP BY casino, table_id, round_id, seat
+    SELECT a.casino, a.table_id, a.round_id, sum(w.amount_cents) AS main_cents
+    FROM against AS a
+    JOIN wagers AS w
+      ON w.casino = a.casino AND w.table_id = a.table_id AND w.round_id = a.preceding_round
+     AND w.seat = a.banker_seat
+    WHERE w.wager = 'main'
+    GROUP BY a.casino, a.table_id, a.round_id
 )
 SELECT a.casino, a.table_id, a.round_id, a.banker_seat AS seat, a.dealer_cents,
        CASE WHEN a.dealt_at IS NULL
@@ -40,8 +49,6 @@ SELECT a.casino, a.table_id, a.round_id, a.banker_seat AS seat, a.dealer_cents,
             ELSE 'seat ' || a.banker_seat || ' placed no main wager on the preceding '
                  || 'dealer-banked hand ' || a.preceding_round END AS why
 FROM against AS a
-LEFT JOIN preceding AS p
-  ON p.casino = a.casino AND p.table_id = a.table_id AND p.round_id = a.preceding_round
- AND p.seat = a.banker_seat
+LEFT JOIN preceding AS p USING (casino, table_id, round_id)
 WHERE p.main_cents IS NULL
 ORDER BY a.casino, a.table_id, a.round_id

@@ -26,25 +26,37 @@ WITH poker AS (
            r.banker = 'dealer' AND NOT coalesce(r.voided, false) AS dealer_banked
     FROM rounds AS r
     WHERE r.game = 'pai_gow_poker' AND r.dealt_at IS NOT NULL
-), ordered AS (
+), numbered AS (
+    -- the dealer-banked hands counted in the table's order: a round's number is that of the
+    -- latest dealer-banked hand dealt before it or with it (a running sum, linear in rounds)
     SELECT p.*,
-           last_value(CASE WHEN p.dealer_banked THEN p.round_id END IGNORE NULLS) OVER (
+           sum(CASE WHEN p.dealer_banked THEN 1 ELSE 0 END) OVER (
                PARTITION BY p.casino, p.table_id ORDER BY p.dealt_at, p.round_id
-               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS preceding_round
+               ROWS UNBOUNDED PRECEDING) AS hand_number
     FROM poker AS p
+), ordered AS (
+    SELECT n.casino, n.table_id, n.round_id, n.banker_seat, d.round_id AS preceding_round
+    FROM numbered AS n
+    LEFT JOIN numbered AS d
+      ON d.casino = n.casino AND d.table_id = n.table_id AND d.dealer_banked
+     AND d.hand_number = n.hand_number
+    WHERE n.banker_seat IS NOT NULL
 ), against AS (
     -- the dealer's own main wager against a player banker
-    SELECT o.casino, o.table_id, o.round_id, o.banker, o.banker_seat, o.preceding_round,
+    SELECT o.casino, o.table_id, o.round_id, o.banker_seat, o.preceding_round,
            w.amount_cents AS dealer_cents
     FROM ordered AS o
     JOIN wagers AS w USING (casino, table_id, round_id)
-    WHERE o.banker_seat IS NOT NULL
-      AND w.position = 'dealer' AND w.seat IS NULL AND w.wager = 'main'
+    WHERE w.position = 'dealer' AND w.seat IS NULL AND w.wager = 'main'
 ), preceding AS (
-    SELECT casino, table_id, round_id, seat, sum(amount_cents) AS main_cents
-    FROM wagers
-    WHERE wager = 'main' AND seat IS NOT NULL
-    GROUP BY casino, table_id, round_id, seat
+    -- that seat's main wager on the preceding dealer-banked hand
+    SELECT a.casino, a.table_id, a.round_id, sum(w.amount_cents) AS main_cents
+    FROM against AS a
+    JOIN wagers AS w
+      ON w.casino = a.casino AND w.table_id = a.table_id AND w.round_id = a.preceding_round
+     AND w.seat = a.banker_seat
+    WHERE w.wager = 'main'
+    GROUP BY a.casino, a.table_id, a.round_id
 )
 SELECT
     a.casino,
@@ -59,8 +71,6 @@ SELECT
         || a.preceding_round || ' was ' || p.main_cents
         || ' (cents; seat, not patron: the log has no patron id)' AS detail
 FROM against AS a
-JOIN preceding AS p
-  ON p.casino = a.casino AND p.table_id = a.table_id AND p.round_id = a.preceding_round
- AND p.seat = a.banker_seat
+JOIN preceding AS p USING (casino, table_id, round_id)
 WHERE a.dealer_cents IS DISTINCT FROM p.main_cents
 ORDER BY a.casino, a.table_id, a.round_id

@@ -14,57 +14,47 @@
 -- not computed); with a hit since A (a jackpot whose judged award is a share of the meter,
 -- award_from_meter), B must lie from the larger of A less the awards recorded and the
 -- reset amount (the ruleset's option progressive_reset_cents, rounds'
--- progressive_reset_cents) to that plus the wagers since. "Since A": the round of A and,
--- for a table's own meter, the rounds of that table after it that read no meter; a meter
--- with an id counts the wagers of the rounds that read it (a round of a linked table that
--- takes Progressive wagers without reading the meter cannot be placed on it).
+-- progressive_reset_cents) to that plus the wagers since. "Since A": the round of A and
+-- the rounds of A's table after it that read no meter (a round whose reading was lost
+-- still contributes; on a linked meter such a round counts towards its table's last
+-- reading, which can only widen what is explained, never flag more).
 -- Not evaluated, never a pass and never a flag: the first reading of a meter, a reading
 -- after a hit when the ruleset names no reset amount (the shipped rulesets name none: no
 -- rule text Catwalk holds gives one) or an award was not recorded, and a round without a
 -- start time. checks/reports/jackpot_log.sql shows each hit with the meter before and after.
 WITH ordered AS (
+    -- a round's number is that of the latest reading of its table dealt before it or with
+    -- it (a running sum, linear in rounds): the rounds of one number are a reading and the
+    -- table's rounds after it that read no meter
     SELECT r.casino, r.table_id, r.round_id, r.dealt_at,
            r.progressive_meter_cents AS meter, r.progressive_meter_id AS meter_id,
            r.progressive_reset_cents AS reset_cents,
-           last_value(CASE WHEN r.progressive_meter_cents IS NOT NULL THEN r.round_id END
-                      IGNORE NULLS) OVER table_order AS reading_round,
-           last_value(CASE WHEN r.progressive_meter_cents IS NOT NULL
-                           THEN r.progressive_meter_id IS NULL END
-                      IGNORE NULLS) OVER table_order AS table_meter
+           sum(CASE WHEN r.progressive_meter_cents IS NOT NULL THEN 1 ELSE 0 END) OVER (
+               PARTITION BY r.casino, r.table_id ORDER BY r.dealt_at, r.round_id
+               ROWS UNBOUNDED PRECEDING) AS reading_number
     FROM rounds AS r
     WHERE r.dealt_at IS NOT NULL
-    WINDOW table_order AS (PARTITION BY r.casino, r.table_id ORDER BY r.dealt_at, r.round_id
-                           ROWS UNBOUNDED PRECEDING)
-), grouped AS (
-    -- each round whose wagers and awards count towards the reading before it
-    SELECT casino, table_id, round_id, reading_round
-    FROM ordered
-    WHERE reading_round IS NOT NULL AND (meter IS NOT NULL OR table_meter)
-), progressive AS (
-    SELECT casino, table_id, round_id, sum(amount_cents) AS wagered
-    FROM wagers
-    WHERE wager = 'progressive' AND amount_cents > 0
-    GROUP BY casino, table_id, round_id
+), wagered AS (
+    SELECT o.casino, o.table_id, o.reading_number, sum(w.amount_cents) AS wagered
+    FROM wagers AS w
+    JOIN ordered AS o USING (casino, table_id, round_id)
+    WHERE w.wager = 'progressive' AND w.amount_cents > 0 AND o.reading_number > 0
+    GROUP BY o.casino, o.table_id, o.reading_number
 ), hits AS (
-    SELECT casino, table_id, round_id, sum(recorded_award_cents) AS taken,
-           count(*) FILTER (WHERE recorded_award_cents IS NULL) AS unrecorded
-    FROM jackpots
-    WHERE award_from_meter
-    GROUP BY casino, table_id, round_id
-), since AS (
-    SELECT g.casino, g.table_id, g.reading_round AS round_id,
-           sum(coalesce(p.wagered, 0)) AS wagered, sum(coalesce(h.taken, 0)) AS taken,
-           count(h.round_id) AS hit_rounds, sum(coalesce(h.unrecorded, 0)) AS unrecorded
-    FROM grouped AS g
-    LEFT JOIN progressive AS p USING (casino, table_id, round_id)
-    LEFT JOIN hits AS h USING (casino, table_id, round_id)
-    GROUP BY g.casino, g.table_id, g.reading_round
+    -- the awards a share of the meter (judged), as recorded
+    SELECT o.casino, o.table_id, o.reading_number, sum(j.recorded_award_cents) AS taken,
+           count(*) AS hits, count(*) FILTER (WHERE j.recorded_award_cents IS NULL) AS unrecorded
+    FROM jackpots AS j
+    JOIN ordered AS o USING (casino, table_id, round_id)
+    WHERE j.award_from_meter AND o.reading_number > 0
+    GROUP BY o.casino, o.table_id, o.reading_number
 ), pairs AS (
     SELECT o.casino, o.table_id, o.round_id, o.meter,
            CASE WHEN o.meter_id IS NOT NULL THEN 'meter ' || o.meter_id
                 ELSE 'the meter of table ' || o.table_id END AS meter_name,
            lag(o.round_id) OVER meter_order AS prev_round,
            lag(o.table_id) OVER meter_order AS prev_table,
+           lag(o.reading_number) OVER meter_order AS prev_number,
            lag(o.meter) OVER meter_order AS prev_meter,
            lag(o.reset_cents) OVER meter_order AS prev_reset
     FROM ordered AS o
@@ -73,14 +63,17 @@ WITH ordered AS (
         PARTITION BY o.casino, coalesce('id:' || o.meter_id, 'table:' || o.table_id)
         ORDER BY o.dealt_at, o.round_id)
 ), judged AS (
-    SELECT p.*, s.wagered, s.taken, s.hit_rounds,
-           CASE WHEN s.hit_rounds > 0 THEN greatest(p.prev_meter - s.taken, p.prev_reset)
+    SELECT p.*, coalesce(w.wagered, 0) AS wagered, coalesce(h.taken, 0) AS taken,
+           coalesce(h.hits, 0) AS hit_count,
+           CASE WHEN h.hits > 0 THEN greatest(p.prev_meter - h.taken, p.prev_reset)
                 ELSE p.prev_meter END AS lowest
     FROM pairs AS p
-    JOIN since AS s ON s.casino = p.casino AND s.table_id = p.prev_table
-                   AND s.round_id = p.prev_round
+    LEFT JOIN wagered AS w ON w.casino = p.casino AND w.table_id = p.prev_table
+                          AND w.reading_number = p.prev_number
+    LEFT JOIN hits AS h ON h.casino = p.casino AND h.table_id = p.prev_table
+                       AND h.reading_number = p.prev_number
     WHERE p.prev_round IS NOT NULL
-      AND NOT (s.hit_rounds > 0 AND (p.prev_reset IS NULL OR s.unrecorded > 0))
+      AND NOT coalesce(h.hits > 0 AND (p.prev_reset IS NULL OR h.unrecorded > 0), false)
 )
 SELECT
     j.casino,
@@ -93,7 +86,7 @@ SELECT
     j.meter_name || ' read ' || j.meter || ' after ' || j.prev_meter || ' in round '
         || j.prev_round || CASE WHEN j.prev_table <> j.table_id
                                 THEN ' (table ' || j.prev_table || ')' ELSE '' END
-        || CASE WHEN j.hit_rounds > 0
+        || CASE WHEN j.hit_count > 0
                 THEN ', with awards of ' || j.taken || ' taken from it and its reset amount '
                      || j.prev_reset
                 ELSE ' with no hit' END
