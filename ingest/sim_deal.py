@@ -293,8 +293,8 @@ class Deal:
     """What dealing a round needs from its table: the round id, the ruleset in force, the
     table's RNG, the table's progressive meter and the share of rigged rounds; ``preceding``
     the seats' main wagers on the table's last dealer-banked round (classic pai gow poker),
-    seat -> cents; ``meter_follows``: the table's meter was read before, with no award taken
-from it since."""
+    seat -> cents; ``meter_follows``: the table's meter was read before, with no award
+    taken from it since."""
 
     round_id: str
     ruleset: Ruleset
