@@ -608,7 +608,8 @@ def chunk(p: Params, lo: int, hi: int) -> dict[str, pa.Table]:
         vocab(("dealer misdeal",), np.zeros(n, int), ~voided), pa.array(np.ones(n, bool)),
         ints(8 + 4 * slots.sum(axis=1) + rng.integers(0, 6, n), pa.int32()),
         ints((rng.random(n) < 0.002).astype(int), pa.int32()),
-        ints(meter, pa.int64(), game == TILES), problems_a, kinds_a, notation,
+        ints(meter, pa.int64(), game == TILES), pa.nulls(n, pa.string()),
+        pa.nulls(n, pa.int64()), problems_a, kinds_a, notation,
         ints(wagered_t, pa.int64()), ints(house_t, pa.int64()),
         ints(mispay_t, pa.int64(), ~evaluated), ints(mispaid_t, pa.int32(), ~evaluated),
     ], schema=ROUNDS)

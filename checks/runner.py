@@ -496,6 +496,10 @@ def _read(con: duckdb.DuckDBPyConnection, path: Path, name: str) -> duckdb.DuckD
     An ``envy`` file without ``qualifying_minimum_cents`` (an older replay's) has it null:
     the minimum unknown, which the Envy checks never take as a pass."""
     rel = con.read_parquet(str(path))
+    if name == "rounds" and "progressive_meter_id" not in rel.columns:
+        # an older replay's: the meter is then its table's, and a hit's reading not judged
+        return rel.project("*, NULL::VARCHAR AS progressive_meter_id, "
+                           "NULL::BIGINT AS progressive_reset_cents")
     if name == "envy" and "qualifying_minimum_cents" not in rel.columns:
         # an older replay's: the ruleset's least Qualifying Wager is unknown, and the Envy
         # checks say a payment it decides is not evaluated (never a pass)

@@ -16,7 +16,7 @@ document, which :func:`replay.adjudicate.judge_document` judges.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,6 +95,13 @@ class RoundPlan:
     dealer_sets: tuple[Setting, ...]
     dealer_wager: int
     seats: tuple[SeatPlay, ...]
+    meter_follows: bool = False
+    """The meter read in this round follows an earlier reading of the table's meter with no
+    award taken from it since (what a check of the meter's continuity can judge)."""
+    preceding_wager: int | None = None
+    """Classic pai gow poker banked by a player: the banker seat's main wager on the
+    preceding hand the dealer banked at the table, which the dealer's own wager equals
+    (pai gow poker procedure (10)); None when there is none."""
 
     @property
     def uses_tiles(self) -> bool:
@@ -284,13 +291,18 @@ def other_dealer_settings(plan: RoundPlan) -> list[Setting]:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Deal:
     """What dealing a round needs from its table: the round id, the ruleset in force, the
-    table's RNG, the table's progressive meter and the share of rigged rounds."""
+    table's RNG, the table's progressive meter and the share of rigged rounds; ``preceding``
+    the seats' main wagers on the table's last dealer-banked round (classic pai gow poker),
+    seat -> cents; ``meter_follows``: the table's meter was read before, with no award
+    taken from it since."""
 
     round_id: str
     ruleset: Ruleset
     rng: random.Random
     meter: int
     rich: float
+    preceding: Mapping[int, int] | None = None
+    meter_follows: bool = False
 
 
 def _seat_numbers(rng: random.Random, most: int) -> list[int]:
@@ -313,6 +325,9 @@ def _deal_poker(d: Deal, *, face_up: bool) -> RoundPlan:
         _rig(deck, party * 7, _strong_seven(rng))
     hands = [deck[i * 7:(i + 1) * 7] for i in range(len(seats) + 1)]
     banker_seat, co_bank, dealer_wager = (None, False, 0) if face_up else _banker(rng, seats)
+    preceding_wager = (d.preceding or {}).get(banker_seat) if banker_seat is not None else None
+    if preceding_wager is not None:
+        dealer_wager = preceding_wager  # pai gow poker procedure (10)
     plays = []
     for k, number in enumerate(seats):
         wagers = {} if number == banker_seat else {"main": rng.choice(MAIN_CENTS)}
@@ -333,8 +348,9 @@ def _deal_poker(d: Deal, *, face_up: bool) -> RoundPlan:
         round_id=d.round_id, game=FACE_UP if face_up else CLASSIC, ruleset=ruleset,
         banker_seat=banker_seat, co_bank=co_bank,
         meter=d.meter if any("progressive" in p.wagers for p in plays) else None,
+        meter_follows=d.meter_follows,
         dealer_dealt=_tokens(dealer), dealer_sets=dealer_sets, dealer_wager=dealer_wager,
-        seats=tuple(plays))
+        seats=tuple(plays), preceding_wager=preceding_wager)
 
 
 def _deal_tiles(d: Deal) -> RoundPlan:
@@ -397,6 +413,7 @@ def _deal_caribbean(d: Deal) -> RoundPlan:
     return RoundPlan(
         round_id=d.round_id, game=CARIBBEAN, ruleset=ruleset, banker_seat=None,
         co_bank=False, meter=d.meter if any("progressive" in p.wagers for p in plays) else None,
+        meter_follows=d.meter_follows,
         dealer_dealt=_tokens(dealer), dealer_sets=(), dealer_wager=0, seats=tuple(plays))
 
 

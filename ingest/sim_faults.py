@@ -73,6 +73,9 @@ FAULT_KINDS: dict[str, str] = {
     "outcome_word_wrong": "a settlement's outcome word wrong, its money right",
     "winner_paid_before_losers_collected":
         "a winning main wager paid before a losing one was collected",
+    "dealer_wager_not_preceding": ("the dealer's wager against a player banker not the "
+                                   "banker's wager on the preceding dealer-banked hand"),
+    "meter_jump": "a progressive meter reading that jumps from the previous reading",
 }
 """Every fault kind, with one line each (``--faults``, ``--help``)."""
 
@@ -201,6 +204,13 @@ def _candidates(kind: str, r: Round) -> list[Any]:
                             and not (p.wager == "main" and _foul(r, p.seat)))
     if kind == "winner_paid_before_losers_collected":
         return _early_winners(r)
+    if kind == "dealer_wager_not_preceding":
+        return [True] if r.plan.preceding_wager is not None and r.plan.dealer_wager else []
+    if kind == "meter_jump":
+        # a reading that follows another with no hit since, in a round without a jackpot
+        # (whose award the jump would change)
+        return ([True] if r.plan.meter is not None and r.plan.meter_follows
+                and not any(isinstance(p, JackpotHit) for p in r.settled) else [])
     raise AssertionError(kind)
 
 
@@ -239,7 +249,8 @@ def applicable(kinds: Sequence[str], r: Round) -> list[str]:
 
 # --- stage 1: the facts ------------------------------------------------------------------
 
-JUDGED_AGAIN = frozenset({"dealer_not_house_way", "raise_not_twice_ante"})
+JUDGED_AGAIN = frozenset({"dealer_not_house_way", "raise_not_twice_ante",
+                          "dealer_wager_not_preceding", "meter_jump"})
 FACTS = frozenset({"dealt_twice"})
 SETTLEMENTS = frozenset({"overpay", "underpay", "paid_loser", "collected_winner",
                          "commission_on_push_or_loss", "wrong_commission", "foul_paid",
@@ -276,6 +287,23 @@ def alter_facts(kind: str, r: Round, rng: random.Random,
                 _label(r, kind, seat.seat, "raise", abs(raised - 2 * ante)))
     if kind == "dealt_twice":
         return _dealt_twice(r, rng)
+    if kind == "dealer_wager_not_preceding":
+        # the dealer matches some other amount than the banker's preceding wager (pai gow
+        # poker procedure (10)); the table settles what was on the layout correctly
+        right = plan.preceding_wager
+        assert right is not None
+        wrong = rng.choice([x for x in (right - 500, right + 500, 2 * right)
+                            if x > 0 and x != right])
+        return (replace(plan, dealer_wager=wrong),
+                _label(r, kind, plan.banker_seat, "main", abs(wrong - right)))
+    if kind == "meter_jump":
+        # far beyond what the round's contributions could explain, up or down; the meter
+        # goes on from the reading (replay judges the round on it)
+        assert plan.meter is not None
+        jump = rng.choice([x for x in (25_000, 100_000, -25_000, -100_000)
+                           if plan.meter + x >= 0])
+        return (replace(plan, meter=plan.meter + jump),
+                _label(r, kind, None, "progressive", abs(jump)))
     raise AssertionError(kind)
 
 

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ingest.kafka_io import TOPIC_SETTINGS_HELP
-from ingest.sim_deal import DEALERS, METER_BASE_CENTS, Deal, RoundPlan, document
+from ingest.sim_deal import CLASSIC, DEALERS, METER_BASE_CENTS, Deal, RoundPlan, document
 from ingest.sim_faults import (
     ENTRIES,
     EVENTS,
@@ -89,6 +89,10 @@ class TableSimulator:
         self.dealers = (f"E{table_index:02d}1", f"E{table_index:02d}2")
         self.floorperson = f"F{table_index:02d}1"
         self.meter = METER_BASE_CENTS.get(game, 0)
+        self.meter_follows = False
+        self.dealer_banked: dict[int, int] = {}
+        """The seats' main wagers on the table's last dealer-banked round (classic pai gow
+        poker), which a player banker's dealer wager equals (pai gow poker procedure (10))."""
         self.labels: list[Label] = []
 
     def _envelope(self, round_id: str, recorded_by: str, payload: Payload) -> RoundEvent:
@@ -109,7 +113,9 @@ class TableSimulator:
                       floorperson=self.floorperson, meter_id=f"{self.table_id}-progressive")
         self.clock_us = max(self.clock_us, SHIFT_START_US + number * ROUND_EVERY_US)
         plan = DEALERS[self.game](Deal(round_id=round_id, ruleset=self.ruleset, rng=rng,
-                                       meter=self.meter, rich=self.rich_hands))
+                                       meter=self.meter, rich=self.rich_hands,
+                                       preceding=self.dealer_banked,
+                                       meter_follows=self.meter_follows))
         result = self._judge(plan)
         truth = Round(plan=plan, result=result, settled=tuple(settlements(plan, result, staff)))
         kind = None
@@ -137,6 +143,9 @@ class TableSimulator:
         if label is not None:
             self.labels.append(replace(label, casino=self.casino))
         self._move_meter(truth)
+        if truth.plan.game == CLASSIC and truth.plan.banker_seat is None:
+            self.dealer_banked = {s.seat: s.wagers["main"] for s in truth.plan.seats
+                                  if "main" in s.wagers}
         return events
 
     def _judge(self, plan: RoundPlan) -> dict[str, Any]:
@@ -146,11 +155,15 @@ class TableSimulator:
 
     def _move_meter(self, truth: Round) -> None:
         """The meter after the round: less what percentage awards took from it (never below
-        where it starts), plus the share of this round's progressive wagers."""
+        where it starts: a hit resets it there at least), plus the share of this round's
+        progressive wagers."""
         if truth.plan.meter is None:
             return
         base = METER_BASE_CENTS[self.game]
-        self.meter = max(base, self.meter - meter_awards(truth.settled))
+        taken = meter_awards(truth.settled)
+        self.meter_follows = not taken
+        # from the meter as read: a reading that jumped (the fault meter_jump) stays jumped
+        self.meter = max(base, truth.plan.meter - taken) if taken else truth.plan.meter
         wagered = sum(s.wagers.get("progressive", 0) for s in truth.plan.seats)
         self.meter += wagered * METER_SHARE_BPS // 10_000
 

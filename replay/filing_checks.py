@@ -16,11 +16,17 @@ from typing import Any
 from replay.games import GAMES
 from replay.games.base import GameRules
 from replay.rulebook import gaps, overlaps
-from replay.rulesets import CASINO_ID, RULESET_KEYS, Ruleset, shipped_rulesets
+from replay.rulesets import (
+    CASINO_ID,
+    PROGRESSIVE_RESET_CENTS,
+    RULESET_KEYS,
+    Ruleset,
+    shipped_rulesets,
+)
 
 WAY_SUFFIX = ".way"
 """A ``house_way`` option ending so names a house-way file beside the ruleset."""
-_ENGINE_OPTIONS = frozenset({"wheel", "house_way"})
+_ENGINE_OPTIONS = frozenset({"wheel", "house_way", PROGRESSIVE_RESET_CENTS})
 _DEFAULT_HOUSE_WAY = "reference-1.3"  # replay.rulesets.Ruleset.house_way's default
 
 

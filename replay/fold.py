@@ -154,6 +154,7 @@ class RoundState:
     co_bank: bool = False
     started_at_us: int | None = None
     meter_cents: int | None = None
+    meter_id: str | None = None
     wagers: tuple[tuple[int, str, int], ...] = ()
     dealt: tuple[tuple[int, tuple[str, ...]], ...] = ()
     tiles: bool = False
@@ -273,7 +274,7 @@ def _meter(r: Any, e: RoundEvent, p: ProgressiveMeterRead) -> None:
         r.problem(ProblemKind.METER_CHANGED,
                   f"progressive meter read {p.meter_cents} after {r.meter_cents} in the same "
                   f"round (table_seq {e.table_seq}); the last reading counts")
-    r.meter_cents = p.meter_cents
+    r.meter_cents, r.meter_id = p.meter_cents, p.meter_id
 
 
 def _placed(r: Any, e: RoundEvent, p: WagerPlaced) -> None:

@@ -420,6 +420,10 @@ RULESET_KEYS = _KEYS
 _COMMISSION_KEYS = frozenset({"rate_bps", "rounding", "unit_cents", "lawful"})
 _BOUND_KEYS = frozenset({"rounding", "unit_cents"})
 _OPTION_KEYS = frozenset({"wheel", "house_way"})
+PROGRESSIVE_RESET_CENTS = "progressive_reset_cents"
+"""The option of the amount, in cents, a progressive meter resets to after a hit (the
+check ``meter_discontinuity``; docs/rulesets.md). No rule text Catwalk holds gives one, so
+the shipped rulesets name none, and a meter reading after a hit is not evaluated."""
 
 
 _E = TypeVar("_E", bound=StrEnum)
@@ -510,6 +514,12 @@ def ruleset_from_dict(
         for name, t in tables.items()
     }
     extra = {k: v for k, v in options.items() if k not in _OPTION_KEYS}
+    reset = options.get(PROGRESSIVE_RESET_CENTS)
+    if reset is not None and (type(reset) is not int or reset < 0):
+        raise RulesetError(
+            f"{source}: options {PROGRESSIVE_RESET_CENTS} must be a whole number of cents, "
+            f"0 or more, got {reset!r}"
+        )
     fields: dict[str, Any] = dict(data)
     house_way = options.get("house_way", "reference-1.3")
     spec = None

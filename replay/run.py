@@ -67,6 +67,7 @@ from replay.reconstruct import (
 )
 from replay.refusal import clear_refused
 from replay.rulebook import Rulebook, shipped_book
+from replay.rulesets import PROGRESSIVE_RESET_CENTS
 from replay.timeline import timeline_rows
 from schemas import JACKPOT_STEPS, RoundEvent
 from schemas.checkpoint import Signer
@@ -75,6 +76,10 @@ QUALIFYING_WAGER_OPTION = "qualifying_wager_cents"
 """The ruleset option of the least Qualifying Wager (58 Pa. Code § 688a.1; docs/rules.md 6a.11;
 ``replay.games.pai_gow_bonus.QUALIFYING_WAGER_CENTS``, named here as this module names no
 game)."""
+RESET_OPTION = PROGRESSIVE_RESET_CENTS
+"""The ruleset option of the amount a progressive meter resets to after a hit
+(docs/rulesets.md; absent from the shipped rulesets: neither the rule texts nor
+docs/rules.md give one)."""
 _TS = pa.timestamp("us", tz="UTC")
 ROUNDS = pa.schema([
     ("round_id", pa.string()), ("casino", pa.string()), ("table_id", pa.string()),
@@ -82,21 +87,26 @@ ROUNDS = pa.schema([
     ("dealt_at", _TS), ("dealer_id", pa.string()), ("banker", pa.string()),
     ("evaluated", pa.bool_()), ("voided", pa.bool_()), ("void_reason", pa.string()),
     ("ended", pa.bool_()), ("events", pa.int32()), ("corrections", pa.int32()),
-    ("progressive_meter_cents", pa.int64()),
+    ("progressive_meter_cents", pa.int64()), ("progressive_meter_id", pa.string()),
+    ("progressive_reset_cents", pa.int64()),
     ("problems", pa.string()), ("problem_kinds", pa.list_(pa.string())),
     ("notation", pa.string()),
     ("wagered_cents", pa.int64()), ("house_win_cents", pa.int64()),
     ("mispay_cents", pa.int64()), ("mispaid_wagers", pa.int32()),
 ])
-"""``wagered_cents`` and ``house_win_cents``: the patrons' wagers of the round (the player
-banker's bank, the dealer's own wager against it and the Progressive, which is paid from the
-meter, left out) and the house's win on them as recorded (minus their recorded nets; a
-wager never settled counts 0); ``mispay_cents``: recorded minus expected net over every
-patron's wager settled outside its lawful range, the expected net being the nearer end of
-the range (docs/rules.md 6a.19), and ``mispaid_wagers``: how many of the round's wagers
-were settled for a net outside it (never settled included), both null when the round was
-not evaluated. The surveillance checks read them instead of every wager. A total that does
-not fit 64 bits is null."""
+"""``progressive_meter_cents`` and ``progressive_meter_id``: the round's last reading of the
+progressive meter and the id of the meter read (ProgressiveMeterRead; null when none);
+``progressive_reset_cents``: the amount the meter resets to after a hit, the judging
+ruleset's option ``progressive_reset_cents`` (null when the ruleset is unknown or names none;
+docs/rulesets.md). ``wagered_cents`` and ``house_win_cents``: the patrons' wagers of the
+round (the player banker's bank, the dealer's own wager against it and the Progressive, which
+is paid from the meter, left out) and the house's win on them as recorded (minus their
+recorded nets; a wager never settled counts 0); ``mispay_cents``: recorded minus expected net
+over every patron's wager settled outside its lawful range, the expected net being the nearer
+end of the range (docs/rules.md 6a.19), and ``mispaid_wagers``: how many of the round's
+wagers were settled for a net outside it (never settled included), both null when the round
+was not evaluated. The surveillance checks read them instead of every wager. A total that
+does not fit 64 bits is null."""
 HANDS = pa.schema([
     ("round_id", pa.string()), ("casino", pa.string()), ("table_id", pa.string()),
     ("game", pa.string()),
@@ -297,6 +307,8 @@ def rows_of(state: RoundState, j: Judgement,
         "banker": banker, "evaluated": j.evaluated, "voided": state.voided is not None,
         "void_reason": state.voided, "ended": state.ended, "events": state.events,
         "corrections": len(state.corrections), "progressive_meter_cents": state.meter_cents,
+        "progressive_meter_id": state.meter_id,
+        "progressive_reset_cents": _ruleset_cents(j.ruleset, book, RESET_OPTION),
         "problems": "; ".join(p.detail for p in j.problems) or None,
         "problem_kinds": sorted({p.kind.value for p in j.problems}),
         "notation": j.notation,
@@ -480,11 +492,16 @@ class _RowsBy:
 def _qualifying_minimum(ruleset_id: str | None, book: Rulebook | None) -> int | None:
     """The least Qualifying Wager in cents of ``ruleset_id`` (found in ``book``, default the
     shipped rulesets); None when the ruleset is unknown or has no such option."""
+    return _ruleset_cents(ruleset_id, book, QUALIFYING_WAGER_OPTION)
+
+
+def _ruleset_cents(ruleset_id: str | None, book: Rulebook | None, option: str) -> int | None:
+    """The amount in cents of ``option`` in ``ruleset_id`` (found in ``book``, default the
+    shipped rulesets); None when the ruleset is unknown or has no such option."""
     if ruleset_id is None:
         return None
     try:
-        value = (shipped_book() if book is None else book).find(ruleset_id).options.get(
-            QUALIFYING_WAGER_OPTION)
+        value = (shipped_book() if book is None else book).find(ruleset_id).options.get(option)
     except (ReplayError, LookupError):
         return None
     return value if type(value) is int and value >= 0 else None

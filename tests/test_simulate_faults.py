@@ -191,6 +191,7 @@ CHECKS = {
     "envy_for_own_or_dealer_hand": _envy, "envy_without_qualifying_wager": _envy,
     "jackpot_step_missing": _jackpot, "award_from_inventory": _jackpot,
     "dealer_not_house_way": _settled_right, "raise_not_twice_ante": _settled_right,
+    "dealer_wager_not_preceding": _settled_right, "meter_jump": _settled_right,
     "past_posting": _settled_right, "dealt_twice": _dealt_twice,
     "missing_events": _missing, "duplicated_events": _duplicated,
     "outcome_word_wrong": _word,

@@ -1,0 +1,54 @@
+-- report: dealer_wager_unjudged
+-- title: Player-banked pai gow poker rounds whose dealer's wager the check dealer_wager_not_preceding could not judge, and why
+-- rule: pai gow poker procedure (10)
+-- A report, not a check: these rounds are not evaluated (neither passed nor flagged) by
+-- checks/sql/dealer_wager_not_preceding.sql, which orders a table's rounds and finds the
+-- preceding dealer-banked hand the same way. Columns: casino, table_id, round_id, seat (the
+-- banker's), dealer_cents (the dealer's wager, null when none was recorded) and why.
+WITH poker AS (
+    SELECT r.casino, r.table_id, r.round_id, r.dealt_at, r.banker,
+           TRY_CAST(regexp_extract(r.banker, '^seat (\d+)', 1) AS INTEGER) AS banker_seat,
+           r.banker = 'dealer' AND NOT coalesce(r.voided, false) AS dealer_banked
+    FROM rounds AS r
+    WHERE r.game = 'pai_gow_poker'
+), numbered AS (
+    SELECT p.*,
+           CASE WHEN p.dealt_at IS NOT NULL THEN
+               sum(CASE WHEN p.dealer_banked THEN 1 ELSE 0 END) OVER (
+                   PARTITION BY p.casino, p.table_id, p.dealt_at IS NULL
+                   ORDER BY p.dealt_at, p.round_id ROWS UNBOUNDED PRECEDING) END AS hand_number
+    FROM poker AS p
+), ordered AS (
+    SELECT n.casino, n.table_id, n.round_id, n.dealt_at, n.banker_seat,
+           d.round_id AS preceding_round
+    FROM numbered AS n
+    LEFT JOIN numbered AS d
+      ON d.casino = n.casino AND d.table_id = n.table_id AND d.dealer_banked
+     AND d.dealt_at IS NOT NULL AND d.hand_number = n.hand_number
+    WHERE n.banker_seat IS NOT NULL
+), against AS (
+    SELECT o.casino, o.table_id, o.round_id, o.banker_seat, o.preceding_round, o.dealt_at,
+           w.amount_cents AS dealer_cents
+    FROM ordered AS o
+    JOIN wagers AS w USING (casino, table_id, round_id)
+    WHERE w.position = 'dealer' AND w.seat IS NULL AND w.wager = 'main'
+), preceding AS (
+    SELECT a.casino, a.table_id, a.round_id, sum(w.amount_cents) AS main_cents
+    FROM against AS a
+    JOIN wagers AS w
+      ON w.casino = a.casino AND w.table_id = a.table_id AND w.round_id = a.preceding_round
+     AND w.seat = a.banker_seat
+    WHERE w.wager = 'main'
+    GROUP BY a.casino, a.table_id, a.round_id
+)
+SELECT a.casino, a.table_id, a.round_id, a.banker_seat AS seat, a.dealer_cents,
+       CASE WHEN a.dealt_at IS NULL
+                THEN 'the round has no start time: it cannot be placed among its table''s rounds'
+            WHEN a.preceding_round IS NULL
+                THEN 'no earlier hand banked by the dealer at this table'
+            ELSE 'seat ' || a.banker_seat || ' placed no main wager on the preceding '
+                 || 'dealer-banked hand ' || a.preceding_round END AS why
+FROM against AS a
+LEFT JOIN preceding AS p USING (casino, table_id, round_id)
+WHERE p.main_cents IS NULL
+ORDER BY a.casino, a.table_id, a.round_id
