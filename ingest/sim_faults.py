@@ -419,7 +419,23 @@ def alter_settlements(kind: str, r: Round, rng: random.Random
     else:
         raise AssertionError(kind)
     settled[where] = replace(p, outcome=outcome, net_cents=net, commission_cents=commission)
-    return settled, _label(r, kind, p.seat, p.wager, abs(net - p.net_cents))
+    return _in_money_order(settled, r), _label(r, kind, p.seat, p.wager, abs(net - p.net_cents))
+
+
+def _in_money_order(settled: list[Payload], r: Round) -> list[Payload]:
+    """The seats' main settlements (which lead the round's settlements) in the order the
+    dealer handles the money as recorded: collections, then ties, then payments (pai gow
+    poker settlement (4), (7)), so that a fault in the money (a loser paid, a winner
+    collected) is not also a fault in the order, which is its own kind."""
+    lead = 0
+    while lead < len(settled) and isinstance(p := settled[lead], WagerSettled) \
+            and _players_main(p, r):
+        lead += 1
+
+    def money(p: Payload) -> int:
+        assert isinstance(p, WagerSettled)
+        return 0 if p.net_cents < 0 else 1 if p.net_cents == 0 else 2
+    return [*sorted(settled[:lead], key=money), *settled[lead:]]
 
 
 # --- stage 3: the events -------------------------------------------------------------------

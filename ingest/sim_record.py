@@ -108,12 +108,11 @@ def _outcome(net: int) -> str:
     return "win" if net > 0 else "loss" if net < 0 else "push"
 
 
-_SETTLE_ORDER = {"loss": 0, "push": 1}
-"""The order in which the main wagers are settled: losses, ties, then wins (and voids)."""
-
-
 def _settle_order(p: WagerSettled) -> int:
-    return _SETTLE_ORDER.get(p.outcome, len(_SETTLE_ORDER))
+    """The order in which the main wagers are settled, as the money goes: collections
+    (a net below 0), ties (0: a push, a void, a win whose commission took it all), then
+    payments."""
+    return 0 if p.net_cents < 0 else 1 if p.net_cents == 0 else 2
 
 
 def settlements(plan: RoundPlan, result: dict[str, Any], staff: Staff) -> list[Payload]:
