@@ -16,14 +16,14 @@ dealer and for an event of the whole round), ``position`` (``dealer``, ``banker`
 round's player banker, ``seat N``; null for an event of the whole round), ``wager``,
 ``outcome``, ``action``, ``for_seat`` (an Envy Bonus's holder; null: the dealer's hand) and
 ``net_cents`` (a settlement's recorded net, integer cents: what was paid or collected,
-whatever the word) where the event has them. A correction that replaces an event carries
-its replacement's facts and names the replacement's kind in ``replacement`` (``wager settled``); a correction
-that strikes one carries none. ``stands_at`` is where what the row says stands in the round
-as corrected (the fold's reading, :mod:`replay.fold`): an event's own ``table_seq``; for
-the correction that replaced an event (the last one naming it), the ``table_seq`` of the
-event it replaced; null for an event struck or replaced, a correction that strikes, one
-that a later correction of the same event overrode, or one naming an event the round does
-not hold.
+whatever the word) where the event has them. A correction that replaces an event carries its
+replacement's facts and names the replacement's kind in ``replacement`` (``wager settled``);
+a correction that strikes one carries none. ``stands_at`` is where what the row says stands
+in the round as corrected (the fold's reading, :mod:`replay.fold`): an event's own
+``table_seq``; for the correction that replaced an event (the last one naming it), the
+``table_seq`` of the event it replaced; null for an event struck or replaced, a correction
+that strikes, one that a later correction of the same event overrode, or one naming an event
+the round does not hold.
 """
 
 from __future__ import annotations
