@@ -334,6 +334,18 @@ def test_a_reading_after_a_hit_is_not_evaluated_without_a_reset_amount(tmp_path)
     assert _meter_rows(out) == []
 
 
+def test_a_reading_after_a_hit_the_engine_did_not_judge_is_not_evaluated(tmp_path):
+    # R1 records a jackpot but is not evaluated (an event of it is missing): whether its
+    # award came from the meter is unknown, so R2's fall to the reset cannot be judged; R3,
+    # after R2 with no hit, is judged again
+    out = _outputs(tmp_path, [_reading("R1", 0, 1_000_000, reset=500_000),
+                              _reading("R2", 2, 500_020, reset=500_000),
+                              _reading("R3", 4, 400_000, reset=500_000)],
+                   [], [{"round_id": "R1", "seat": 1, "recorded_award_cents": 1_000_000,
+                         "award_from_meter": None}])
+    assert _meter_rows(out) == [("C01", "T01", "R3", 400_000, 500_020)]
+
+
 def test_a_fixed_award_is_not_taken_from_the_meter(tmp_path):
     # a $500 four of a kind is paid from the table inventory: the meter does not fall
     out = _outputs(tmp_path, [_reading("R1", 0, 1_000_000, reset=500_000),

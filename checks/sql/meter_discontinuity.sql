@@ -20,8 +20,9 @@
 -- reading, which can only widen what is explained, never flag more).
 -- Not evaluated, never a pass and never a flag: the first reading of a meter, a reading
 -- after a hit when the ruleset names no reset amount (the shipped rulesets name none: no
--- rule text Catwalk holds gives one) or an award was not recorded, and a round without a
--- start time. checks/reports/jackpot_log.sql shows each hit with the meter before and after.
+-- rule text Catwalk holds gives one) or an award was not recorded, a reading after a hit
+-- whose award the engine did not judge (its round not evaluated: whether it was taken from
+-- the meter is unknown), and a round without a start time. checks/reports/jackpot_log.sql shows each hit with the meter before and after.
 WITH ordered AS (
     -- a round's number is that of the latest reading of its table dealt before it or with
     -- it (a running sum, linear in rounds): the rounds of one number are a reading and the
@@ -41,12 +42,17 @@ WITH ordered AS (
     WHERE w.wager = 'progressive' AND w.amount_cents > 0 AND o.reading_number > 0
     GROUP BY o.casino, o.table_id, o.reading_number
 ), hits AS (
-    -- the awards a share of the meter (judged), as recorded
-    SELECT o.casino, o.table_id, o.reading_number, sum(j.recorded_award_cents) AS taken,
-           count(*) AS hits, count(*) FILTER (WHERE j.recorded_award_cents IS NULL) AS unrecorded
+    -- the awards a share of the meter (judged), as recorded; and the hits whose source was
+    -- not judged (their round not evaluated: a fixed award or a share, nobody can say)
+    SELECT o.casino, o.table_id, o.reading_number,
+           sum(j.recorded_award_cents) FILTER (WHERE j.award_from_meter) AS taken,
+           count(*) FILTER (WHERE j.award_from_meter) AS hits,
+           count(*) FILTER (WHERE j.award_from_meter AND j.recorded_award_cents IS NULL)
+               AS unrecorded,
+           count(*) FILTER (WHERE j.award_from_meter IS NULL) AS unjudged
     FROM jackpots AS j
     JOIN ordered AS o USING (casino, table_id, round_id)
-    WHERE j.award_from_meter AND o.reading_number > 0
+    WHERE (j.award_from_meter OR j.award_from_meter IS NULL) AND o.reading_number > 0
     GROUP BY o.casino, o.table_id, o.reading_number
 ), pairs AS (
     SELECT o.casino, o.table_id, o.round_id, o.meter,
@@ -74,6 +80,7 @@ WITH ordered AS (
                        AND h.reading_number = p.prev_number
     WHERE p.prev_round IS NOT NULL
       AND NOT coalesce(h.hits > 0 AND (p.prev_reset IS NULL OR h.unrecorded > 0), false)
+      AND NOT coalesce(h.unjudged > 0, false)
 )
 SELECT
     j.casino,
