@@ -1,4 +1,4 @@
-"""Ingest against a bare consumer of the same topic, in one run (issue 7, "Speed").
+"""Ingest against a bare consumer of the same topic, in one run (floor: 40%).
 
 Usage: .venv/bin/python bench/ingest_vs_bare.py [--tables 20] [--rounds 250] [--repeat 3]
 
