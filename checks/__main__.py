@@ -111,6 +111,9 @@ def print_catalogue(markdown: bool = False) -> None:
             if c.params:
                 print("  params: " + ", ".join(f"{n}={v}" for n, v in c.params)
                       + " (change with --param NAME=VALUE)")
+            if c.catches:
+                print("  catches: " + ", ".join(c.catches)
+                      + " (the simulator's fault kinds it answers: python -m checks.evaluate)")
             print()
 
 

@@ -167,6 +167,12 @@ def test_list_prints_every_check_with_its_rule_and_what_to_do_next():
             in proc.stdout
         assert len(c.next) > 20
     assert "58 Pa. Code § 688a.7(h)(2)(ii)" in proc.stdout
+    # the fault kinds a check answers, where it answers any; none for a check that answers none
+    assert "\noverpay [high]" in proc.stdout
+    block = proc.stdout.split("\noverpay [high]", 1)[1].split("\n\n", 1)[0]
+    assert "\n  catches: overpay (" in block
+    block = proc.stdout.split("\nnot_evaluated [", 1)[1].split("\n\n", 1)[0]
+    assert "catches" not in block
 
 
 def test_a_check_without_a_next_step_is_refused():
