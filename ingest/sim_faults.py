@@ -36,10 +36,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ingest.sim_deal import CARIBBEAN, RoundPlan, SeatPlay, other_dealer_settings
+from ingest.sim_deal import CARIBBEAN, SIDE_CENTS, RoundPlan, SeatPlay, other_dealer_settings
 from ingest.sim_record import Entry, envy_amount, hand_class, qualifying
 from replay.tiles import parse_tile
 from schemas import (
+    BankerSettled,
     CardsDealt,
     EnvyBonusPaid,
     JackpotHit,
@@ -50,6 +51,7 @@ from schemas import (
     WagerPlaced,
     WagerSettled,
 )
+from schemas.vocabulary import GAME_WAGERS
 
 FAULT_KINDS: dict[str, str] = {
     "overpay": "a winning wager paid more than it won",
@@ -76,6 +78,13 @@ FAULT_KINDS: dict[str, str] = {
     "dealer_wager_not_preceding": ("the dealer's wager against a player banker not the "
                                    "banker's wager on the preceding dealer-banked hand"),
     "meter_jump": "a progressive meter reading that jumps from the previous reading",
+    "envy_underpaid": "an Envy Bonus owed to a seat paid short or not at all",
+    "ace_high_mispaid": ("an Ace High Bonus paid when the dealer had no Ace High Pai Gow, "
+                         "or collected when it did"),
+    "banker_mispaid": "a player banker (banking alone) settled for the wrong net",
+    "banker_commission_wrong": "a player banker's commission of the wrong amount",
+    "co_bank_share_wrong": "a co-banking player's share of the bank settled for the wrong net",
+    "settled_not_placed": "a settlement of a wager the seat never placed",
 }
 """Every fault kind, with one line each (``--faults``, ``--help``)."""
 
@@ -211,7 +220,24 @@ def _candidates(kind: str, r: Round) -> list[Any]:
         # (whose award the jump would change)
         return ([True] if r.plan.meter is not None and r.plan.meter_follows
                 and not any(isinstance(p, JackpotHit) for p in r.settled) else [])
+    if kind == "envy_underpaid":
+        return [i for i, p in enumerate(r.settled) if isinstance(p, EnvyBonusPaid)]
+    if kind == "ace_high_mispaid":
+        return _settlements(r, lambda p: p.wager == "ace_high" and p.outcome in ("win", "loss"))
+    if kind in ("banker_mispaid", "banker_commission_wrong", "co_bank_share_wrong"):
+        return [i for i, p in enumerate(r.settled) if isinstance(p, BankerSettled)
+                and (kind == "banker_commission_wrong"
+                     or r.plan.co_bank == (kind == "co_bank_share_wrong"))]
+    if kind == "settled_not_placed":
+        return [(s.seat, w) for s in r.plan.seats if s.wagers
+                for w in GAME_WAGERS[game] if w in UNPLACED_WAGERS and w not in s.wagers]
     raise AssertionError(kind)
+
+
+UNPLACED_WAGERS = frozenset({"fortune", "ace_high"})
+"""``settled_not_placed``: the side wagers a seat (one that placed some wager) is settled for
+without having placed them. Never a main wager (the settlement order and the bank read the
+main wagers), a raise (its own checks read it) or a Progressive (the jackpot checks)."""
 
 
 WRONG_WORDS = {"push": ("win", "loss"), "loss": ("push",), "win": ("loss",)}
@@ -257,7 +283,9 @@ SETTLEMENTS = frozenset({"overpay", "underpay", "paid_loser", "collected_winner"
                          "raise_paid_not_qualified", "jackpot_step_missing",
                          "award_from_inventory", "envy_for_own_or_dealer_hand",
                          "envy_without_qualifying_wager", "outcome_word_wrong",
-                         "winner_paid_before_losers_collected"})
+                         "winner_paid_before_losers_collected", "envy_underpaid",
+                         "ace_high_mispaid", "banker_mispaid", "banker_commission_wrong",
+                         "co_bank_share_wrong", "settled_not_placed"})
 ENTRIES = frozenset({"past_posting"})
 EVENTS = frozenset({"missing_events", "duplicated_events"})
 assert set(FAULT_KINDS) == JUDGED_AGAIN | FACTS | SETTLEMENTS | ENTRIES | EVENTS
@@ -380,6 +408,19 @@ def alter_settlements(kind: str, r: Round, rng: random.Random
         else:
             settled[where] = replace(step, paid_from="table_inventory")
         return settled, _label(r, kind, step.seat, "progressive", award)
+    if kind == "envy_underpaid":
+        return _envy_underpaid(r, settled, where, rng)
+    if kind in ("banker_mispaid", "banker_commission_wrong", "co_bank_share_wrong"):
+        return _banker_wrong(kind, r, settled, where, rng)
+    if kind == "settled_not_placed":
+        seat, wager = where
+        amount = rng.choice(SIDE_CENTS)
+        net = amount if rng.random() < 0.5 else -amount
+        at = max(i + 1 for i, p in enumerate(settled)
+                 if isinstance(p, WagerSettled) and p.seat is not None)
+        settled.insert(at, WagerSettled(seat=seat, wager=wager, outcome=_word(net),
+                                        net_cents=net, commission_cents=0))
+        return settled, _label(r, kind, seat, wager, amount)
     p = settled[where]
     assert isinstance(p, WagerSettled)
     amount = _wager(r, p)
@@ -408,6 +449,14 @@ def alter_settlements(kind: str, r: Round, rng: random.Random
         outcome = rng.choice(WRONG_WORDS[outcome])
         settled[where] = replace(p, outcome=outcome)
         return settled, _label(r, kind, p.seat, p.wager, amount)
+    elif kind == "ace_high_mispaid":
+        if outcome == "win":
+            outcome, net = "loss", -amount
+        else:
+            # paid at the paytable's lowest line, as if the dealer held an Ace High Pai Gow
+            line = min(r.plan.ruleset.paytable("ace_high").values(),
+                       key=lambda x: x.win_cents(wager_cents=amount))
+            outcome, net = "win", line.win_cents(wager_cents=amount)
     elif kind == "raise_paid_not_qualified":
         if rng.random() < 0.5:
             outcome, net = "loss", -amount
@@ -420,6 +469,44 @@ def alter_settlements(kind: str, r: Round, rng: random.Random
         raise AssertionError(kind)
     settled[where] = replace(p, outcome=outcome, net_cents=net, commission_cents=commission)
     return _in_money_order(settled, r), _label(r, kind, p.seat, p.wager, abs(net - p.net_cents))
+
+
+def _word(net: int) -> str:
+    return "win" if net > 0 else "loss" if net < 0 else "push"
+
+
+def _envy_underpaid(r: Round, settled: list[Payload], where: int, rng: random.Random
+                    ) -> tuple[list[Payload], Label]:
+    """An Envy Bonus owed (one holder's hand) left unpaid or paid short."""
+    bonus = settled[where]
+    assert isinstance(bonus, EnvyBonusPaid)
+    short = [c for c in FAULT_CENTS if c < bonus.amount_cents]
+    if short and rng.random() < 0.5:
+        cut = rng.choice(short)
+        settled[where] = replace(bonus, amount_cents=bonus.amount_cents - cut)
+    else:
+        cut = bonus.amount_cents
+        del settled[where]
+    return settled, _label(r, "envy_underpaid", bonus.seat, None, cut)
+
+
+def _banker_wrong(kind: str, r: Round, settled: list[Payload], where: int,
+                  rng: random.Random) -> tuple[list[Payload], Label]:
+    """The player banker's account: its net wrong by a sum (``banker_mispaid`` banking alone,
+    ``co_bank_share_wrong`` its share of a co-bank), its commission wrong (the net
+    moved with it: taken from a bank that did not win when it took none)."""
+    b = settled[where]
+    assert isinstance(b, BankerSettled)
+    if kind == "banker_commission_wrong":
+        error = rng.choice(COMMISSION_ERRORS[1:])
+        if b.commission_cents > error and rng.random() < 0.5:
+            error = -error
+        settled[where] = replace(b, commission_cents=b.commission_cents + error,
+                                 net_cents=b.net_cents - error)
+    else:
+        error = rng.choice(FAULT_CENTS) * rng.choice((1, -1))
+        settled[where] = replace(b, net_cents=b.net_cents + error)
+    return settled, _label(r, kind, b.seat, None, abs(error))
 
 
 def _in_money_order(settled: list[Payload], r: Round) -> list[Payload]:

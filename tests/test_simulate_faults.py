@@ -19,6 +19,7 @@ from schemas import (
     JackpotHit,
     JackpotVerified,
     RoundEvent,
+    RoundStarted,
     TilesDealt,
     WagerPlaced,
     WagerSettled,
@@ -27,6 +28,7 @@ from tests.test_simulate import by_round, deviations, kinds, round_document
 
 SIGNED = {"overpay": 1, "underpay": -1, "paid_loser": 1, "collected_winner": -1,
           "commission_on_push_or_loss": -1, "foul_paid": 1}
+# ace_high_mispaid goes either way (a loser paid, a winner collected): _settlement checks it
 """Settlement faults whose recorded net differs from the right one in a known direction."""
 
 
@@ -86,6 +88,9 @@ def _settlement(kind, evs, label):
         assert right == "win" and len(commission) == 1
     if kind == "foul_paid":
         assert entry["foul"] is True and label.wager == "main" and set(outcome) <= {"win", "push"}
+    if kind == "ace_high_mispaid":
+        assert label.wager == "ace_high"
+        assert outcome in ({"win": "loss"}, {"loss": "win"})
     if kind == "raise_paid_not_qualified":
         assert judged["dealer"]["qualifies"] is False and label.wager == "raise"
         assert outcome in ({"win": "void"}, {"loss": "void"})
@@ -186,6 +191,40 @@ def _winner_first(kind, evs, label):
     assert [w.amount_cents for w in placed] == [label.amount_cents]
 
 
+def _envy_short(kind, evs, label):
+    """An Envy owed paid short: the seat's Envy total is the judged one less the label's."""
+    ((seat, what, recorded, right),) = deviations(evs)
+    assert (seat, what, right - recorded) == (label.seat, "envy", label.amount_cents)
+    assert label.wager is None and recorded >= 0
+
+
+def _banker(kind, evs, label):
+    """The player banker's account alone is wrong: by the label's amount in its net, and in
+    its commission too (by as much) for a commission fault."""
+    ((who, recorded, right),) = deviations(evs)
+    assert who == "banker" and recorded[0] == right[0] == label.seat and label.wager is None
+    (start,) = kinds(evs, RoundStarted)
+    assert start.banker_seat == label.seat
+    assert start.co_bank is (kind == "co_bank_share_wrong") or kind == "banker_commission_wrong"
+    assert abs(recorded[1] - right[1]) == label.amount_cents
+    moved = recorded[2] - right[2]
+    if kind == "banker_commission_wrong":
+        assert abs(moved) == label.amount_cents and recorded[1] - right[1] == -moved
+    else:
+        assert moved == 0
+
+
+def _not_placed(kind, evs, label):
+    """A settlement of a wager the seat never placed, of the label's amount; the seat placed
+    other wagers, and nothing else is wrong."""
+    assert deviations(evs) == {(label.seat, label.wager, "settled")}
+    placed = {(p.seat, p.wager) for p in kinds(evs, WagerPlaced)}
+    assert (label.seat, label.wager) not in placed
+    assert any(seat == label.seat for seat, _ in placed)
+    (p,) = [p for p in kinds(evs, WagerSettled) if (p.seat, p.wager) == (label.seat, label.wager)]
+    assert abs(p.net_cents) == label.amount_cents and p.commission_cents == 0
+
+
 CHECKS = {
     "winner_paid_before_losers_collected": _winner_first,
     "envy_for_own_or_dealer_hand": _envy, "envy_without_qualifying_wager": _envy,
@@ -194,7 +233,9 @@ CHECKS = {
     "dealer_wager_not_preceding": _settled_right, "meter_jump": _settled_right,
     "past_posting": _settled_right, "dealt_twice": _dealt_twice,
     "missing_events": _missing, "duplicated_events": _duplicated,
-    "outcome_word_wrong": _word,
+    "outcome_word_wrong": _word, "envy_underpaid": _envy_short,
+    "banker_mispaid": _banker, "banker_commission_wrong": _banker,
+    "co_bank_share_wrong": _banker, "settled_not_placed": _not_placed,
 }
 
 

@@ -3,7 +3,7 @@
 -- severity: high
 -- rule: 58 Pa. Code § 688a.7(h)(1) (the Ace High Bonus loses unless the dealer has an Ace High Pai Gow) and § 688a.1 ("Ace High Pai Gow"); docs/rules.md 2.2, 6 (the posted Ace High paytable), 6a.8, 6a.9, 6a.12
 -- next: pull the round's video at the time shown and read the dealer's seven cards (and the player's, for the 40 to 1 line); recover a payment the dealer's hand did not earn or pay what it did, and log it against the dealer
--- catches: none
+-- catches: ace_high_mispaid
 -- Offending rows: every Ace High Bonus wager (Face Up pai gow, wager ace_high) of a judged
 -- round whose recorded net differs from the expected net. Whether the dealer held an Ace
 -- High Pai Gow is not written by replay; the expected outcome says it (the wager wins only

@@ -3,7 +3,7 @@
 -- severity: high
 -- rule: pai gow poker settlement (14), (15), (16) (the rest of the stack paid to the player banker less 5%; no commission on a push or a loss); docs/rules.md 1.2, 6a.1, 6a.2, 6a.14 (5% of a positive banker share; tiles vigorish by analogy), 6a.19
 -- next: recompute the bank's commission with the table supervisor from the ruleset's rate and rounding; refund an overcharge or collect the shortfall from the banker, and log it against the dealer
--- catches: none
+-- catches: banker_commission_wrong
 -- Offending rows: the player banker's account (alone or co-banked) of a judged round whose
 -- recorded commission is outside its lawful range [expected_commission_min_cents,
 -- expected_commission_max_cents] (docs/rules.md 6a.19: in pai gow tiles from the exact 5%

@@ -3,7 +3,7 @@
 -- severity: high
 -- rule: pai gow poker settlement (13), (14), (15) (the losing wagers stacked, the winners paid from the stack, the rest to the player banker less 5%); docs/rules.md 1.2, 6a.14, 6a.19
 -- next: pull the round's video and the banker's chip count, recompute the bank's net with the table supervisor, and correct the banker's account before the bank passes
--- catches: none
+-- catches: banker_mispaid
 -- Offending rows: the player banker's account of a judged round the player banked alone
 -- (co_bank false) whose recorded net is outside its lawful range [expected_net_min_cents,
 -- expected_net_max_cents] (docs/rules.md 6a.19: the banker's commission from its lowest to

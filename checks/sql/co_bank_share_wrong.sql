@@ -3,7 +3,7 @@
 -- severity: high
 -- rule: pai gow poker procedure (11) (a co-bank is shared with the house half and half, and only half and half); 58 Pa. Code § 621a.1 ("Co-banking"); pai gow poker settlement (13), (14), (15); docs/rules.md 1.2, 6a.14 (the banker's share is half the gross rounded toward zero, the house takes the rest), 6a.19 (the odd cent may go either way)
 -- next: pull the round's video and the bank's chip count, recompute the split of the bank between the player and the house with the table supervisor, and correct the banker's account (and the table inventory) before the bank passes
--- catches: none
+-- catches: co_bank_share_wrong
 -- Offending rows: the player banker's account of a judged co-banked round (co_bank true)
 -- whose recorded net is outside its lawful range [expected_net_min_cents,
 -- expected_net_max_cents] (docs/rules.md 6a.19: a gross that does not split evenly may give

@@ -3,7 +3,7 @@
 -- severity: high
 -- rule: 58 Pa. Code § 688a.7(h)(2)(ii) and § 688a.1 (Qualifying Wager, Envy Bonus Qualifying Hand: four of a kind or better); docs/rules.md 2.4, 6a.11
 -- next: review the round's video for the other players' hands (four of a kind or better) and the Envy payments; pay the patron the shortfall and log it against the dealer
--- catches: none
+-- catches: envy_underpaid
 -- The least Qualifying Wager is the ruleset's own, as replay wrote it beside each Envy row
 -- (envy.qualifying_minimum_cents: the casino's option qualifying_wager_cents, docs/rules.md
 -- 6a.11); the check has no amount of its own. Where replay did not say it (an older replay,

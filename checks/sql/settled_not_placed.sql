@@ -3,7 +3,7 @@
 -- severity: high
 -- rule: only a wager placed before the deal is settled: pai gow poker settlement (4), (7) (the wagers on the layout are settled); 58 Pa. Code § 688a.7(f), (h) (the Face Up wager and the optional wagers placed); Caribbean stud rules 9.3, 9.4; docs/rules.md 8.1, 8.3 (the record of a round holds every wager from its placement to its settlement)
 -- next: pull the round's video at the time shown: was the wager on the layout and its placement not recorded (a device or procedure fault: have the table record it), or was money paid or taken on a wager that never existed (recover it, log it against the dealer)?
--- catches: none
+-- catches: settled_not_placed
 -- replay's fold marks the round with the problem kind settled_not_placed and keeps the
 -- settlement, but writes no wagers row for it (wagers.parquet holds placed wagers only) and
 -- the round is still judged (its placed wagers are all covered). The seat and wager come
