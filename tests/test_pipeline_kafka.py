@@ -55,6 +55,8 @@ ALSO = {
     # judged as recorded (docs/rules.md 8.1), the settlements of the cards the table thought
     # it dealt: any mispay the recorded cards show is flagged too, never not_evaluated
     "missing_events": {"not_evaluated", "round_not_ended"},
+    "ace_high_mispaid": {"paid_loser", "collected_winner"},  # the wager's money counted
+    "banker_commission_wrong": {"banker_mispay", "co_bank_share_wrong"},  # the net moves too
 }
 """Beside the check that answers a fault kind (checks.evaluate.FAULT_CHECKS), the other
 checks its round may raise: the settlement of the wrong amount a cause led to, and a round
