@@ -13,13 +13,18 @@ it alters the round, at one of four stages:
 - the settlements (the wrong nets that the checks overpay, underpay, paid_loser and
   collected_winner count, with the commission, foul and raise faults; the Envy and jackpot
   faults; ``winner_paid_before_losers_collected``, right in money and wrong in order: a
-  winning main wager's settlement moved before the first losing one's);
+  winning main wager's settlement moved before the first losing one's; ``envy_underpaid``,
+  an Envy payment cut or dropped; ``ace_high_mispaid``; the player banker's account,
+  ``banker_mispaid``, ``banker_commission_wrong``, ``co_bank_share_wrong``;
+  ``settled_not_placed``, a side wager settled that the seat never placed);
 - the events themselves (``past_posting`` moves a ``WagerPlaced`` after the deal;
   ``missing_events`` drops an event, leaving a gap in ``table_seq``; ``duplicated_events``
   sends an event twice with the same ``event_id``).
 
 ``amount_cents`` of a label is what is at stake, never negative: for a wrong settlement the
-difference between the recorded and the right net; for an Envy fault the bonus paid; for a
+difference between the recorded and the right net (the player banker's too, and for its
+commission the commission's error); for an Envy fault the bonus paid (Envy paid short: the
+shortfall); for a settlement of a wager never placed the wager settled; for a
 jackpot fault the award; for a raise not twice the ante the difference from twice the ante;
 for a late wager its amount; for a card dealt twice or a missing deal the party's wagers
 (the dealer's: all wagers of the round); for a duplicated settlement, or a settlement whose
