@@ -459,9 +459,8 @@ def alter_settlements(kind: str, r: Round, rng: random.Random
             outcome, net = "loss", -amount
         else:
             # paid at the paytable's lowest line, as if the dealer held an Ace High Pai Gow
-            line = min(r.plan.ruleset.paytable("ace_high").values(),
-                       key=lambda x: x.win_cents(wager_cents=amount))
-            outcome, net = "win", line.win_cents(wager_cents=amount)
+            outcome, net = "win", min(x.win_cents(wager_cents=amount) for x in
+                                      r.plan.ruleset.paytable("ace_high").values())
     elif kind == "raise_paid_not_qualified":
         if rng.random() < 0.5:
             outcome, net = "loss", -amount
