@@ -3,7 +3,7 @@
 Usage: .venv/bin/python bench/synthetic_replay.py [--rounds 10000000] [--out DIR] [--seed 1]
        [--fault-rate 0.01] [--chunk 1000000]
 
-Writes ``OUT/replay/`` as ``python -m replay`` would: the seven Parquet files (the schemas
+Writes ``OUT/replay/`` as ``python -m replay`` would: the eight Parquet files (the schemas
 are replay's own, ``replay.run.TABLES``; the same writer options: zstd, dictionary, statistics,
 row groups of at most 1,048,576 rows; rows in (casino, table, round) order) and a signed
 ``manifest.json`` with each file's SHA-256 and size (and ``manifest.sig``, by the outputs' key
@@ -18,10 +18,14 @@ Caribbean stud), one hand per seat plus the dealer's, 1 to 3 wagers a seat (main
 always; Fortune, Progressive, Ace High by chance; raise when the seat raises), the dealer's own
 wager when a player banks (10% of pai gow poker and tiles rounds), Envy rows in 2% of the
 pai gow poker and Face Up rounds, a jackpot row per progressive win, a few hundred log
-findings, and a round notation much like replay's. Faults at --fault-rate, roughly the share of
+findings, a round notation much like replay's, and a timeline of each round's events (about
+33 a round: wagers placed, cards dealt, hands set and shown, acts, settlements, Envy Bonuses)
+in its game's lawful order (:func:`timeline`). Faults at --fault-rate, roughly the share of
 rounds with one: mispays, unsettled wagers, commissions charged on a push or loss or of the
-wrong amount, dealer hands off the house way, rounds not evaluated or irregular, and a few
-percent of the Envy, banker and jackpot rows wrong; so every shipped check returns rows.
+wrong amount, dealer hands off the house way, rounds not evaluated or irregular, a few
+percent of the Envy, banker and jackpot rows wrong, and events of the order of play out of
+their place; so every shipped check of these returns rows. The timeline is drawn with its
+own generator: the other files are those of format 3 (no timeline), row for row.
 
 ``OUT/synthetic.json`` records the parameters; a later run with the same ones reuses the data.
 """
@@ -805,7 +809,7 @@ def sha256(path: Path) -> str:
 
 
 def write(p: Params, replay_dir: Path, progress: bool = True) -> dict[str, int]:
-    """Write the seven files and the manifest into ``replay_dir`` (created); rows per file."""
+    """Write the eight files and the manifest into ``replay_dir`` (created); rows per file."""
     replay_dir.mkdir(parents=True)
     writers = {name: pq.ParquetWriter(replay_dir / f"{name}.parquet", schema, **WRITE_OPTIONS)
                for name, schema in TABLES.items() if name != "findings"}
