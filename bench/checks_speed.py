@@ -120,7 +120,7 @@ def each_alone(replay_dir: Path, checks: list[runner.Check]) -> list[tuple[float
             start = time.perf_counter()
             con.execute(f"CREATE TEMP TABLE {name} AS {sql}")
             spent = time.perf_counter() - start
-            rows = (con.execute(f"SELECT count(*) FROM {name}").fetchone() or (0,))[0]
+            rows = con.execute(f"SELECT count(*) FROM {name}").fetchall()[0][0]
             out.append((spent, f"prepared: {name}", int(rows)))
             print(f"prepared {name}: {spent:.2f} s", file=sys.stderr)
         for check in checks:
