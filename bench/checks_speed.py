@@ -6,7 +6,7 @@ Usage: .venv/bin/python bench/checks_speed.py [--rounds 10000000] [--out DIR] [-
 Target: every check in checks/sql over 10,000,000 rounds in under 20 s on this 2-core
 machine, reported as a ratio to the floor measured in the same run.
 
-The data are synthetic replay output (bench/synthetic_replay.py: the seven Parquet files
+The data are synthetic replay output (bench/synthetic_replay.py: the eight Parquet files
 with replay's schemas and writer options, and a manifest with their SHA-256; written once,
 then reused from --out). Then, in turns, so that the machine's drift touches every row
 alike (best and median of --repeat):
@@ -14,11 +14,11 @@ alike (best and median of --repeat):
 - the floor: one DuckDB in-memory connection set up as ``checks.runner.connect`` sets it up
   (without the relations it prepares for the checks: they are part of the catalogue's work)
   (``memory_limit='2GB'``, ``TimeZone='UTC'``, DuckDB's default threads: one per core; the
-  seven files as views) running ONE statement that scans every file once with one aggregate
+  eight files as views) running ONE statement that scans every file once with one aggregate
   over one column each: ``count(*)`` and ``sum(recorded_net_cents)`` of wagers,
   ``count_if(evaluated)`` of rounds, ``count_if(house_way)`` of hands, ``sum(recorded_cents)``
   of envy, ``sum(recorded_net_cents)`` of bankers, ``sum(recorded_award_cents)`` of jackpots,
-  ``count(kind)`` of findings;
+  ``count(kind)`` of findings, ``sum(net_cents)`` of timeline;
 - for reference, the key floor: the same connection, one statement reading the three key
   columns every check joins on (casino, table_id, round_id) of every file, all their values
   (the sum of their byte lengths);
@@ -28,8 +28,10 @@ alike (best and median of --repeat):
 - with the CLI (unless --no-cli): ``python -m checks --data OUT``, the whole command
   (interpreter start-up and imports included).
 
-Then, once each: every check's SQL alone (its own ``checks.runner.connect``, the query to
-Arrow: where the time goes), and ``run_checks`` instrumented by phase. Prints Markdown.
+Then, once each: ``run_checks`` instrumented by phase, and on one connection each relation
+the runner prepares, then every check's SQL alone (the query to Arrow: where the time goes;
+the checks of the order of play pay for ``play_marks`` and ``marked_play`` there). Prints
+Markdown.
 """
 
 from __future__ import annotations
@@ -69,11 +71,12 @@ SELECT * FROM
     (SELECT sum(recorded_cents) AS envy_recorded FROM envy),
     (SELECT sum(recorded_net_cents) AS bankers_net FROM bankers),
     (SELECT sum(recorded_award_cents) AS jackpots_award FROM jackpots),
-    (SELECT count(kind) AS findings FROM findings)
+    (SELECT count(kind) AS findings FROM findings),
+    (SELECT sum(net_cents) AS timeline_net FROM timeline)
 """
 KEY_FLOOR_SQL = " UNION ALL ".join(
     f"SELECT '{name}', sum(strlen(casino) + strlen(table_id) + strlen(round_id)) FROM {name}"
-    for name in runner.INPUTS)
+    for name in (*runner.INPUTS, *runner.OPTIONAL_INPUTS))
 """max() of a column is answered from the Parquet statistics without reading it: the byte
 lengths are summed instead, so that every value of the three keys is decoded."""
 
@@ -106,23 +109,36 @@ def clock(run: Callable[[], object]) -> tuple[float, object]:
     return time.perf_counter() - start, value
 
 
-def check_alone(replay_dir: Path, check: runner.Check) -> tuple[float, int]:
-    """Seconds and rows of one check's SQL on a fresh runner connection."""
-    con = runner.connect(replay_dir)
+def each_alone(replay_dir: Path, checks: list[runner.Check]) -> list[tuple[float, str, int]]:
+    """Seconds and rows of each relation the runner prepares (``prepared: name``), then of
+    each check's SQL, on one runner connection (the views, then the prepared relations,
+    built once: a check reading one pays for it there, not in its own row), to Arrow."""
+    con = runner.connect(replay_dir, prepare=False)
+    out = []
     try:
-        params = runner.bind(check)
-        start = time.perf_counter()
-        rows = con.sql(check.sql, params=params or None).to_arrow_table()
-        return time.perf_counter() - start, rows.num_rows
+        for name, sql in runner.PREPARED:
+            start = time.perf_counter()
+            con.execute(f"CREATE TEMP TABLE {name} AS {sql}")
+            spent = time.perf_counter() - start
+            rows = con.execute(f"SELECT count(*) FROM {name}").fetchall()[0][0]
+            out.append((spent, f"prepared: {name}", int(rows)))
+            print(f"prepared {name}: {spent:.2f} s", file=sys.stderr)
+        for check in checks:
+            params = runner.bind(check)
+            start = time.perf_counter()
+            table = con.sql(check.sql, params=params or None).to_arrow_table()
+            out.append((time.perf_counter() - start, check.id, table.num_rows))
+            print(f"check {check.id}: {out[-1][0]:.2f} s", file=sys.stderr)
     finally:
         con.close()
+    return out
 
 
 def phases(replay_dir: Path, out_dir: Path) -> dict[str, float]:
     """``run_checks`` once, its phases timed by wrapping the runner's own functions."""
     spent: dict[str, float] = {}
     saved = {name: getattr(runner, name) for name in (
-        "read_provenance", "connect", "run_check", "flag_table", "write_atomically",
+        "outputs_trust", "connect", "run_check", "flag_table", "write_atomically",
         "summarize")}
 
     def wrap(name: str) -> Callable[..., Any]:
@@ -143,8 +159,12 @@ def phases(replay_dir: Path, out_dir: Path) -> dict[str, float]:
     finally:
         for name, fn in saved.items():
             setattr(runner, name, fn)
+    for name in saved:
+        spent.setdefault(name, 0.0)
     return {
-        "manifest and SHA-256 of the files (read_provenance)": spent["read_provenance"],
+        # run_checks hashes the files in a thread beside the checks: this overlaps the rest
+        "manifest and SHA-256 of the files (outputs_trust, beside the checks)":
+            spent["outputs_trust"],
         "connect (views, and the relations prepared for the checks)": spent["connect"],
         "the checks' queries, to Arrow (run_check, all)": spent["run_check"],
         "join with rounds, money at stake (flag_table less run_check)":
@@ -152,7 +172,7 @@ def phases(replay_dir: Path, out_dir: Path) -> dict[str, float]:
         "flags.parquet written and fsynced (write_atomically)": spent["write_atomically"],
         "summary by check (summarize)": spent["summarize"],
         "rest (load_checks, metadata, ...)": total - sum(spent[n] for n in (
-            "read_provenance", "connect", "flag_table", "write_atomically", "summarize")),
+            "connect", "flag_table", "write_atomically", "summarize")),
         "total": total,
     }
 
@@ -200,7 +220,8 @@ def main(argv: list[str] | None = None) -> int:
     def median(k: str) -> float:
         return statistics.median(times[k])
 
-    size = {n: (replay_dir / f"{n}.parquet").stat().st_size for n in runner.INPUTS}
+    files = (*runner.INPUTS, *runner.OPTIONAL_INPUTS)
+    size = {n: (replay_dir / f"{n}.parquet").stat().st_size for n in files}
     print(f"# Checks over {p.rounds:,} synthetic rounds ({datetime.now(UTC):%Y-%m-%d})\n")
     print(f"CPU: {cpu_model()}; nproc {os.cpu_count()}; RAM "
           f"{os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB; "
@@ -209,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{sum(c.kind != 'rule' for c in checks)} statistical); best and median of "
           f"{args.repeat}, in turns\n")
     print("| file | rows | MB | row groups |\n|---|---:|---:|---:|")
-    for n in runner.INPUTS:
+    for n in files:
         groups = pq.ParquetFile(replay_dir / f"{n}.parquet").metadata.num_row_groups
         print(f"| {n} | {counts[n]:,} | {size[n] / 1e6:,.0f} | {groups} |")
     print(f"| all | {sum(counts.values()):,} | {sum(size.values()) / 1e6:,.0f} | |\n")
@@ -232,14 +253,10 @@ def main(argv: list[str] | None = None) -> int:
     print("| phase of run_checks (once) | s |\n|---|---:|")
     for name, s in phases(replay_dir, out_dir).items():
         print(f"| {name} | {fmt(s)} |")
-    per = []
-    for check in checks:
-        s, n = check_alone(replay_dir, check)
-        per.append((s, check.id, n))
-        print(f"check {check.id}: {s:.2f} s", file=sys.stderr)
-    per.sort(reverse=True)
+    per = sorted(each_alone(replay_dir, checks), reverse=True)
     total = sum(s for s, _, _ in per)
-    print("\n| check, alone (once, own connection) | s | share | rows |\n|---|---:|---:|---:|")
+    print("\n| prepared relation, or check alone (once, one connection) | s | share | rows |\n"
+          "|---|---:|---:|---:|")
     for s, cid, n in per:
         print(f"| {cid} | {fmt(s)} | {s / total:.0%} | {n:,} |")
     print(f"| sum | {fmt(total)} | | |")

@@ -3,7 +3,7 @@
 Usage: .venv/bin/python bench/synthetic_replay.py [--rounds 10000000] [--out DIR] [--seed 1]
        [--fault-rate 0.01] [--chunk 1000000]
 
-Writes ``OUT/replay/`` as ``python -m replay`` would: the seven Parquet files (the schemas
+Writes ``OUT/replay/`` as ``python -m replay`` would: the eight Parquet files (the schemas
 are replay's own, ``replay.run.TABLES``; the same writer options: zstd, dictionary, statistics,
 row groups of at most 1,048,576 rows; rows in (casino, table, round) order) and a signed
 ``manifest.json`` with each file's SHA-256 and size (and ``manifest.sig``, by the outputs' key
@@ -18,10 +18,14 @@ Caribbean stud), one hand per seat plus the dealer's, 1 to 3 wagers a seat (main
 always; Fortune, Progressive, Ace High by chance; raise when the seat raises), the dealer's own
 wager when a player banks (10% of pai gow poker and tiles rounds), Envy rows in 2% of the
 pai gow poker and Face Up rounds, a jackpot row per progressive win, a few hundred log
-findings, and a round notation much like replay's. Faults at --fault-rate, roughly the share of
+findings, a round notation much like replay's, and a timeline of each round's events (about
+33 a round: wagers placed, cards dealt, hands set and shown, acts, settlements, Envy Bonuses)
+in its game's lawful order (:func:`timeline`). Faults at --fault-rate, roughly the share of
 rounds with one: mispays, unsettled wagers, commissions charged on a push or loss or of the
-wrong amount, dealer hands off the house way, rounds not evaluated or irregular, and a few
-percent of the Envy, banker and jackpot rows wrong; so every shipped check returns rows.
+wrong amount, dealer hands off the house way, rounds not evaluated or irregular, a few
+percent of the Envy, banker and jackpot rows wrong, and events of the order of play out of
+their place; so every shipped check of these returns rows. The timeline is drawn with its
+own generator: the other files are those of format 3 (no timeline), row for row.
 
 ``OUT/synthetic.json`` records the parameters; a later run with the same ones reuses the data.
 """
@@ -61,7 +65,7 @@ from replay.run import (  # noqa: E402
     WAGERS,
 )
 
-FORMAT = 3
+FORMAT = 4
 """Bump when the rows drawn change, so that cached data of an older shape are not reused."""
 ROW_GROUP = 1 << 20
 """pyarrow's default, which replay's ``pq.write_table`` uses."""
@@ -613,8 +617,158 @@ def chunk(p: Params, lo: int, hi: int) -> dict[str, pa.Table]:
         ints(wagered_t, pa.int64()), ints(house_t, pa.int64()),
         ints(mispay_t, pa.int64(), ~evaluated), ints(mispaid_t, pa.int32(), ~evaluated),
     ], schema=ROUNDS)
+    play = timeline(np.random.default_rng([p.seed, lo, 7]), f, game, seq, dealt, rid,
+                    round_id, casino_a, table_id, game_a, dealer_a, banker_seat,
+                    h_r, h_slot, action, w_r, w_slot, name, r_outcome, r_net, unsettled,
+                    p_r, p_seat, p_for, b_r)
     return {"rounds": rounds, "hands": hands, "wagers": wagers, "envy": envy,
-            "bankers": bankers, "jackpots": jackpots}
+            "bankers": bankers, "jackpots": jackpots, "timeline": play}
+
+
+# The timeline: the events of each round in the table's order ----------------------------
+
+EVENTS = ("round started", "progressive meter read", "wager placed", "cards dealt",
+          "tiles dealt", "hand set", "player acted", "hands exposed", "wager settled",
+          "Envy Bonus paid", "banker settled", "round ended")
+"""replay/timeline.py EVENT_WORDS, of the events drawn here."""
+(STARTED, METER, PLACED, CARDS, TILES_DEALT, SET, ACTED, EXPOSED, SETTLED, ENVY_PAID,
+ BANKER_SETTLED, ENDED) = range(len(EVENTS))
+ROUND_WIDE = (STARTED, METER, ENDED)
+WHO = (*(f"{who}: " for who in POSITIONS), "")
+SUMMARIES = tuple(f"{who}{event}" for event in EVENTS for who in WHO)
+"""A row's summary, in words without the money (the checks never read it)."""
+
+
+def timeline(rng: np.random.Generator, f: float, game: np.ndarray, seq: np.ndarray,
+             dealt: np.ndarray, rid: np.ndarray, round_id: pa.Array, casino_a: pa.Array,
+             table_id: pa.Array, game_a: pa.Array, dealer_a: pa.Array,
+             banker_seat: np.ndarray, h_r: np.ndarray, h_slot: np.ndarray,
+             action: np.ndarray, w_r: np.ndarray, w_slot: np.ndarray, name: np.ndarray,
+             r_outcome: np.ndarray, r_net: np.ndarray, unsettled: np.ndarray,
+             p_r: np.ndarray, p_seat: np.ndarray, p_for: np.ndarray, b_r: np.ndarray) -> pa.Table:
+    """``timeline.parquet``'s rows of the chunk's rounds, as replay writes them (schema
+    ``replay.run.TIMELINE``; no correction, so every event stands where it is), the events
+    in the lawful order of each game as the simulator sends them (ingest/sim_record.py
+    ``protocol``): started, meter read, wagers placed, cards (tiles) dealt; then Caribbean
+    stud: each seat's raise (with its raise wager) or fold, the dealer's hand exposed, the
+    concedes; Face Up: the dealer's hand set and exposed, the seats' hands set, then shown;
+    pai gow poker and tiles: the players set, then the player banker, then the dealer, the
+    withdrawals, the seats' hands shown (the banker's last), the dealer's; then the main
+    wagers settled, losses, ties, wins; the side wagers, the dealer's own wager, the Envy
+    Bonuses, the banker's account; round ended. A small share of order faults (about
+    ``f``/5 of the hand settings and main settlements, 2 ``f`` of the Envy Bonuses,
+    concedes and withdrawals) moves one event out of its place, so that each check of the
+    order of play has rows: a Face Up seat set before the dealer, a winner paid before the
+    losers, an Envy Bonus before the Fortune wagers, a concede before the dealer's hand was
+    exposed, a player banker before a player or a player after the dealer (pai gow poker),
+    a player after the dealer (tiles), a withdrawal before the dealer set. Drawn with its
+    own generator, so that the other files are those of the data without a timeline."""
+    n = game.size
+    nh, nw = h_r.size, w_r.size
+    h_game, w_game = game[h_r], game[w_r]
+    seat_h = h_slot != 0
+    banker_h = seat_h & (h_slot == banker_seat[h_r])
+    parts: list[tuple[np.ndarray, ...]] = []
+
+    def add(r: np.ndarray, stage: np.ndarray | int, slot: np.ndarray | int,
+            kind: np.ndarray | int, wager: np.ndarray | int = -1, act: np.ndarray | int = -1,
+            for_seat: np.ndarray | int = -1, net: np.ndarray | int = 0,
+            outcome: np.ndarray | int = -1) -> None:
+        m = r.size
+        parts.append(tuple(np.broadcast_to(np.asarray(v, np.int64), (m,)) for v in (
+            r, stage, slot, kind, wager, act, for_seat, net, outcome)))
+
+    # stages, in tens: a fault moves an event to a stage between two lawful ones
+    everyone = np.arange(n)
+    add(everyone, 0, 9, STARTED)
+    add(np.flatnonzero(game != TILES), 10, 9, METER)
+    placed = name != RAISE
+    add(w_r[placed], 20, np.where(w_slot[placed] == 0, 8, w_slot[placed]), PLACED,
+        wager=name[placed])
+    add(h_r, 30, np.where(seat_h, h_slot, 8), np.where(h_game == TILES, TILES_DEALT, CARDS))
+
+    u = rng.random(nh)
+    # Caribbean stud: a raise (and its wager) or a fold, the dealer's hand, the concedes
+    stud = (h_game == STUD) & seat_h
+    # a raise (a seat that conceded raised first), else a fold
+    add(h_r[stud], 100, h_slot[stud], ACTED, act=np.where(action[stud] == 1, 1, 0))
+    raised = name == RAISE
+    add(w_r[raised], 100, w_slot[raised], PLACED, wager=RAISE)
+    add(np.flatnonzero(game == STUD), 110, 8, EXPOSED)
+    conc = stud & (action == 2)
+    add(h_r[conc], np.where(u[conc] < 2 * f, 105, 120), h_slot[conc], ACTED, act=2)
+    # Face Up: the dealer sets and shows, then the seats set, then are shown
+    fu = h_game == FACE_UP
+    add(np.flatnonzero(game == FACE_UP), 100, 8, SET)
+    add(np.flatnonzero(game == FACE_UP), 110, 8, EXPOSED)
+    fs = fu & seat_h
+    add(h_r[fs], np.where(u[fs] < 0.2 * f, 95, 120), h_slot[fs], SET)
+    add(h_r[fs], 130, h_slot[fs], EXPOSED)
+    # pai gow poker and tiles: players, the player banker, the dealer; withdrawals; shown
+    classic = np.isin(h_game, (PGP, TILES))
+    players = classic & seat_h & ~banker_h
+    late = u < 0.2 * f
+    tiles = h_game == TILES
+    add(h_r[players], np.where(late[players], 125, 100), h_slot[players], SET)
+    bk = classic & banker_h
+    add(h_r[bk], np.where(late[bk] & ~tiles[bk], 95, 110), h_slot[bk], SET)
+    cl_rounds = np.flatnonzero(np.isin(game, (PGP, TILES)))
+    add(cl_rounds, 120, 8, SET)
+    wd = players & tiles & (action == 3)
+    add(h_r[wd], np.where(u[wd] < 2 * f, 115, 130), h_slot[wd], ACTED, act=3)
+    shown = classic & seat_h & ~((action == 3) & tiles)
+    add(h_r[shown], 140, np.where(banker_h[shown], 8, h_slot[shown]), EXPOSED)
+    add(cl_rounds, 150, 8, EXPOSED)
+
+    # settlements: main losses, ties, wins; side wagers; the dealer's; Envy; the banker
+    settled = ~unsettled
+    main = (name == MAIN) & (w_slot != 0) & (w_game != STUD)
+    uw = rng.random(nw)
+    stage = np.where(main, np.where(r_net < 0, 200, np.where(r_net == 0, 210, 220)), 230)
+    stage = np.where(main & (r_net > 0) & (uw < 0.2 * f), 195, stage)
+    stage = np.where(w_slot == 0, 240, stage)
+    add(w_r[settled], stage[settled], np.where(w_slot == 0, 8, w_slot)[settled], SETTLED,
+        wager=name[settled], net=r_net[settled], outcome=r_outcome[settled])
+    ue = rng.random(p_r.size)
+    add(p_r, np.where(ue < 2 * f, 225, 250), p_seat, ENVY_PAID, for_seat=p_for)
+    add(b_r, 260, banker_seat[b_r], BANKER_SETTLED)
+    add(everyone, 300, 9, ENDED)
+
+    r, stage, slot, kind, wager, act, for_seat, net, outcome = (
+        np.concatenate(c) for c in zip(*parts, strict=True))
+    made = np.arange(r.size)  # the order of creation: a tie broken the same way every run
+    order = np.lexsort((made, slot, stage, r))
+    r, slot, kind, wager, act, for_seat, net, outcome = (
+        a[order] for a in (r, slot, kind, wager, act, for_seat, net, outcome))
+    m = r.size
+    k = np.arange(m) - np.searchsorted(r, r)  # the event's place in its round, from 0
+    table_seq = seq[r].astype(np.int64) * 100 + k + 1
+    wide = np.isin(kind, ROUND_WIDE)
+    seat = np.where(wide | (slot >= 8), 0, slot)
+    banker = (seat != 0) & (seat == banker_seat[r])
+    position = np.where(wide, 9, np.where(seat == 0, 0, np.where(banker, 1, seat + 1)))
+    width = rid.shape[1]
+    eid = np.empty((m, width + 3), np.uint8)
+    eid[:, :width] = rid[r]
+    eid[:, width] = ord("-")
+    digits(eid, width + 1, k + 1, 2)
+    seq_a = ints(table_seq, pa.int64())
+    r_a = pa.array(r)
+    return pa.Table.from_arrays([
+        pc.take(round_id, r_a), pc.take(casino_a, r_a), pc.take(table_id, r_a),
+        pc.take(game_a, r_a), seq_a,
+        pa.array(dealt[r] - 20_000_000 + k * 1_500_000, pa.int64()).cast(TS),
+        pc.take(dealer_a, r_a), vocab(EVENTS, kind),
+        vocab(SUMMARIES, kind * len(WHO) + position), fixed_strings(eid),
+        pa.nulls(m, pa.string()), pa.array(np.zeros(m, bool)), pa.nulls(m, pa.string()),
+        ints(seat, pa.int32(), seat == 0),
+        vocab(POSITIONS, np.minimum(position, 8), position == 9),
+        vocab(WAGER_NAMES, np.maximum(wager, 0), wager < 0),
+        vocab(OUTCOMES, np.maximum(outcome, 0), outcome < 0),
+        vocab(ACTIONS, np.maximum(act, 0), act < 0),
+        ints(for_seat, pa.int32(), for_seat <= 0),
+        ints(net, pa.int64(), outcome < 0), seq_a,
+    ], schema=TABLES["timeline"])
 
 
 def findings(p: Params, count: int = 300) -> pa.Table:
@@ -655,7 +809,7 @@ def sha256(path: Path) -> str:
 
 
 def write(p: Params, replay_dir: Path, progress: bool = True) -> dict[str, int]:
-    """Write the seven files and the manifest into ``replay_dir`` (created); rows per file."""
+    """Write the eight files and the manifest into ``replay_dir`` (created); rows per file."""
     replay_dir.mkdir(parents=True)
     writers = {name: pq.ParquetWriter(replay_dir / f"{name}.parquet", schema, **WRITE_OPTIONS)
                for name, schema in TABLES.items() if name != "findings"}

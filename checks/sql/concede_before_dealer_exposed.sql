@@ -12,14 +12,17 @@
 -- events at the same instant pass; a corrected event stands at the place of the one it
 -- corrects (the view play). A round without the dealer's HandsExposed is not judged here
 -- (the missing event is for sequence_gap and not_evaluated).
+-- Reads marked_play (checks/sql/_views/60_marked_play.sql), not play: the events of the
+-- rounds checks/sql/_views/50_play_marks.sql marks, where every row of this check is,
+-- so that the seven checks of the order of play do not each scan the timeline.
 WITH conceded AS (
     SELECT casino, table_id, round_id, seat, table_seq, occurred_at
-    FROM play
+    FROM marked_play
     WHERE game = 'caribbean_stud' AND event = 'player acted' AND action = 'concede'
 ), exposed AS (
     -- only the rounds with a concede: the dealer's exposure of every other round is not read
     SELECT casino, table_id, round_id, min(table_seq) AS exposed_seq
-    FROM play
+    FROM marked_play
     SEMI JOIN conceded USING (casino, table_id, round_id)
     WHERE game = 'caribbean_stud' AND event = 'hands exposed' AND position = 'dealer'
     GROUP BY casino, table_id, round_id

@@ -11,14 +11,17 @@
 -- them (a seat paid several), and events at the same instant pass; a corrected event
 -- stands at the place of the one it corrects (the view play). A Fortune settlement missing
 -- from the log is not judged here (unsettled, sequence_gap say it).
+-- Reads marked_play (checks/sql/_views/60_marked_play.sql), not play: the events of the
+-- rounds checks/sql/_views/50_play_marks.sql marks, where every row of this check is,
+-- so that the seven checks of the order of play do not each scan the timeline.
 WITH envy AS (
     SELECT casino, table_id, round_id, seat, for_seat, table_seq, occurred_at
-    FROM play
+    FROM marked_play
     WHERE game = 'face_up_pai_gow' AND event = 'Envy Bonus paid'
 ), fortune AS (
     -- only the rounds with an Envy Bonus: the Fortune wagers of every other round are not read
     SELECT casino, table_id, round_id, seat, table_seq
-    FROM play
+    FROM marked_play
     SEMI JOIN envy USING (casino, table_id, round_id)
     WHERE game = 'face_up_pai_gow' AND event = 'wager settled' AND wager = 'fortune'
 ), early AS (

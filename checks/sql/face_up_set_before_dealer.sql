@@ -11,9 +11,12 @@
 -- among themselves, and a seat may set again; a corrected event stands at the place of the
 -- event it corrects (the view play). A round without the dealer's HandSet is not judged
 -- here (the missing event is for sequence_gap, not_evaluated and the fold's problems).
+-- Reads marked_play (checks/sql/_views/60_marked_play.sql), not play: the events of the
+-- rounds checks/sql/_views/50_play_marks.sql marks, where every row of this check is,
+-- so that the seven checks of the order of play do not each scan the timeline.
 WITH sets AS (
     SELECT casino, table_id, round_id, seat, position, table_seq, occurred_at
-    FROM play
+    FROM marked_play
     WHERE game = 'face_up_pai_gow' AND event = 'hand set'
 ), dealer AS (
     SELECT casino, table_id, round_id, min(table_seq) AS dealer_seq

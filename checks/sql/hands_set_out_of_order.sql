@@ -15,9 +15,12 @@
 -- over or set. Events at the same instant pass; a corrected event stands at the place of
 -- the one it corrects (the view play). A round missing the HandSet or HandsExposed these
 -- need is not judged for that part (sequence_gap and not_evaluated say it).
+-- Reads marked_play (checks/sql/_views/60_marked_play.sql), not play: the events of the
+-- rounds checks/sql/_views/50_play_marks.sql marks, where every row of this check is,
+-- so that the seven checks of the order of play do not each scan the timeline.
 WITH ev AS (
     SELECT casino, table_id, round_id, seat, position, event, table_seq, occurred_at
-    FROM play
+    FROM marked_play
     WHERE game = 'pai_gow_poker' AND event IN ('hand set', 'hands exposed')
 ), player AS (
     SELECT casino, table_id, round_id, seat, min(table_seq) AS seq,

@@ -11,14 +11,17 @@
 -- the same instant pass; a corrected event stands at the place of the one it corrects (the
 -- view play). A part whose event is missing (no HandSet of the dealer; the seat's hands
 -- never shown, as a withdrawn seat's are not) is not judged for that part.
+-- Reads marked_play (checks/sql/_views/60_marked_play.sql), not play: the events of the
+-- rounds checks/sql/_views/50_play_marks.sql marks, where every row of this check is,
+-- so that the seven checks of the order of play do not each scan the timeline.
 WITH withdrew AS (
     SELECT casino, table_id, round_id, seat, table_seq AS seq, occurred_at AS at
-    FROM play
+    FROM marked_play
     WHERE game = 'pai_gow_tiles' AND event = 'player acted' AND action = 'withdraw'
 ), ev AS (
     -- only the rounds with a withdrawal: the settings of every other round are not read
     SELECT casino, table_id, round_id, seat, position, event, table_seq
-    FROM play
+    FROM marked_play
     SEMI JOIN withdrew USING (casino, table_id, round_id)
     WHERE game = 'pai_gow_tiles' AND event IN ('hand set', 'hands exposed')
 ), dealer_set AS (

@@ -18,11 +18,14 @@
 -- interleaved, winners in any order after them, and events at the same instant
 -- pass; a corrected settlement stands at the place of the one it corrects (the view play).
 -- A settlement missing from the log is not judged here (unsettled, sequence_gap say it).
+-- Reads marked_play (checks/sql/_views/60_marked_play.sql), not play: the events of the
+-- rounds checks/sql/_views/50_play_marks.sql marks, where every row of this check is,
+-- so that the seven checks of the order of play do not each scan the timeline.
 WITH main AS (
     SELECT casino, table_id, round_id, game, seat, table_seq, occurred_at,
            CASE WHEN net_cents > 0 THEN 'win' WHEN net_cents < 0 THEN 'loss'
                 ELSE 'push' END AS outcome
-    FROM play
+    FROM marked_play
     WHERE event = 'wager settled' AND wager = 'main' AND seat IS NOT NULL
       AND net_cents IS NOT NULL
       AND position <> 'banker'
@@ -42,7 +45,7 @@ WITH main AS (
     SELECT w.casino, w.table_id, w.round_id, w.seat, w.table_seq, w.occurred_at, e.table_seq,
            e.position || '''s hands were shown'
     FROM main AS w
-    JOIN play AS e
+    JOIN marked_play AS e
       ON e.casino = w.casino AND e.table_id = w.table_id AND e.round_id = w.round_id
      AND e.table_seq > w.table_seq AND e.event = 'hands exposed' AND e.seat IS NOT NULL
     WHERE w.outcome = 'win' AND w.game = 'pai_gow_tiles'
