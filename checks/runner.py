@@ -406,9 +406,11 @@ holds for them too), for the checks to read instead of scanning millions of rows
 says what it holds: ``wager_exceptions``, every wager whose recorded settlement falls
 outside the lawful one in any way; ``round_problems``, every round not evaluated or with a
 problem; ``unjudged``, the keys of the rounds not evaluated (a check keeps to judged rounds
-with ``ANTI JOIN unjudged USING (casino, table_id, round_id)``). A check reads them as it
-reads the views; a wager settled lawfully, or a judged round without a problem, is in none
-of them."""
+with ``ANTI JOIN unjudged USING (casino, table_id, round_id)``); ``envy_paid``, the Envy
+payments per seat; ``play_marks`` and ``marked_play``, the marks of the order of play per
+round and the events of the rounds marked (the seven checks of the order of play read
+these, not the timeline). A check reads them as it reads the views; a wager settled
+lawfully, or a judged round without a problem, is in none of them."""
 
 PLAY = """
 SELECT casino, table_id, round_id, game, stands_at AS table_seq, occurred_at, event_id,
@@ -421,8 +423,9 @@ WHERE stands_at IS NOT NULL
 play (replay/timeline.py ``stands_at``). An event a correction replaced is its replacement
 at the original's place (its ``table_seq``: a correction fixes the record of what was done
 then, it is not a later act; ``occurred_at`` is the correction's own); an event struck,
-and the corrections that strike, are left out. A view, not a table: only the checks that
-read it scan the timeline, once each, with no join."""
+and the corrections that strike, are left out. A view, not a table: it is scanned once per
+run for ``play_marks`` and ``marked_play`` (checks/sql/_views/), which the checks of the
+order of play read, and by any check that reads ``play`` itself."""
 
 
 def memory_limit() -> str:
