@@ -197,7 +197,7 @@ MINE = {
     "envy_own_or_dealer_hand": {"envy_for_own_or_dealer_hand"},
     "envy_without_qualifying_wager": {"envy_without_qualifying_wager"},
     "envy_mispay": set(),
-    "envy_owed_not_paid": set(),
+    "envy_owed_not_paid": {"envy_underpaid"},
     "jackpot_unverified": {"jackpot_step_missing"},
     "award_from_inventory": {"award_from_inventory"},
     "progressive_not_qualifying": set(),
