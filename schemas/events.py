@@ -2,8 +2,8 @@
 
 The Avro names (``catwalk.RoundStarted`` ...) are the stable identity of an event, not the
 Python path: the codec maps names to classes in ``PAYLOAD_TYPES`` below.
-These classes are the newest vocabulary (schema id 2); events written under schema id 1 are
-upcast to them by the codec. Money is integer cents; a float or a bool where cents are
+These classes are the newest vocabulary (schema id 3); events written under schema ids 1 and 2
+are upcast to them by the codec. Money is integer cents; a float or a bool where cents are
 expected is refused. Whether a fact was *allowed* (a card dealt twice, a raise that is not
 twice the ante) is replay's question, not the event's: an event only refuses values that
 cannot be a fact at all.
@@ -28,6 +28,8 @@ OUTCOMES = frozenset(vocabulary.OUTCOMES)
 ACTIONS = vocabulary.ACTIONS
 JACKPOT_STEPS = vocabulary.JACKPOT_STEPS
 PAID_FROM = frozenset(vocabulary.PAID_FROM)
+SHUFFLE_KINDS = frozenset(vocabulary.SHUFFLE_KINDS)
+BANK_PASS_REASONS = frozenset(vocabulary.BANK_PASS_REASONS)
 """The allowed words of the fields the schemas type as ``string``: one home,
 :mod:`schemas.vocabulary` (docs/events.md)."""
 
@@ -108,13 +110,16 @@ def banker_words(banker_seat: int | None, co_bank: bool) -> str:
 class RoundStarted:
     """A round opened at a table, run by ``dealer_id`` under ``ruleset`` (None: in force).
     ``banker_seat`` None: the dealer banks; a seat: that player banks, with the house as
-    50/50 co-banker when ``co_bank`` (pai gow poker procedure (11))."""
+    50/50 co-banker when ``co_bank`` (pai gow poker procedure (11)). ``banker_cover_cents``
+    (schema id 3) is what the player banker put up to cover the wagers against the bank;
+    None: not recorded (always None when the dealer banks)."""
 
     game: str
     dealer_id: str
     ruleset: str | None = None
     banker_seat: int | None = None
     co_bank: bool = False
+    banker_cover_cents: int | None = None
 
     def __post_init__(self) -> None:
         if self.game not in GAMES:
@@ -125,6 +130,11 @@ class RoundStarted:
             raise EventError(f"co_bank must be true or false, got {self.co_bank!r}")
         if self.co_bank and self.banker_seat is None:
             raise EventError("co_bank needs a player banker seat: the dealer does not co-bank")
+        if self.banker_cover_cents is not None:
+            if self.banker_seat is None:
+                raise EventError("banker_cover_cents needs a player banker seat: "
+                                 "the dealer does not put up a cover")
+            _cents("banker_cover_cents", self.banker_cover_cents, signed=False)
 
     @property
     def banker(self) -> str:
@@ -135,17 +145,22 @@ class RoundStarted:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class WagerPlaced:
     """A seat placed a wager of ``amount_cents``; ``seat`` None is the dealer's own wager
-    against a player banker (pai gow poker procedure (10))."""
+    against a player banker (pai gow poker procedure (10)). ``patron_id`` (schema id 3) is
+    the casino's player-tracking id of the patron who placed it, when the casino records one;
+    None for the dealer's wager or when not recorded."""
 
     seat: int | None
     wager: str
     amount_cents: int
+    patron_id: str | None = None
 
     def __post_init__(self) -> None:
         _seat(self.seat, dealer_allowed=True)
         if self.wager not in WAGERS:
             raise EventError(f"unknown wager {self.wager!r}; known: {', '.join(sorted(WAGERS))}")
         _cents("amount_cents", self.amount_cents, signed=False)
+        if self.patron_id is not None:
+            _text("patron_id", self.patron_id)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -208,6 +223,23 @@ class HandsExposed:
 
     def __post_init__(self) -> None:
         _seat(self.seat, dealer_allowed=True)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandChanged:
+    """Schema id 3. The dealer changed the setting of an exposed hand of ``seat`` (None: the
+    dealer's own) to ``high`` and ``low``: pai gow poker procedure (9) lets the dealer change
+    an exposed hand until the player banker's hand is exposed; afterwards no change is
+    permitted. Whether this change was allowed is replay's question."""
+
+    seat: int | None
+    high: tuple[str, ...]
+    low: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        _seat(self.seat, dealer_allowed=True)
+        _cards_or_tiles("high", self.high)
+        _cards_or_tiles("low", self.low)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -309,6 +341,55 @@ class JackpotVerified:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class HandCollected:
+    """Schema id 3. The dealer collected the cards or tiles of ``seat`` (None: the dealer's own)
+    from the layout: cards into the discard rack, tiles beside the table inventory container.
+    A hand the rules leave face up (a progressive jackpot until it is paid: 58 Pa. Code
+    § 688a.7(h)(3)(i)(B)(4), Caribbean stud rule 9.5; an Envy Bonus Qualifying Hand until
+    the Envy Bonuses are paid: § 688a.7(h)(2)(iii)) stays on the table until this event."""
+
+    seat: int | None
+
+    def __post_init__(self) -> None:
+        _seat(self.seat, dealer_allowed=True)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Shuffled:
+    """Schema id 3. The cards or tiles were reshuffled (``kind`` ``reshuffle``), or the deck
+    was taken out of play and ``deck_id`` put in (``deck_change``). Recorded in the round it
+    follows (pai gow poker settlement (17): after all winning hands are paid) or in the round
+    it prepares, before the first deal."""
+
+    kind: str = "reshuffle"
+    deck_id: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in SHUFFLE_KINDS:
+            raise EventError(f"unknown shuffle kind {self.kind!r}; known: "
+                             f"{', '.join(sorted(SHUFFLE_KINDS))}")
+        if self.deck_id is not None:
+            _text("deck_id", self.deck_id)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BankPassed:
+    """Schema id 3. Who banks the next round at this table: ``to_seat`` (None: the dealer),
+    and why (``BANK_PASS_REASONS``): the bank rotating to the next player, a player declining
+    it, or a player who could not cover half the wagers passing the deal (pai gow poker
+    procedure (11)). Recorded in the round the bank passes after."""
+
+    to_seat: int | None
+    reason: str
+
+    def __post_init__(self) -> None:
+        _seat(self.to_seat, dealer_allowed=True)
+        if self.reason not in BANK_PASS_REASONS:
+            raise EventError(f"unknown reason the bank passed {self.reason!r}; known: "
+                             f"{', '.join(sorted(BANK_PASS_REASONS))}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RoundVoided:
     """The round was declared void (every wager returned); ``reason`` may be empty, which a
     check flags."""
@@ -329,10 +410,11 @@ class RoundEnded:
 
 Correctable = (WagerPlaced | CardsDealt | TilesDealt | HandSet | PlayerActed | WagerSettled
                | BankerSettled | EnvyBonusPaid | ProgressiveMeterRead | JackpotHit
-               | JackpotVerified)
+               | JackpotVerified | HandChanged | HandCollected | Shuffled | BankPassed)
 CORRECTABLE: tuple[type, ...] = (WagerPlaced, CardsDealt, TilesDealt, HandSet, PlayerActed,
                                  WagerSettled, BankerSettled, EnvyBonusPaid,
-                                 ProgressiveMeterRead, JackpotHit, JackpotVerified)
+                                 ProgressiveMeterRead, JackpotHit, JackpotVerified,
+                                 HandChanged, HandCollected, Shuffled, BankPassed)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -353,15 +435,19 @@ class EventCorrected:
 
 
 Payload = (RoundStarted | WagerPlaced | CardsDealt | TilesDealt | HandSet | PlayerActed
-           | HandsExposed | WagerSettled | BankerSettled | EnvyBonusPaid | ProgressiveMeterRead
-           | JackpotHit | JackpotVerified | RoundVoided | EventCorrected | RoundEnded)
+           | HandsExposed | HandChanged | WagerSettled | BankerSettled | EnvyBonusPaid
+           | ProgressiveMeterRead | JackpotHit | JackpotVerified | HandCollected | Shuffled
+           | BankPassed | RoundVoided | EventCorrected | RoundEnded)
 
 PAYLOAD_TYPES: dict[str, type[Payload]] = {
     f"catwalk.{cls.__name__}": cls
     for cls in (RoundStarted, WagerPlaced, CardsDealt, TilesDealt, HandSet, PlayerActed,
-                HandsExposed, WagerSettled, BankerSettled, EnvyBonusPaid, ProgressiveMeterRead,
-                JackpotHit, JackpotVerified, RoundVoided, EventCorrected, RoundEnded)
+                HandsExposed, HandChanged, WagerSettled, BankerSettled, EnvyBonusPaid,
+                ProgressiveMeterRead, JackpotHit, JackpotVerified, HandCollected, Shuffled,
+                BankPassed, RoundVoided, EventCorrected, RoundEnded)
 }
+V3_TYPES: frozenset[type] = frozenset({HandChanged, HandCollected, Shuffled, BankPassed})
+"""The payloads schema id 3 added: they have no form in schema ids 1 and 2."""
 AVRO_NAMES: dict[type[Payload], str] = {cls: name for name, cls in PAYLOAD_TYPES.items()}
 
 

@@ -88,3 +88,15 @@ GAME_BANKERS: Mapping[str, tuple[str, ...]] = MappingProxyType({
 })
 """The banker kinds each game's judge accepts (docs/rules.md 6a.14, 6a.18; Face Up and
 Caribbean stud are banked by the dealer only)."""
+
+
+SHUFFLE_KINDS: tuple[str, ...] = ("reshuffle", "deck_change")
+"""``Shuffled.kind`` (schema id 3): the cards or tiles were reshuffled, or the deck (or set of
+tiles) was taken out of play and another put in (pai gow poker settlement (17): "after all
+winning hands are paid, the dealer will reshuffle the cards in preparation for the next
+hand")."""
+
+BANK_PASS_REASONS: tuple[str, ...] = ("rotation", "declined", "cannot_cover")
+"""``BankPassed.reason`` (schema id 3): the bank moved to the next player in turn
+(``rotation``), the player whose turn it was did not bank (``declined``), or could not cover
+half the wagers and had to pass the deal (``cannot_cover``: pai gow poker procedure (11))."""
