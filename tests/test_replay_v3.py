@@ -196,3 +196,26 @@ def test_the_same_log_of_schema_id_3_gives_the_same_bytes_on_one_and_many_worker
     replay(tmp_path / "log", tmp_path / "many", workers=workers)
     one = _digests(tmp_path / "one")
     assert len(one) == 8 and one == _digests(tmp_path / "many")
+
+
+def test_live_replay_reads_each_rounds_vocabulary_from_the_frames_as_a_batch_replay_does(
+        tmp_path):
+    from replay.live import LiveReplay
+    from tests.test_replay_live import _Log, _same_as_batch
+
+    t = Table()
+    v3 = _banked(t, "R-3", change_before_banker=True)
+    v2 = _banked(t, "R-2", change_before_banker=True, v3=False)
+    data = tmp_path / "data"
+    log = _Log(data)
+    live = LiveReplay(data, full_every=None)
+    try:
+        log.append([(e.table_id.encode(), encode(e, schema_id=3)) for e in v3])
+        assert live.step().ok
+        log.append([(e.table_id.encode(), encode(e, schema_id=2)) for e in v2])
+        assert live.step().ok
+    finally:
+        log.close()
+    rounds = pq.read_table(data / "replay" / "rounds.parquet").to_pylist()
+    assert {r["round_id"]: r["vocabulary"] for r in rounds} == {"R-3": 3, "R-2": 2}
+    _same_as_batch(data, tmp_path)
