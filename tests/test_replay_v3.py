@@ -150,7 +150,11 @@ def test_the_timeline_has_the_new_events_in_words_and_typed_columns(tmp_path):
     assert (rows["bank passed"]["bank_to"], rows["bank passed"]["bank_reason"]) == (
         "seat 4", "rotation")
     assert (rows["bank passed"]["seat"], rows["bank passed"]["position"]) == (None, None)
+    started = next(r for r in _table(tmp_path, "timeline") if r["event"] == "round started")
+    assert started["summary"] == ("dealer E011 opened a round of pai gow poker; seat 3 banks, "
+                                  "covering $400.00; the ruleset in force that day")
     placed = [r for r in _table(tmp_path, "timeline") if r["event"] == "wager placed"]
+    assert placed[0]["summary"] == "seat 1 placed main $25.00 (patron P-000417)"
     assert [(r["seat"], r["patron_id"]) for r in placed] == [(1, "P-000417"), (3, None)]
     other = [r for r in _table(tmp_path, "timeline") if r["event"] != "bank passed"]
     assert {r["bank_to"] for r in other} == {None}
