@@ -223,3 +223,13 @@ def test_live_replay_reads_each_rounds_vocabulary_from_the_frames_as_a_batch_rep
     rounds = pq.read_table(data / "replay" / "rounds.parquet").to_pylist()
     assert {r["round_id"]: r["vocabulary"] for r in rounds} == {"R-3": 3, "R-2": 2}
     _same_as_batch(data, tmp_path)
+
+
+def test_a_round_written_under_schema_id_1_has_vocabulary_1(tmp_path):
+    t = Table()
+    events = t.round("R-1", dealer=("Kc Kd 9s 7h 3c", "Ah Qs"), seats={
+        1: {"main": 2500, "hand": ("5s 5h 5d Tc 2c", "As Kh"), "settled": ("win", 2375, 125)}})
+    _write_log(tmp_path, events, [1] * len(events))
+    replay(tmp_path / "log", tmp_path / "replay")
+    (rnd,) = _table(tmp_path, "rounds")
+    assert (rnd["vocabulary"], rnd["evaluated"], rnd["banker_cover_cents"]) == (1, True, None)
