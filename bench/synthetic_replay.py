@@ -300,8 +300,9 @@ def chunk(p: Params, lo: int, hi: int) -> dict[str, pa.Table]:
                      + [b for _, b in IRREGULAR for _ in range(1, 5)])
     has_problem = not_eval | irregular
     problem = np.where(not_eval, which, 20 + which)
-    problems_a = vocab(tuple(problem_texts), problem, ~has_problem)
     kinds_offsets = np.concatenate([[0], np.cumsum(has_problem)]).astype(np.int32)
+    problems_a = pa.ListArray.from_arrays(pa.array(kinds_offsets),  # one problem, one kind
+                                          vocab(tuple(problem_texts), problem[has_problem]))
     kinds_a = pa.ListArray.from_arrays(pa.array(kinds_offsets),
                                        vocab(tuple(problem_kinds), problem[has_problem]))
     meter = np.where(game == TILES, 0, 2_500_000 + (seq * 20) % 500_000)

@@ -67,7 +67,7 @@ def data(tmp_path):
     the next day) was not evaluated."""
     rounds = [_round("R1", T1, "E011"),
               _round("R2", T2, "E022", "pai_gow_tiles", "pai_gow_tiles-classic-v1"),
-              _round("R3", T3, "E011", evaluated=False, problems="dealer was never dealt cards")]
+              _round("R3", T3, "E011", evaluated=False, problems=["dealer was never dealt cards"])]
     wagers = [_wager("R1", 1, "main", 2500, 2375, 2375),
               _wager("R1", 2, "main", 2500, 2500, 2375),
               _wager("R2", 1, "main", 5000, -5500, -5000),

@@ -157,7 +157,8 @@ def test_an_unknown_ruleset_makes_the_round_not_evaluated_with_its_name(tmp_path
     assert start.table_seq == 1
     table, _ = _replay(tmp_path, events)
     (rnd,) = table("rounds")
-    assert rnd["evaluated"] is False and "pai_gow_tiles-nowhere-v9" in rnd["problems"]
+    assert rnd["evaluated"] is False
+    assert any("pai_gow_tiles-nowhere-v9" in p for p in rnd["problems"])
     assert "not_judgeable" in rnd["problem_kinds"]
 
 
@@ -170,8 +171,9 @@ def test_an_absurd_wager_is_not_evaluated_instead_of_stopping_replay(tmp_path):
     table, flags = _replay(tmp_path, events_of_document(Table(), doc, meter=2_500_000,
                                                         settle=_settlements(result)))
     (rnd,) = table("rounds")
-    assert rnd["evaluated"] is False and "does not fit 64-bit cents" in rnd["problems"]
-    assert "seat 1 fortune" in rnd["problems"]
+    assert rnd["evaluated"] is False
+    assert any("does not fit 64-bit cents" in p for p in rnd["problems"])
+    assert any("seat 1 fortune" in p for p in rnd["problems"])
     assert "not_evaluated" in {f["check_id"] for f in flags}
 
 
@@ -187,7 +189,7 @@ def test_a_raise_not_twice_the_ante_is_settled_as_recorded_and_reported(tmp_path
     (rnd,) = table("rounds")
     assert rnd["evaluated"] is True
     assert "rule_irregularity" in rnd["problem_kinds"]
-    assert "seat 1 raised 1500 on an ante of 1000" in rnd["problems"]
+    assert any("seat 1 raised 1500 on an ante of 1000" in p for p in rnd["problems"])
     raised = [(f["check_id"], f["seat"], f["wager"], f["amount_at_stake_cents"]) for f in flags]
     assert ("raise_not_twice_ante", 1, "raise", None) in raised  # settled right: no money
     assert {c for c, *_ in raised} <= {"raise_not_twice_ante", "irregular_round"}
@@ -203,7 +205,7 @@ def test_a_banker_account_recorded_in_a_dealer_banked_round_fails_closed(tmp_pat
     table, _ = _replay(tmp_path, events)
     (rnd,) = table("rounds")
     assert rnd["evaluated"] is False
-    assert "a player banker's account was recorded for seat 3" in rnd["problems"]
+    assert any("a player banker's account was recorded for seat 3" in p for p in rnd["problems"])
 
 
 def test_a_log_written_under_schema_id_1_still_replays(tmp_path):
@@ -218,7 +220,7 @@ def test_a_log_written_under_schema_id_1_still_replays(tmp_path):
                 for i, e in enumerate(events)], [])
     replay(tmp_path / "log", tmp_path / "replay")
     (rnd,) = pq.read_table(tmp_path / "replay" / "rounds.parquet").to_pylist()
-    assert rnd["evaluated"] is True and rnd["problems"] is None
+    assert rnd["evaluated"] is True and rnd["problems"] == []
     wagers = pq.read_table(tmp_path / "replay" / "wagers.parquet").to_pylist()
     assert {(w["seat"], w["expected_net_cents"]) for w in wagers} == {(1, 2375), (3, 0)}
 
@@ -265,4 +267,4 @@ def test_an_engine_fault_on_one_round_fails_that_round_closed_not_the_replay(tmp
     assert rounds["r-17"]["evaluated"] is True
     assert rounds["r-19"]["evaluated"] is False
     assert "the rules engine failed on this round (TypeError: unexpected)" in \
-        rounds["r-19"]["problems"]
+        "; ".join(rounds["r-19"]["problems"])
