@@ -233,7 +233,7 @@ def test_each_example_round_decodes_folds_and_is_judged_as_the_doc_says(game):
     lines, notation = EXAMPLES[game]
     wire = [_wire(line) for line in lines]
     decoded = [decode(raw) for raw in wire]
-    assert [encode(e) for e in decoded] == wire  # the codec writes what the vendor writes
+    assert [encode(e, schema_id=2) for e in decoded] == wire  # the codec writes the vendor's
     assert [judge_one(e.table_id.encode(), raw) for e, raw in zip(decoded, wire, strict=True)
             ] == [None] * len(wire)
     assert [e.table_seq for e in decoded] == list(range(decoded[0].table_seq,
