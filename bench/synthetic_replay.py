@@ -1,4 +1,4 @@
-"""Synthetic replay output at scale, for timing the checks (issue 8).
+"""Synthetic replay output at scale, for timing the check catalogue.
 
 Usage: .venv/bin/python bench/synthetic_replay.py [--rounds 10000000] [--out DIR] [--seed 1]
        [--fault-rate 0.01] [--chunk 1000000]

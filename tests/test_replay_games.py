@@ -1,5 +1,6 @@
 """Every game through the log: the README's hand-checked rounds, recorded as events, replayed
-from a real log and checked, with the failures issue 6 found on the old replay."""
+from a real log and checked, with the failures an older replay had (it judged the main wager
+only and dropped the banker)."""
 
 from __future__ import annotations
 
@@ -94,7 +95,7 @@ def test_each_readme_round_recorded_as_events_is_judged_like_its_document(tmp_pa
 
 
 def test_a_fortune_wager_recorded_as_won_9999_99_is_an_overpay(tmp_path):
-    """Issue 6: the old replay judged the main wager only and passed this round. Seat 1
+    """An older replay judged the main wager only and passed this round. Seat 1
     holds three fives: Fortune pays 3 to 1 on trips (docs/rules.md 2.4), 500 x 3 = 1500."""
     doc, result = EXAMPLES["r-17"]
     doc = json.loads(json.dumps(doc))
@@ -111,7 +112,7 @@ def test_a_fortune_wager_recorded_as_won_9999_99_is_an_overpay(tmp_path):
 
 
 def test_a_player_banked_round_is_judged_against_the_banker_not_the_dealer(tmp_path):
-    """Issue 6: the banker field was dropped and a correctly paid seat was flagged. Seat 1
+    """An older replay dropped the banker field and flagged a correctly paid seat. Seat 1
     wins against the dealer's hands and the banker's alike; seat 2 shows the difference."""
     doc, result = EXAMPLES["r-18"]
     doc = json.loads(json.dumps(doc))
