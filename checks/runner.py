@@ -753,6 +753,12 @@ def run_checks(replay_dir: Path, out_dir: Path, *, since: datetime | None = None
             flags = flag_table(con, chosen, params, progress)
             in_play = (con.execute("SELECT count(*) FROM in_play").fetchone() or (0,))[0] \
                 if live else 0
+        except CheckFailed as exc:  # files not trusted (an older replay's form) said as such
+            found = hashed.result()
+            if not found.usable:
+                raise Untrusted(f"{found.refusal('the replay outputs')}; no flag was "
+                                "written") from exc
+            raise
         finally:
             con.close()
         found = hashed.result()
