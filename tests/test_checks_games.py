@@ -118,7 +118,7 @@ def _noted(seat, raised, ante, multiple=2):
 @pytest.fixture
 def raises():
     rounds = [{**_round("R1"), "problem_kinds": ["rule_irregularity"],
-               "problems": f"{_noted(1, 1500, 500)}; {_noted(4, 500, 500)}"},
+               "problems": [_noted(1, 1500, 500), _noted(4, 500, 500)]},
               _round("R2", evaluated=False, problems=["x"])]
     hands = [_hand("R1", 1, action="raise", game="caribbean_stud"),
              _hand("R1", 4, action="concede", game="caribbean_stud")]
@@ -153,7 +153,7 @@ def test_the_raise_multiple_is_the_one_the_engine_applied(tmp_path, raises):
     """Under a ruleset posting 3 x the ante, the engine notes seats 2 and 4 (R1 seat 2's
     1,000 on 500; seat 1's 1,500 is right): the check follows the engine's multiple."""
     raises["rounds"][0] = {**raises["rounds"][0],
-                           "problems": f"{_noted(2, 1000, 500, 3)}; {_noted(4, 500, 500, 3)}"}
+                           "problems": [_noted(2, 1000, 500, 3), _noted(4, 500, 500, 3)]}
     flags = _flags(tmp_path, raises)
     assert [(f["seat"], f["detail"]) for f in flags
             if f["check_id"] == "raise_not_twice_ante"] == [
