@@ -410,7 +410,9 @@ with ``ANTI JOIN unjudged USING (casino, table_id, round_id)``); ``envy_paid``, 
 payments per seat; ``play_marks`` and ``marked_play``, the marks of the order of play per
 round and the events of the rounds marked (the seven checks of the order of play read
 these, not the timeline); ``jackpot_award_exceptions``, the jackpots whose recorded award
-is outside the lawful one (jackpot_award_wrong and jackpot_share_wrong read it). A check reads them as it reads the views; a wager settled
+is outside the lawful one (jackpot_award_wrong and jackpot_share_wrong read it);
+``preceding_dealer_hand``, each player-banked pai gow poker round's preceding
+dealer-banked hand (dealer_wager_not_preceding and its report read it). A check reads them as it reads the views; a wager settled
 lawfully, or a judged round without a problem, is in none of them."""
 
 PLAY = """
