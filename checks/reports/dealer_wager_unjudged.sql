@@ -5,13 +5,14 @@
 -- checks/sql/dealer_wager_not_preceding.sql, which orders a table's rounds and finds the
 -- preceding dealer-banked hand the same way. Columns: casino, table_id, round_id, seat (the
 -- banker's), dealer_cents (the dealer's wager, null when none was recorded) and why.
-WITH ordered AS (
+WITH poker AS (
+    -- the player-banked rounds and their preceding dealer-banked hand (checks/sql/_views/)
     SELECT casino, table_id, round_id, dealt_at, banker_seat, preceding_round
     FROM preceding_dealer_hand
 ), against AS (
     SELECT o.casino, o.table_id, o.round_id, o.banker_seat, o.preceding_round, o.dealt_at,
            w.amount_cents AS dealer_cents
-    FROM ordered AS o
+    FROM poker AS o
     JOIN wagers AS w USING (casino, table_id, round_id)
     WHERE w.position = 'dealer' AND w.seat IS NULL AND w.wager = 'main'
 ), preceding AS (
