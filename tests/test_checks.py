@@ -12,6 +12,8 @@ from tests.outputs_support import sign_replay
 
 
 def _round(round_id, *, evaluated=True, problems=None):
+    if isinstance(problems, str):  # Arrow would take a text for a list of its letters
+        raise TypeError("problems is a list of the round's problems, one element each")
     return {"round_id": round_id, "casino": "C01", "table_id": "T01", "game": "pai_gow_poker",
             "ruleset": "pai_gow_poker-classic-v1", "dealt_at": None, "dealer_id": "E011",
             "evaluated": evaluated, "problems": problems, "notation": None}
