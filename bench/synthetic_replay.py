@@ -850,8 +850,9 @@ def write(p: Params, replay_dir: Path, progress: bool = True) -> dict[str, int]:
 
 def ensure(p: Params, out: Path, progress: bool = True) -> tuple[Path, dict[str, int], bool]:
     """``out/replay`` holding data of parameters ``p``: reused when ``out/synthetic.json``
-    says so, else written (into a temporary directory beside it, renamed when complete).
-    Returns the replay directory, the rows per file and whether it was reused."""
+    says so (and that they were written in today's format), else written (into a temporary
+    directory beside it, renamed when complete). Returns the replay directory, the rows per
+    file and whether it was reused."""
     out.mkdir(parents=True, exist_ok=True)
     stamp = out / "synthetic.json"
     replay_dir = out / "replay"
@@ -860,6 +861,7 @@ def ensure(p: Params, out: Path, progress: bool = True) -> tuple[Path, dict[str,
     except (OSError, ValueError):
         known = None
     if (isinstance(known, dict) and known.get("params") == asdict(p)
+            and known.get("format") == MANIFEST_FORMAT  # files of today's columns
             and all((replay_dir / f"{n}.parquet").is_file() for n in TABLES)):
         return replay_dir, known["rows"], True
     stamp.unlink(missing_ok=True)
@@ -875,7 +877,7 @@ def ensure(p: Params, out: Path, progress: bool = True) -> tuple[Path, dict[str,
         if build.exists():
             shutil.rmtree(build)
     seconds = time.perf_counter() - start
-    stamp.write_text(json.dumps({"params": asdict(p), "rows": counts,
+    stamp.write_text(json.dumps({"params": asdict(p), "format": MANIFEST_FORMAT, "rows": counts,
                                  "seconds_to_write": round(seconds, 1)}, indent=2) + "\n")
     return replay_dir, counts, False
 
