@@ -412,8 +412,9 @@ round and the events of the rounds marked (the seven checks of the order of play
 these, not the timeline); ``jackpot_award_exceptions``, the jackpots whose recorded award
 is outside the lawful one (jackpot_award_wrong and jackpot_share_wrong read it);
 ``preceding_dealer_hand``, each player-banked pai gow poker round's preceding
-dealer-banked hand (dealer_wager_not_preceding and its report read it). A check reads them as it reads the views; a wager settled
-lawfully, or a judged round without a problem, is in none of them."""
+dealer-banked hand (dealer_wager_not_preceding and its report read it). A check reads
+them as it reads the views; a wager settled lawfully, or a judged round without a problem,
+is in none of them."""
 
 PLAY = """
 SELECT casino, table_id, round_id, game, stands_at AS table_seq, occurred_at, event_id,
