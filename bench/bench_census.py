@@ -1,5 +1,5 @@
 """The census from the command line, timed, and cross-checked by a second enumeration
-(issue 3).
+(the target: all 154,143,080 seven-card hands in under 2 minutes on 2 cores).
 
     .venv/bin/python bench/bench_census.py [--cross-check]
 

@@ -1,4 +1,4 @@
-"""Hand evaluation speed against treys, measured in one run on this machine (issue 3).
+"""Hand evaluation speed against treys, measured in one run on this machine.
 
     .venv/bin/python bench/bench_eval.py [--hands 200000] [--batch 2000000] [--repeat 7]
 

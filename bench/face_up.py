@@ -1,5 +1,5 @@
-"""Face Up pai gow poker adjudication speed: rounds per second on one core (issue 3: at least
-10,000 six-seat rounds with every side wager).
+"""Face Up pai gow poker adjudication speed: rounds per second on one core (the target: at
+least 10,000 six-seat rounds with every side wager).
 
     .venv/bin/python bench/face_up.py [--rounds 20000] [--repeat 5] [--seed 2026] [--cpu N]
 

@@ -1,5 +1,5 @@
 """How long a flag takes to reach ``checks/flags.parquet`` while a shift is dealt live
-(issue 9: "new flags appear within 10 seconds while ingest and replay run live").
+(the target: new flags appear within 10 seconds while ingest and replay run live).
 
 Usage (after ``make kafka-up``): .venv/bin/python bench/live_latency.py [--tables 4]
        [--rounds 60] [--pace 40] [--fault-rate 0.1] [--every 1] [--child-processes]

@@ -1,5 +1,5 @@
 """Precision and recall of the checks over a large simulated shift, through the real pipeline
-(issue 8).
+(each simulated fault must be flagged by its check, and nothing unlabelled).
 
 Usage: .venv/bin/python bench/precision_recall.py [--casinos 10] [--tables 20]
        [--rounds 1000] [--seed 1] [--fault-rate 0.05] [--workers 2] [--data DIR]

@@ -1,4 +1,4 @@
-"""Synthetic replay output at scale, for timing the checks (issue 8).
+"""Synthetic replay output at scale, for timing the check catalogue.
 
 Usage: .venv/bin/python bench/synthetic_replay.py [--rounds 10000000] [--out DIR] [--seed 1]
        [--fault-rate 0.01] [--chunk 1000000]
@@ -300,8 +300,9 @@ def chunk(p: Params, lo: int, hi: int) -> dict[str, pa.Table]:
                      + [b for _, b in IRREGULAR for _ in range(1, 5)])
     has_problem = not_eval | irregular
     problem = np.where(not_eval, which, 20 + which)
-    problems_a = vocab(tuple(problem_texts), problem, ~has_problem)
     kinds_offsets = np.concatenate([[0], np.cumsum(has_problem)]).astype(np.int32)
+    problems_a = pa.ListArray.from_arrays(pa.array(kinds_offsets),  # one problem, one kind
+                                          vocab(tuple(problem_texts), problem[has_problem]))
     kinds_a = pa.ListArray.from_arrays(pa.array(kinds_offsets),
                                        vocab(tuple(problem_kinds), problem[has_problem]))
     meter = np.where(game == TILES, 0, 2_500_000 + (seq * 20) % 500_000)
@@ -853,8 +854,9 @@ def write(p: Params, replay_dir: Path, progress: bool = True) -> dict[str, int]:
 
 def ensure(p: Params, out: Path, progress: bool = True) -> tuple[Path, dict[str, int], bool]:
     """``out/replay`` holding data of parameters ``p``: reused when ``out/synthetic.json``
-    says so, else written (into a temporary directory beside it, renamed when complete).
-    Returns the replay directory, the rows per file and whether it was reused."""
+    says so (and that they were written in today's format), else written (into a temporary
+    directory beside it, renamed when complete). Returns the replay directory, the rows per
+    file and whether it was reused."""
     out.mkdir(parents=True, exist_ok=True)
     stamp = out / "synthetic.json"
     replay_dir = out / "replay"
@@ -863,6 +865,7 @@ def ensure(p: Params, out: Path, progress: bool = True) -> tuple[Path, dict[str,
     except (OSError, ValueError):
         known = None
     if (isinstance(known, dict) and known.get("params") == asdict(p)
+            and known.get("format") == MANIFEST_FORMAT  # files of today's columns
             and all((replay_dir / f"{n}.parquet").is_file() for n in TABLES)):
         return replay_dir, known["rows"], True
     stamp.unlink(missing_ok=True)
@@ -878,7 +881,7 @@ def ensure(p: Params, out: Path, progress: bool = True) -> tuple[Path, dict[str,
         if build.exists():
             shutil.rmtree(build)
     seconds = time.perf_counter() - start
-    stamp.write_text(json.dumps({"params": asdict(p), "rows": counts,
+    stamp.write_text(json.dumps({"params": asdict(p), "format": MANIFEST_FORMAT, "rows": counts,
                                  "seconds_to_write": round(seconds, 1)}, indent=2) + "\n")
     return replay_dir, counts, False
 

@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     replay_dir, counts, reused = synthetic_replay.ensure(p, out, progress=True)
     data = replay_dir.parent
     found = outputs.trust(data)
-    if found.state in ("tampered", "unsigned", "missing"):
+    if not found.usable:  # tampered, unsigned, missing, or an older replay's format
         print(f"trust_overhead: the synthetic outputs do not verify ({found.state}: "
               f"{'; '.join(found.reasons)}); remove {out} and run again", file=sys.stderr)
         return 1

@@ -409,8 +409,12 @@ problem; ``unjudged``, the keys of the rounds not evaluated (a check keeps to ju
 with ``ANTI JOIN unjudged USING (casino, table_id, round_id)``); ``envy_paid``, the Envy
 payments per seat; ``play_marks`` and ``marked_play``, the marks of the order of play per
 round and the events of the rounds marked (the seven checks of the order of play read
-these, not the timeline). A check reads them as it reads the views; a wager settled
-lawfully, or a judged round without a problem, is in none of them."""
+these, not the timeline); ``jackpot_award_exceptions``, the jackpots whose recorded award
+is outside the lawful one (jackpot_award_wrong and jackpot_share_wrong read it);
+``preceding_dealer_hand``, each player-banked pai gow poker round's preceding
+dealer-banked hand (dealer_wager_not_preceding and its report read it). A check reads
+them as it reads the views; a wager settled lawfully, or a judged round without a problem,
+is in none of them."""
 
 PLAY = """
 SELECT casino, table_id, round_id, game, stands_at AS table_seq, occurred_at, event_id,
@@ -753,6 +757,12 @@ def run_checks(replay_dir: Path, out_dir: Path, *, since: datetime | None = None
             flags = flag_table(con, chosen, params, progress)
             in_play = (con.execute("SELECT count(*) FROM in_play").fetchone() or (0,))[0] \
                 if live else 0
+        except CheckFailed as exc:  # files not trusted (an older replay's form) said as such
+            found = hashed.result()
+            if not found.usable:
+                raise Untrusted(f"{found.refusal('the replay outputs')}; no flag was "
+                                "written") from exc
+            raise
         finally:
             con.close()
         found = hashed.result()

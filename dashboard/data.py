@@ -89,9 +89,10 @@ class Provenance:
     beside ``replay/``, and the checks' signed manifest for ``flags.parquet``.
 
     ``state`` is replay's outputs' (replay/outputs.py STATES: ``verified``,
-    ``key-not-pinned``, ``unverified-log``, ``refused``, ``tampered``, ``unsigned``,
-    ``missing``); ``line`` one line of plain text saying it; ``shown``: whether any data may
-    be shown (the outputs and the flags may be read); ``flags``: the checks' own state.
+    ``key-not-pinned``, ``unverified-log``, ``refused``, ``outdated``, ``tampered``,
+    ``unsigned``, ``missing``); ``line`` one line of plain text saying it; ``shown``:
+    whether any data may be shown (the outputs and the flags may be read); ``flags``: the
+    checks' own state.
     """
 
     state: str

@@ -7,7 +7,7 @@ every file in it, and a detached signature of that manifest in the C2SP signed-n
 (the body, a blank line, ``— <key name> <base64(key hash || Ed25519 signature)>``, as the
 log's checkpoints are signed; docs/log-integrity.md):
 
-- ``DATA/replay/manifest.json`` (``catwalk-replay-manifest/2``) and ``manifest.sig``,
+- ``DATA/replay/manifest.json`` (``catwalk-replay-manifest/3``) and ``manifest.sig``,
   written by replay in the same atomic switch of the directory as the files;
 - ``DATA/checks/manifest.json`` (``catwalk-checks-manifest/1``) and ``manifest.sig``, written
   by ``python -m checks`` after ``flags.parquet``.
@@ -22,7 +22,10 @@ with the key beside the data, said "unverified: key not pinned".
 signature, every listed file's hash, the files not listed, the refusal record
 (replay/refusal.py) and whether the log and its key were verified and pinned, into one
 :class:`Trust`. Fail closed: anything not checked is refused or marked, never passed. A
-``catwalk-replay-manifest/1`` (written before outputs were signed) is "unsigned", not trusted.
+``catwalk-replay-manifest/1`` (written before outputs were signed) is "unsigned", not trusted;
+a ``catwalk-replay-manifest/2`` (signed, but ``rounds.problems`` was one text, the problems
+joined with "; ", where a reader of today reads a list) is "outdated" and not read either,
+rather than mis-read: replay the log again.
 """
 
 from __future__ import annotations
@@ -45,8 +48,11 @@ from schemas.keyring import NOT_PINNED, KeyChoice, choose, configured
 
 MANIFEST = "manifest.json"
 SIGNATURE = "manifest.sig"
-REPLAY_FORMAT = "catwalk-replay-manifest/2"
+REPLAY_FORMAT = "catwalk-replay-manifest/3"
 REPLAY_FORMAT_UNSIGNED = "catwalk-replay-manifest/1"
+REPLAY_FORMAT_PROBLEMS_TEXT = "catwalk-replay-manifest/2"
+"""Signed, but written while ``rounds.problems`` was one text (the problems joined with
+"; "); today's readers read a list, so such outputs are refused as outdated, not mis-read."""
 CHECKS_FORMAT = "catwalk-checks-manifest/1"
 KEY_NAME = "catwalk-outputs"
 KEY_ENV = "CATWALK_OUTPUT_KEY"
@@ -60,10 +66,12 @@ VERIFIED = "verified"
 KEY_NOT_PINNED = "key-not-pinned"
 UNVERIFIED_LOG = "unverified-log"
 REFUSED = "refused"
+OUTDATED = "outdated"
 TAMPERED = "tampered"
 UNSIGNED = "unsigned"
 MISSING = "missing"
-STATES = (VERIFIED, KEY_NOT_PINNED, UNVERIFIED_LOG, REFUSED, TAMPERED, UNSIGNED, MISSING)
+STATES = (VERIFIED, KEY_NOT_PINNED, UNVERIFIED_LOG, REFUSED, OUTDATED, TAMPERED, UNSIGNED,
+          MISSING)
 """From the best to the worst; a :class:`Trust` is the worst that holds."""
 USABLE = frozenset({VERIFIED, KEY_NOT_PINNED, UNVERIFIED_LOG, REFUSED})
 """The states whose files may be read, marked by what they say; the others are refused."""
@@ -219,7 +227,8 @@ class Trust:
     listed, built from a log verified with a pinned key, no later refusal),
     ``key-not-pinned`` (as verified, but a key was only found beside the data),
     ``unverified-log`` (replayed with ``--unverified``), ``refused`` (a later replay refused
-    the log), and the refused ones: ``tampered`` (a file, the manifest or its signature
+    the log), and the refused ones: ``outdated`` (written by an older replay in a form the
+    readers of today would mis-read), ``tampered`` (a file, the manifest or its signature
     does not match), ``unsigned`` (no signature, or a manifest written before outputs were
     signed) and ``missing`` (no manifest). ``words``: one line for a banner; ``reasons``:
     every problem found; ``refused_at``: the first refusal's time (UTC, ISO 8601)."""
@@ -276,9 +285,10 @@ def _worst(states: list[str]) -> str:
     return max(states, key=STATES.index) if states else VERIFIED
 
 
-def _load_manifest(directory: Path, formats: Mapping[str, str]
+def _load_manifest(directory: Path, formats: Mapping[str, tuple[str, str]]
                    ) -> tuple[dict[str, Any] | None, bytes, str | None, str | None]:
-    """(manifest, its bytes, the state it forces, the reason) for ``directory``."""
+    """(manifest, its bytes, the state it forces, the reason) for ``directory``; ``formats``:
+    the older formats refused, each with the state it forces and why."""
     path = directory / MANIFEST
     try:
         raw = _read_bounded(path, MAX_MANIFEST)
@@ -294,17 +304,20 @@ def _load_manifest(directory: Path, formats: Mapping[str, str]
         return None, raw, TAMPERED, f"{path} is not a JSON object"
     fmt = manifest.get("format")
     if isinstance(fmt, str) and fmt in formats:
-        return manifest, raw, UNSIGNED, f"{path} is {fmt}: {formats[fmt]}"
+        state, why = formats[fmt]
+        return manifest, raw, state, f"{path} is {fmt}: {why}"
     return manifest, raw, None, None
 
 
 def _check(directory: Path, expected_format: str, key: str | Path | Sequence[str] | None,
-           beside: Path, old: Mapping[str, str]) -> Trust:
+           beside: Path, old: Mapping[str, tuple[str, str]]) -> Trust:
     """The manifest, signature and files of one output directory (no refusal record)."""
     manifest, raw, forced, why = _load_manifest(directory, old)
     if forced is not None:
         words = {MISSING: "no signed manifest: nothing says these files are what was written",
                  UNSIGNED: "unsigned: written before outputs were signed",
+                 OUTDATED: "outdated: written by an older replay in a form not read today; "
+                           "replay the log again",
                  TAMPERED: "the manifest cannot be read: the files are not trusted"}[forced]
         return Trust(state=forced, words=words, directory=directory, reasons=(str(why),),
                      manifest=manifest)
@@ -391,6 +404,7 @@ def _words(state: str, manifest: Mapping[str, Any] | None) -> str:
         KEY_NOT_PINNED: f"{NOT_PINNED}: {line}",
         UNVERIFIED_LOG: line or "not verified",
         TAMPERED: "the outputs do not match their signed manifest: not trusted",
+        OUTDATED: "outdated: written by an older replay in a form not read today",
         UNSIGNED: "unsigned: written before outputs were signed, or the signature is gone",
         MISSING: "no signed manifest: nothing says these files are what was written",
         REFUSED: "the log no longer verifies",
@@ -408,8 +422,13 @@ def trust(data_dir: Path, *, key: str | Path | Sequence[str] | None = None) -> T
     directory = out.resolve()  # one generation of replay's files (a symbolic link)
     found = _check(directory, REPLAY_FORMAT,
                    key, Path(data_dir) / PUBLIC_KEY,
-                   {REPLAY_FORMAT_UNSIGNED: "unsigned: written before outputs were signed; "
-                                           "not trusted (run `python -m replay` again)"})
+                   {REPLAY_FORMAT_UNSIGNED: (UNSIGNED,
+                                             "unsigned: written before outputs were signed; "
+                                             "not trusted (run `python -m replay` again)"),
+                    REPLAY_FORMAT_PROBLEMS_TEXT: (
+                        OUTDATED, "written while rounds.problems was one text (the problems "
+                                  "joined with '; '), where today's readers read a list; not "
+                                  "read rather than mis-read (run `python -m replay` again)")})
     reasons = list(found.reasons)
     states = [found.state]
     manifest = found.manifest

@@ -5,7 +5,7 @@ through the game registry under the ruleset in force on the day it was dealt, or
 table named (replay/reconstruct.py), and writes, under the output directory:
 
 - ``rounds.parquet``: one row per round (game, ruleset, dealer, banker, evaluated or why not,
-  the kinds of its problems, its one-line notation);
+  its problems (a list, one element a problem) and their kinds, its one-line notation);
 - ``hands.parquet``: one row per hand (cards or tiles as dealt and as set, re-sets, foul,
   house way for the dealer, the seat's decision);
 - ``wagers.parquet``: one row per wager of every game, the dealer's own wager against a
@@ -54,7 +54,7 @@ from replay.errors import ReplayError
 from replay.fold import DEALER, Finding, Replayed, RoundState
 from replay.games import find_game
 from replay.games.results import BankerEntry
-from replay.outputs import output_signer, write_signed
+from replay.outputs import REPLAY_FORMAT, output_signer, write_signed
 from replay.parallel import RowMaker, Shard, Workers, replay_entries, write_parquet
 from replay.reconstruct import (
     Judgement,
@@ -89,13 +89,16 @@ ROUNDS = pa.schema([
     ("ended", pa.bool_()), ("events", pa.int32()), ("corrections", pa.int32()),
     ("progressive_meter_cents", pa.int64()), ("progressive_meter_id", pa.string()),
     ("progressive_reset_cents", pa.int64()),
-    ("problems", pa.string()), ("problem_kinds", pa.list_(pa.string())),
+    ("problems", pa.list_(pa.string())), ("problem_kinds", pa.list_(pa.string())),
     ("notation", pa.string()),
     ("wagered_cents", pa.int64()), ("house_win_cents", pa.int64()),
     ("mispay_cents", pa.int64()), ("mispaid_wagers", pa.int32()),
     ("vocabulary", pa.int32()), ("banker_cover_cents", pa.int64()),
 ])
-"""``progressive_meter_cents`` and ``progressive_meter_id``: the round's last reading of the
+"""``problems``: the round's problems in words, one element a problem in the order the fold
+and the rules engine found them (empty when none; a problem's words may hold "; ", so
+they are never joined for a reader to split); ``problem_kinds``: their kinds, sorted,
+each once. ``progressive_meter_cents`` and ``progressive_meter_id``: the round's last reading of the
 progressive meter and the id of the meter read (ProgressiveMeterRead; null when none);
 ``progressive_reset_cents``: the amount the meter resets to after a hit, the judging
 ruleset's option ``progressive_reset_cents`` (null when the ruleset is unknown or names none;
@@ -325,7 +328,7 @@ def rows_of(state: RoundState, j: Judgement,
         "corrections": len(state.corrections), "progressive_meter_cents": state.meter_cents,
         "progressive_meter_id": state.meter_id,
         "progressive_reset_cents": _ruleset_cents(j.ruleset, book, RESET_OPTION),
-        "problems": "; ".join(p.detail for p in j.problems) or None,
+        "problems": [p.detail for p in j.problems],
         "problem_kinds": sorted({p.kind.value for p in j.problems}),
         "notation": j.notation,
         **_round_totals(state, j),
@@ -543,8 +546,9 @@ def start_workers(workers: int, book: Rulebook | None = None) -> Workers:
 
 
 MANIFEST = "manifest.json"
-MANIFEST_FORMAT = "catwalk-replay-manifest/2"
-"""Signed (replay/outputs.py): ``manifest.sig`` beside it; ``/1`` was unsigned."""
+MANIFEST_FORMAT = REPLAY_FORMAT
+"""Signed (replay/outputs.py): ``manifest.sig`` beside it; ``/1`` was unsigned, ``/2`` wrote
+``rounds.problems`` as one text (the problems joined with "; ")."""
 PROVENANCE_KEY = b"catwalk.provenance"
 """The Parquet schema metadata key under which every file carries the log's provenance."""
 NO_VERIFICATION = "not verified: replay was given no verification"

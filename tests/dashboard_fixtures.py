@@ -35,7 +35,7 @@ ROUNDS_SCHEMA = pa.schema(
         ("dealt_at", pa.timestamp("us", tz="UTC")),
         ("dealer_id", pa.string()),
         ("evaluated", pa.bool_()),
-        ("problems", pa.string()),
+        ("problems", pa.list_(pa.string())),
         ("notation", pa.string()),
     ]
 )
@@ -98,7 +98,7 @@ ROUNDS = [
         "dealt_at": datetime(2026, 3, 14, 21, 5, 10, tzinfo=UTC),
         "dealer_id": "d-117",
         "evaluated": True,
-        "problems": None,
+        "problems": [],
         "notation": "t1-000041 pai_gow_poker D=AhAd6s4h2c/Kc9d "
         "S2(main 500)=TdTs5d5c3s/QsQc S5(main 1000)=Ks7s6d3c2h/8c8d",
     },
@@ -111,7 +111,7 @@ ROUNDS = [
         "dealt_at": datetime(2026, 3, 14, 21, 7, 33, tzinfo=UTC),
         "dealer_id": "d-117",
         "evaluated": True,
-        "problems": None,
+        "problems": [],
         "notation": "t1-000042 pai_gow_poker D=AsKdQhJcTc/9s2d "
         "S1(main 1000)=4c4d6c5s3d/Js8s S3(main 2500)=KhJh8h5h3h/7c7d",
     },
@@ -124,7 +124,7 @@ ROUNDS = [
         "dealt_at": datetime(2026, 3, 14, 21, 9, 2, tzinfo=UTC),
         "dealer_id": "d-204",
         "evaluated": False,
-        "problems": "seat 1: cards dealt but no hand set",
+        "problems": ["seat 1: cards dealt but no hand set"],
         "notation": "t2-000007 pai_gow_poker D=7s7h5h4d3c/Jd9c S1(main 1500)=AcQdJsTh8d6h2s",
     },
 ]

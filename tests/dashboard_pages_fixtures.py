@@ -69,7 +69,7 @@ def _round(rid: str, casino: str, table: str, game: str, dealer: str, at: dateti
         "round_id": rid, "casino": casino, "table_id": table, "game": game,
         "ruleset": f"{game}-2026", "dealt_at": at, "dealer_id": dealer, "evaluated": evaluated,
         "voided": False, "ended": True, "events": 9, "corrections": 0,
-        "problems": None if evaluated else "seat 1: cards dealt but no hand set",
+        "problems": [] if evaluated else ["seat 1: cards dealt but no hand set"],
         "problem_kinds": [] if evaluated else ["hand_not_set"], "notation": f"{rid} {game}",
         "wagered_cents": wagered, "house_win_cents": house_win,
         "mispay_cents": None, "mispaid_wagers": mispaid,

@@ -1,5 +1,5 @@
 """Signed outputs for tests that build replay's files by hand: a manifest as replay writes
-it (catwalk-replay-manifest/2) over the files in ``DATA/replay``, signed by the data
+it (catwalk-replay-manifest/3) over the files in ``DATA/replay``, signed by the data
 directory's outputs key, and a keyring that pins that key (schemas/keyring.py)."""
 
 from __future__ import annotations

@@ -402,7 +402,7 @@ def test_6a_13_fixed_awards_are_not_shared():
 
 
 # ---------------------------------------------------------------------------------------
-# The result form (issue 3) and bad documents
+# The result form of `python -m replay adjudicate` and bad documents
 # ---------------------------------------------------------------------------------------
 
 

@@ -1,4 +1,4 @@
-"""The census (issue 3 interface 2; docs/rules.md 1.1, 5, 6a.3): every hand of a deck counted
+"""The census (`python -m replay census`; docs/rules.md 1.1, 5, 6a.3): every hand of a deck counted
 by the category of its best five cards.
 
 Oracles, none of them the code under test: the docs/rules.md 5 standard counts; counts worked

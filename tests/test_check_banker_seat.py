@@ -59,9 +59,9 @@ def test_an_account_recorded_to_another_seat_than_the_banker_is_an_irregular_rou
     assert [rounds[r]["problem_kinds"] for r in ("B1", "B2", "B3")] == [
         ["banker_settled_other_seat"], [], []]
     assert rounds["B1"]["evaluated"]
-    assert rounds["B1"]["problems"] == (
+    assert rounds["B1"]["problems"] == [  # one problem, its "; " within it
         "the banker's account recorded for seat 4, but seat 3 banks the round (table_seq "
-        f"{_seq(table, 'B1')}); judged as seat 3's account")
+        f"{_seq(table, 'B1')}); judged as seat 3's account"]
     rule = {(f["round_id"], f["check_id"]) for f in flags if f["kind"] == "rule"}
     assert rule == {("B1", "irregular_round")}
 

@@ -19,7 +19,7 @@ CHECK = "commission_not_won"
 def flags(tmp_path):
     rounds = [_round("K1"), {**_round("K2"), "game": "caribbean_stud"},
               {**_round("K3"), "game": "pai_gow_tiles"},
-              _round("K4", evaluated=False, problems="the dealer was never dealt cards")]
+              _round("K4", evaluated=False, problems=["the dealer was never dealt cards"])]
     wagers = [
         _row("K1", 1, "pai_gow_poker", "main", 1000, ("win", 0, 50), ("push", 0, 0)),  # flag
         _row("K1", 2, "pai_gow_poker", "main", 1000, ("win", 950, 50),

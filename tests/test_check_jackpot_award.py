@@ -52,7 +52,7 @@ def _flags(tmp_path):
     ]
     rounds = [{**_round(r), "game": "caribbean_stud"}
               for r in ("J1", "J2", "J3", "J4", "J5", "J6", "J8", "J9")]
-    rounds.append({**_round("J7", evaluated=False, problems="seat 1 has no cards"),
+    rounds.append({**_round("J7", evaluated=False, problems=["seat 1 has no cards"]),
                    "game": "caribbean_stud"})
     return _write(tmp_path, {"rounds": rounds, "jackpots": jackpots, "wagers": wagers})
 

@@ -65,7 +65,7 @@ def tables(tmp_path):
         ]
     rounds += [{**_round("X1"), "game": "caribbean_stud"},
                {**_round("X2"), "game": "pai_gow_tiles"},
-               {**_round("X3", evaluated=False, problems="the dealer was never dealt cards")},
+               {**_round("X3", evaluated=False, problems=["the dealer was never dealt cards"])},
                {**_round("X4"), "voided": True, "void_reason": "shuffle machine fault"},
                _round("X5")]
     wagers += [

@@ -12,6 +12,8 @@ from tests.outputs_support import sign_replay
 
 
 def _round(round_id, *, evaluated=True, problems=None):
+    if isinstance(problems, str):  # Arrow would take a text for a list of its letters
+        raise TypeError("problems is a list of the round's problems, one element each")
     return {"round_id": round_id, "casino": "C01", "table_id": "T01", "game": "pai_gow_poker",
             "ruleset": "pai_gow_poker-classic-v1", "dealt_at": None, "dealer_id": "E011",
             "evaluated": evaluated, "problems": problems, "notation": None}
@@ -31,9 +33,9 @@ def _wager(round_id, seat, amount, recorded, expected):
 @pytest.fixture
 def data(tmp_path):
     rounds = [_round("R1"), _round("R2"), _round("R3", evaluated=False,
-                                                 problems="dealer was never dealt cards"),
-              _round("R4", problems="seat 2 placed main 5000 after the cards were dealt "
-                                    "(table_seq 9): past-posting")]
+                                                 problems=["dealer was never dealt cards"]),
+              _round("R4", problems=["seat 2 placed main 5000 after the cards were dealt "
+                                     "(table_seq 9): past-posting"])]
     wagers = [
         _wager("R1", 1, 2500, ("win", 2375, 125), ("win", 2375, 125)),     # right
         _wager("R1", 2, 2500, ("win", 2500, 0), ("win", 2375, 125)),       # overpay 125
@@ -43,7 +45,7 @@ def data(tmp_path):
         _wager("R2", 2, 5000, None, ("win", 4750, 250)),                    # never settled
         _wager("R3", 1, 5000, ("win", 9999, 0), None),                      # not judged: no flag
     ]
-    rounds += [_round("R5"), _round("R6"), _round("R7", evaluated=False, problems="x")]
+    rounds += [_round("R5"), _round("R6"), _round("R7", evaluated=False, problems=["x"])]
     hands = [
         {"round_id": "R5", "table_id": "T01", "game": "pai_gow_tiles", "position": "dealer",
          "high": "6-6 1-3", "low": "2-4 1-2", "house_way": False},          # flagged

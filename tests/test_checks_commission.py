@@ -20,7 +20,7 @@ def _tiles(round_id, seat, amount, recorded, expected):
 
 @pytest.fixture
 def data(tmp_path):
-    rounds = [_round("C1"), _round("C2"), _round("C3", evaluated=False, problems="x")]
+    rounds = [_round("C1"), _round("C2"), _round("C3", evaluated=False, problems=["x"])]
     bank = {**_wager("C1", 6, 0, ("push", 0, 150), ("push", 0, 0)), "position": "banker"}
     wagers = [
         _wager("C1", 1, 2000, ("push", 0, 200), ("push", 0, 0)),       # commission on a push,

@@ -39,7 +39,7 @@ def _of(flags, check_id):
 
 @pytest.fixture
 def fouls(tmp_path):
-    rounds = [_round("F1"), _round("F2", evaluated=False, problems="x"), _round("F3")]
+    rounds = [_round("F1"), _round("F2", evaluated=False, problems=["x"]), _round("F3")]
     hands = [
         _hand("F1", None, foul=False),
         _hand("F1", 1, foul=True, high="Kc Qd 9s 7h 3c", low="8h 8d"),  # paid as a win
@@ -83,7 +83,7 @@ def test_a_fouled_main_wager_recorded_won_pushed_or_not_collected_is_flagged(fou
 
 def test_the_ace_high_bonus_mispaid_either_way_or_at_the_wrong_odds(tmp_path):
     face_up = "face_up_pai_gow"
-    rounds = [_round("A1"), _round("A2"), _round("A3", evaluated=False, problems="x")]
+    rounds = [_round("A1"), _round("A2"), _round("A3", evaluated=False, problems=["x"])]
     wagers = [
         _bet("A1", 1, "ace_high", 100, ("win", 500, 0), ("loss", -100, 0), face_up),
         _bet("A1", 2, "ace_high", 100, ("loss", -100, 0), ("win", 1500, 0), face_up),
@@ -118,8 +118,8 @@ def _noted(seat, raised, ante, multiple=2):
 @pytest.fixture
 def raises():
     rounds = [{**_round("R1"), "problem_kinds": ["rule_irregularity"],
-               "problems": f"{_noted(1, 1500, 500)}; {_noted(4, 500, 500)}"},
-              _round("R2", evaluated=False, problems="x")]
+               "problems": [_noted(1, 1500, 500), _noted(4, 500, 500)]},
+              _round("R2", evaluated=False, problems=["x"])]
     hands = [_hand("R1", 1, action="raise", game="caribbean_stud"),
              _hand("R1", 4, action="concede", game="caribbean_stud")]
     wagers = [
@@ -153,7 +153,7 @@ def test_the_raise_multiple_is_the_one_the_engine_applied(tmp_path, raises):
     """Under a ruleset posting 3 x the ante, the engine notes seats 2 and 4 (R1 seat 2's
     1,000 on 500; seat 1's 1,500 is right): the check follows the engine's multiple."""
     raises["rounds"][0] = {**raises["rounds"][0],
-                           "problems": f"{_noted(2, 1000, 500, 3)}; {_noted(4, 500, 500, 3)}"}
+                           "problems": [_noted(2, 1000, 500, 3), _noted(4, 500, 500, 3)]}
     flags = _flags(tmp_path, raises)
     assert [(f["seat"], f["detail"]) for f in flags
             if f["check_id"] == "raise_not_twice_ante"] == [
@@ -167,7 +167,7 @@ def test_the_raise_multiple_is_the_one_the_engine_applied(tmp_path, raises):
 
 def test_a_void_raise_won_or_lost_is_flagged_and_a_returned_one_is_not(tmp_path):
     rounds = [_round("Q1"), {**_round("Q2"), "voided": True, "void_reason": "deck short"},
-              _round("Q3", evaluated=False, problems="x"), _round("Q4")]
+              _round("Q3", evaluated=False, problems=["x"]), _round("Q4")]
     wagers = [
         # Q1: the dealer did not qualify
         _bet("Q1", 1, "ante", 500, ("win", 500, 0), ("win", 500, 0)),
@@ -199,7 +199,7 @@ def test_a_void_raise_won_or_lost_is_flagged_and_a_returned_one_is_not(tmp_path)
 
 def test_a_wager_given_up_and_paid_is_flagged_but_a_folded_hands_progressive_is_not(tmp_path):
     stud, tiles = "caribbean_stud", "pai_gow_tiles"
-    rounds = [_round("D1"), _round("D2"), _round("D3", evaluated=False, problems="x")]
+    rounds = [_round("D1"), _round("D2"), _round("D3", evaluated=False, problems=["x"])]
     hands = [
         _hand("D1", None, game=stud),
         _hand("D1", 1, action="fold", game=stud),

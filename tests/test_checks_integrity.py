@@ -43,41 +43,41 @@ DEALER_LATE = "dealer placed main 20000 after the cards were dealt (table_seq 10
 @pytest.fixture
 def flags(tmp_path):
     rounds = [
-        _r("I1", ["past_posting"], f"{LATE}; {DEALER_LATE}"),
+        _r("I1", ["past_posting"], [LATE, DEALER_LATE]),
         _r("I2", ["past_posting", "set_after_exposed"],
-           "seat 1 set its hand again after it was exposed (table_seq 20); the exposed "
-           "setting stands; seat 4 placed fortune 500 after the cards were dealt "
-           "(table_seq 8): past-posting"),
+           ["seat 1 set its hand again after it was exposed (table_seq 20); the exposed "
+            "setting stands",
+            "seat 4 placed fortune 500 after the cards were dealt (table_seq 8): past-posting"]),
         # judged as recorded (docs/rules.md 8.1): the fold's sentence alone
         _r("I3", ["dealt_twice"],
-           "card Qc dealt 2 times in the round (seat 4, seat 5) at table_seq 9"),
-        _r("I4", [], None),                                       # tiles: 6-6 twice is lawful
+           ["card Qc dealt 2 times in the round (seat 4, seat 5) at table_seq 9"]),
+        _r("I4", [], []),                                       # tiles: 6-6 twice is lawful
         _r("I5", ["dealt_twice"],
-           "tile 2-4 dealt 2 times in the round (dealer, seat 1) at table_seq 7; tile 6-6 "
-           "dealt 3 times in the round (dealer, seat 1, seat 2) at table_seq 8; the set "
-           "holds 2"),
+           ["tile 2-4 dealt 2 times in the round (dealer, seat 1) at table_seq 7",
+            "tile 6-6 dealt 3 times in the round (dealer, seat 1, seat 2) at table_seq 8; the "
+            "set holds 2"]),
         # a hand holding one card twice has no rank: not judged, and still flagged here
         _r("I18", ["dealt_twice", "not_judgeable"],
-           "card Ah dealt 2 times in the round (seat 2, seat 2) at table_seq 6; card Ah was "
-           "dealt 2 times (seat 2, seat 2)", evaluated=False),
-        _r("I6", ["dealt_twice"], "seat 3 dealt cards twice (table_seq 12)"),
-        _r("I7", ["not_ended"], "the round has no RoundEnded in the log (last event at "
-                                "table_seq 30): its end was lost, or it was still being dealt "
-                                "when the log was read"),
-        _r("I8", ["never_started", "not_judgeable"], "no RoundStarted", evaluated=False),
-        _r("I9", ["void_without_reason"], "round voided without a reason (table_seq 5)"),
-        _r("I10", ["settled_not_placed"], "seat 2 fortune settled but never placed"),
+           ["card Ah dealt 2 times in the round (seat 2, seat 2) at table_seq 6",
+            "card Ah was dealt 2 times (seat 2, seat 2)"], evaluated=False),
+        _r("I6", ["dealt_twice"], ["seat 3 dealt cards twice (table_seq 12)"]),
+        _r("I7", ["not_ended"], ["the round has no RoundEnded in the log (last event at "
+                                 "table_seq 30): its end was lost, or it was still being dealt "
+                                 "when the log was read"]),
+        _r("I8", ["never_started", "not_judgeable"], ["no RoundStarted"], evaluated=False),
+        _r("I9", ["void_without_reason"], ["round voided without a reason (table_seq 5)"]),
+        _r("I10", ["settled_not_placed"], ["seat 2 fortune settled but never placed"]),
         _r("I11", ["meter_changed", "rule_irregularity"],
-           "progressive meter read 5 after 4 in the same round (table_seq 2); the last "
-           "reading counts; seat 1 raised 1500 on an ante of 1000"),
-        _r("I12", None, "an older replay's problem"),            # no kinds: fail closed
-        _r("I13", [], None),                                      # trap: clean
-        _r("I14", ["past_posting"], "a late wager, in words the check cannot read"),
-        _r("I16", ["rule_irregularity"], RAISE),                  # raise_not_twice_ante's
-        _r("I17", ["past_posting", "rule_irregularity"], f"{LATE}; {RAISE}; {PROGRESSIVE}"),
-        _r("I15", ["not_ended", "not_judgeable"], "dealer has no 'cards'; the round has no "
-                                                  "RoundEnded in the log (last event at "
-                                                  "table_seq 3)", evaluated=False),
+           ["progressive meter read 5 after 4 in the same round (table_seq 2); the last "
+            "reading counts", "seat 1 raised 1500 on an ante of 1000"]),
+        _r("I12", None, ["an older replay's problem"]),          # no kinds: fail closed
+        _r("I13", [], []),                                        # trap: clean
+        _r("I14", ["past_posting"], ["a late wager, in words the check cannot read"]),
+        _r("I16", ["rule_irregularity"], [RAISE]),                # raise_not_twice_ante's
+        _r("I17", ["past_posting", "rule_irregularity"], [LATE, RAISE, PROGRESSIVE]),
+        _r("I15", ["not_ended", "not_judgeable"], ["dealer has no 'cards'", "the round has no "
+                                                   "RoundEnded in the log (last event at "
+                                                   "table_seq 3)"], evaluated=False),
     ]
     hands = [
         _hand("I3", None, "Kc Kd 9s 7h 3c Ah Qs"), _hand("I3", 4, "Qc 2d 3d 4d 5d 6d 7d"),

@@ -52,7 +52,7 @@ def flags(tmp_path):
                  "natural_seven_card_straight_flush", known=True, meter=True),
     ]
     rounds = [_round(r) for r in ("H1", "H2", "H3", "H4", "H5", "H6", "H7")]
-    rounds += [_round(r, evaluated=False, problems="seat 1 has no 'cards'")
+    rounds += [_round(r, evaluated=False, problems=["seat 1 has no 'cards'"])
                for r in ("H8", "H9")]
     return _write(tmp_path, {"rounds": rounds, "jackpots": jackpots})
 

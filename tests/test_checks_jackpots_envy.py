@@ -60,7 +60,7 @@ def _detail(flags, check_id, round_id, seat):
 @pytest.fixture
 def envy(tmp_path):
     rounds = [_round(r) for r in ("E1", "E2", "E3", "E4")]
-    rounds.append(_round("E9", evaluated=False, problems="seat 6 has no 'cards'"))
+    rounds.append(_round("E9", evaluated=False, problems=["seat 6 has no 'cards'"]))
     wagers = [
         _side("E1", 1, "fortune", 500), _side("E2", 3, "progressive", 500),
         _side("E3", 1, "fortune", 1000), _side("E3", 2, "fortune", 500),
@@ -233,15 +233,15 @@ def _progressive(round_id, seat, recorded_net, expected_net, lawful=None):
 @pytest.fixture
 def jackpots(tmp_path):
     rounds = [_round(r) for r in ("J1", "J2", "J3", "J4", "J5", "J7", "J8", "J9")]
-    rounds.append(_round("J6", evaluated=False, problems="x"))
+    rounds.append(_round("J6", evaluated=False, problems=["x"]))
     rounds += [
         {**_round("M1"), "problem_kinds": ["meter_changed"],
-         "problems": "progressive meter read 1000500 after 1000000 in the same round "
-                     "(table_seq 4); the last reading counts"},
-        {**_round("M2"), "problem_kinds": ["past_posting"], "problems": "late"},
+         "problems": ["progressive meter read 1000500 after 1000000 in the same round "
+                      "(table_seq 4); the last reading counts"]},
+        {**_round("M2"), "problem_kinds": ["past_posting"], "problems": ["late"]},
         {**_round("M3", evaluated=False), "problem_kinds": ["meter_changed", "not_judgeable"],
-         "problems": "progressive meter read 7 after 9 in the same round (table_seq 3); the "
-                     "last reading counts; dealer has no 'cards'"},
+         "problems": ["progressive meter read 7 after 9 in the same round (table_seq 3); the "
+                      "last reading counts", "dealer has no 'cards'"]},
     ]
     wagers = [
         _progressive("J1", 1, 250_000, 250_000),

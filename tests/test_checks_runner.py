@@ -67,7 +67,7 @@ def data(tmp_path):
     the next day) was not evaluated."""
     rounds = [_round("R1", T1, "E011"),
               _round("R2", T2, "E022", "pai_gow_tiles", "pai_gow_tiles-classic-v1"),
-              _round("R3", T3, "E011", evaluated=False, problems="dealer was never dealt cards")]
+              _round("R3", T3, "E011", evaluated=False, problems=["dealer was never dealt cards"])]
     wagers = [_wager("R1", 1, "main", 2500, 2375, 2375),
               _wager("R1", 2, "main", 2500, 2500, 2375),
               _wager("R2", 1, "main", 5000, -5500, -5000),
@@ -448,7 +448,7 @@ def test_a_memory_limit_duckdb_does_not_understand_is_exit_2_naming_the_variable
 def test_the_shared_relations_are_read_from_the_views_folder_in_file_name_order():
     assert [name for name, _ in runner.load_views()] == [
         "wager_exceptions", "round_problems", "unjudged", "envy_paid", "play_marks",
-        "marked_play"]
+        "marked_play", "jackpot_award_exceptions", "preceding_dealer_hand"]
     assert runner.load_views() == runner.PREPARED
     assert all(sql.lstrip().startswith("--") for _, sql in runner.PREPARED)  # each says why
     # the rounds still in play, built before the views with --follow, are read apart

@@ -56,7 +56,7 @@ def _side(round_id, seat, wager, amount, recorded, expected, game="face_up_pai_g
 
 @pytest.fixture
 def settled(tmp_path):
-    rounds = [_round("S1"), _round("S2"), _round("S3", evaluated=False, problems="x"),
+    rounds = [_round("S1"), _round("S2"), _round("S3", evaluated=False, problems=["x"]),
               {**_round("S4"), "voided": True, "void_reason": "shuffle machine fault"}]
     dealer = {**_wager("S2", None, 1000, ("win", 1500, 0), ("win", 1000, 0)),
               "position": "dealer"}
@@ -177,12 +177,12 @@ def test_a_settlement_of_a_wager_never_placed_is_flagged_from_the_log(tmp_path):
 def test_settled_not_placed_names_the_dealer_and_falls_back_to_the_round(tmp_path):
     never = "settled_not_placed"
     rounds = [
-        {**_round("U1"), "problems": "dealer main settled but never placed (table_seq 12); "
-                                     "seat 2 placed main 500 after the cards were dealt",
+        {**_round("U1"), "problems": ["dealer main settled but never placed (table_seq 12)",
+                                      "seat 2 placed main 500 after the cards were dealt"],
          "problem_kinds": [never, "past_posting"]},
-        {**_round("U2", evaluated=False, problems="an older replay's words"),
+        {**_round("U2", evaluated=False, problems=["an older replay's words"]),
          "problem_kinds": [never]},                                   # not evaluated: still
-        {**_round("U3", problems="seat 4 main settled twice (table_seq 9)"),
+        {**_round("U3", problems=["seat 4 main settled twice (table_seq 9)"]),
          "problem_kinds": ["settled_twice"]},                         # trap: another kind
         {**_round("U4"), "problem_kinds": []},                        # trap: clean
     ]
@@ -211,7 +211,7 @@ def _banker(round_id, seat, recorded, expected, *, co_bank=False):
 @pytest.fixture
 def banked(tmp_path):
     rounds = [_round(f"B{n}") for n in range(1, 9)] + [_round("B9", evaluated=False,
-                                                              problems="x")]
+                                                              problems=["x"])]
     bankers = [
         _banker("B1", 3, (-1750, 0), (-1750, 0, -625)),                   # trap: right
         _banker("B2", 2, (1900, 0), (1805, 95, 0)),                       # no commission taken:

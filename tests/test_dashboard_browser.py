@@ -1,5 +1,5 @@
 """The dashboard served for real and used in headless Chromium (Debian's, never a download), as
-its three kinds of users would (issue 9): an analyst triages a shift, dispute staff settle a
+its three kinds of users would: an analyst triages a shift, dispute staff settle a
 complaint, a regulator audits the log and changes nothing; each sign-in, view and action is
 then read back from the access log (dashboard/access.py).
 

@@ -1,4 +1,4 @@
-"""The Cases page and the Access log page (issue 9), on flags the real checks raised over a
+"""The Cases page and the Access log page, on flags the real checks raised over a
 real replayed log (tests/dashboard_round_fixtures.py): an analyst acknowledges a flag and
 records a disposition, kept with who and when; dispute staff and regulators see the history
 and change nothing; the access log shows who did what, newest first, with its chain's

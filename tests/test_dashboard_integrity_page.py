@@ -1,6 +1,6 @@
-"""The Log integrity page (issue 9) on a real signed log, replayed and checked: what the
-manifest says, the checkpoints beside the log, the quarantine with its reasons, the
-log-level findings and the verification run on demand, tampered and not."""
+"""The Log integrity page, as a regulator audits the log, on a real signed log, replayed and
+checked: what the manifest says, the checkpoints beside the log, the quarantine with its
+reasons, the log-level findings and the verification run on demand, tampered and not."""
 
 from __future__ import annotations
 

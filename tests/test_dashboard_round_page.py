@@ -1,4 +1,4 @@
-"""The Round page (issue 9) on rounds the real pipeline judged (tests/dashboard_round_fixtures.py):
+"""The Round page on rounds the real pipeline judged (tests/dashboard_round_fixtures.py):
 the cards and tiles as pictures, each hand's result and why, the house way, recorded
 against required per wager, the timeline with who recorded each event, the flags, the
 ruleset, the proof on demand, the dispute report, and one round_view per round shown. The

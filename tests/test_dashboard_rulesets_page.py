@@ -1,6 +1,7 @@
-"""The Rulesets page (issue 9): what each shipped ruleset says in words a regulator reads
-against the posted rules (docs/rules.md 6 and 6a), when it is in force, and which rulesets
-the data shown was judged under. Expected words are written out by hand from docs/rules.md."""
+"""The Rulesets page, as a regulator audits it: what each shipped ruleset says in words a
+regulator reads against the posted rules (docs/rules.md 6 and 6a), when it is in force, and
+which rulesets the data shown was judged under. Expected words are written out by hand from
+docs/rules.md."""
 
 from __future__ import annotations
 

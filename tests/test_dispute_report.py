@@ -1,6 +1,6 @@
-"""The round as a dispute needs it (issue 9): the timeline replay writes, the report of a
-round (hands with why each won or lost, wagers recorded against expected, timeline, flags,
-ruleset, provenance), its terminal and HTML renderings, the pictures, and the proof.
+"""The round as dispute staff need it to settle a complaint: the timeline replay writes, the
+report of a round (hands with why each won or lost, wagers recorded against expected, timeline,
+flags, ruleset, provenance), its terminal and HTML renderings, the pictures, and the proof.
 
 The data: a real signed log (``LogWriter``, keys beside it) holding hand-built rounds at
 casino C01 table T90 (tests/events_factory.py; every expected value below was worked out by

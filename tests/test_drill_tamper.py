@@ -1,5 +1,7 @@
 """Tamper drill: a log written by ``python -m ingest`` from the real broker, tampered with in
-every way of issue 7 item 1, each caught by ``python -m ingest verify --key`` and named.
+every way the log's tamper evidence must detect (a byte changed, a record removed,
+inserted or reordered, the tail cut, a header edited, the chain rewritten, a bad signature),
+each caught by ``python -m ingest verify --key`` and named.
 
 The log is ingested in three runs (three segments of 5 events each); each case works on a
 copy of it. The cases and what the verdict must name are those of docs/log-integrity.md.

@@ -108,7 +108,7 @@ DEALER_ACE_HIGH_JOKER = ("Jk 7h 5s 3d 2c", "Kd 9c")
 
 
 # ---------------------------------------------------------------------------------------
-# The result form (issue 3 "Result")
+# The result form of `python -m replay adjudicate`
 # ---------------------------------------------------------------------------------------
 
 
@@ -197,8 +197,9 @@ def test_688a_1_high_hand_equal_in_rank_to_the_low_hand_is_not_a_foul() -> None:
 
 def test_hand_set_with_a_card_not_dealt_is_refused_as_bad_input() -> None:
     """A hand set with a card the seat was not dealt cannot be judged: the record is
-    inconsistent, and the document is refused naming the seat (issue 3 "Bad input"). A hand
-    set 4 + 3 from the cards dealt is judged: tests/test_rules_corrections.py."""
+    inconsistent, and the document is refused naming the seat (a bad round document gets a
+    clear error). A hand set 4 + 3 from the cards dealt is judged:
+    tests/test_rules_corrections.py."""
     bad = seat(1, cards="Tc Td 7s 6h 5c Ah Qc", high="Tc Td 7s 6h 5c", low="Ah Qd", main=2500)
     with pytest.raises(DocumentError, match=r"seat 1: .*set but not dealt 'Qd'.*not set 'Qc'"):
         judge(doc(DEALER_EIGHTS, bad))

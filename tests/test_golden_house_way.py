@@ -1,5 +1,6 @@
-"""Golden file: the shipped pai gow poker house way over a large fixed sample of hands
-(issue 3; docs/rules.md 1.3 and 7.5, completed in replay/games/pai_gow_house_way.py).
+"""Golden file: the shipped pai gow poker house way over a large fixed sample of hands (the
+rules engine's golden file of the house way; docs/rules.md 1.3 and 7.5, completed in
+replay/games/pai_gow_house_way.py).
 
 ``tests/golden/pai_gow_poker_house_way.txt`` holds a short ``#`` header and then one hand per
 line, in a form whose diff shows exactly which hands the house way sets differently::

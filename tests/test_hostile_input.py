@@ -1,4 +1,5 @@
-"""Hostile input (issue 7): round documents built to hurt `python -m replay adjudicate`, and
+"""Hostile input (every command answers it with a clear error and exit 2, never a
+traceback): round documents built to hurt `python -m replay adjudicate`, and
 event text built to be rendered as Markdown or HTML by the dashboard.
 
 adjudicate must answer every one with a one-line error naming the file, the line and the

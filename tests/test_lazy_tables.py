@@ -1,8 +1,8 @@
-"""The rules engine's lookup tables filled one key at a time (replay/games/lazy_table.py)
-give, for every key, what the tables built whole give (issue 6: building them whole cost
-every replay process about 0.7 s of CPU). Exhaustive: every key of the 5-card tables under
-each wheel option and of the 7-card class tables, in an order unlike the build's, on fresh
-tables; keys no hand makes fail alike."""
+"""The rules engine's lookup tables filled one key at a time (replay/games/lazy_table.py) give,
+for every key, what the tables built whole give (they are filled lazily because building them
+whole cost every replay process about 0.7 s of CPU). Exhaustive: every key of the 5-card tables
+under each wheel option and of the 7-card class tables, in an order unlike the build's, on
+fresh tables; keys no hand makes fail alike."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Tamper evidence of the log (issue 7 item 1): every kind of tampering is detected and the
-first bad record, header or checkpoint is named; inclusion proofs check offline.
+"""Tamper evidence of the log, checkable offline by anyone: every kind of tampering is detected
+and the first bad record, header or checkpoint is named; inclusion proofs check offline.
 
 Each test writes a real log with ``LogWriter`` (three segments of three records), tampers
 with it as an adversary would, and runs the verifier and the command a regulator runs."""

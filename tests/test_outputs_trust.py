@@ -119,6 +119,31 @@ def _old_format(data: Path) -> None:
     (data / "replay" / SIGNATURE).unlink()
 
 
+def _problems_as_one_text(data: Path) -> None:
+    """Outputs as an older replay wrote them, signed with the outputs' own key: the manifest
+    /2 and rounds.problems one text, the problems joined with "; " (which a reader of the
+    list would take letter by letter)."""
+    path = data / "replay" / "rounds.parquet"
+    table = pq.read_table(path)
+    index = table.schema.get_field_index("problems")
+    joined = pa.array(["; ".join(p) or None for p in table["problems"].to_pylist()],
+                      pa.string())
+    pq.write_table(table.set_column(index, pa.field("problems", pa.string()), joined), path)
+    digest, size = file_digest(path)
+
+    def change(manifest):
+        manifest["files"]["rounds.parquet"] = digest
+        manifest["sizes"]["rounds.parquet"] = size
+        manifest["format"] = "catwalk-replay-manifest/2"
+    _rewrite_manifest(data, change)
+    from replay.outputs import note_body
+
+    raw = (data / "replay" / MANIFEST).read_bytes()
+    signer = output_signer(data, who="replay")
+    (data / "replay" / SIGNATURE).write_text(
+        sign_note(signer, note_body("catwalk-replay-manifest/2", raw)))
+
+
 DRILLS = {
     "wagers edited, hash recomputed": (_edit_wagers, "tampered",
                                        "signs another manifest than"),
@@ -129,6 +154,8 @@ DRILLS = {
     "outputs.pub replaced and re-signed": (_resign_with_another_key, "tampered",
                                            "not signed by a trusted outputs key"),
     "a manifest /1": (_old_format, "unsigned", "unsigned: written before outputs were signed"),
+    "a signed manifest /2, problems one text": (
+        _problems_as_one_text, "outdated", "written while rounds.problems was one text"),
 }
 
 
@@ -138,7 +165,7 @@ def test_the_untouched_outputs_verify_with_the_pinned_keys(data: Path) -> None:
     assert found.files == {f"{n}.parquet" for n in (
         "rounds", "hands", "wagers", "envy", "bankers", "jackpots", "timeline", "findings")}
     manifest = found.manifest
-    assert manifest is not None and manifest["format"] == "catwalk-replay-manifest/2"
+    assert manifest is not None and manifest["format"] == "catwalk-replay-manifest/3"
     assert manifest["key_pinned"] is True
     (tree,) = manifest["trees"]
     assert tree["size"] == manifest["log"]["records"] and len(tree["root"]) == 64

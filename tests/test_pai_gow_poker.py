@@ -723,7 +723,7 @@ def test_round_result_carries_the_notation() -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# Round documents (issue 3): dealer-banked rounds, the result form, bad input
+# Round documents (`python -m replay adjudicate`): dealer-banked rounds, the result form, bad input
 # ---------------------------------------------------------------------------------------
 
 

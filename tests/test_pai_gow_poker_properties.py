@@ -1,4 +1,4 @@
-"""Hypothesis properties of classic pai gow poker (issue 3):
+"""Hypothesis properties of classic pai gow poker, as the rules engine must keep them:
 
 - a set hand uses exactly the dealt cards: the house way's and every one of the 21 splits,
   and a round document whose set hand does not is refused, naming the seat;

@@ -493,7 +493,7 @@ def test_pr_C_D_dealer_following_the_house_way() -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# Round documents (issue 3)
+# Round documents (`python -m replay adjudicate`)
 # ---------------------------------------------------------------------------------------
 
 

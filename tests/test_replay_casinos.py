@@ -116,7 +116,7 @@ def test_a_day_no_filing_covers_is_not_evaluated_never_the_shipped_default(tmp_p
     assert c02["evaluated"] is False and c02["ruleset"] is None
     assert "not_judgeable" in c02["problem_kinds"]
     assert (f"casino C02 filed rulesets for caribbean_stud ({C02_STUD} 2026-01-01 to "
-            "2026-06-01) and none is in force on 2026-11-28") in c02["problems"]
+            "2026-06-01) and none is in force on 2026-11-28") in "; ".join(c02["problems"])
     wagers = [w for w in _rows(tmp_path / "replay", "wagers") if w["casino"] == "C02"]
     assert {w["expected_net_cents"] for w in wagers} == {None}
 
@@ -130,7 +130,8 @@ def test_a_ruleset_the_table_names_must_be_its_casinos_or_shipped(tmp_path, name
                             *_royal("C02", "B-000001", PAID_100, ruleset=SHIPPED_STUD)])
     replay(log, tmp_path / "replay", book=load_rulebook(EXAMPLE))
     rounds = _by_casino(tmp_path / "replay")
-    assert rounds["C01"]["evaluated"] is False and why in rounds["C01"]["problems"]
+    assert rounds["C01"]["evaluated"] is False
+    assert any(why in p for p in rounds["C01"]["problems"])
     # C02's table named the shipped ruleset: allowed, and judged by it (100 to 1)
     assert rounds["C02"]["ruleset"] == SHIPPED_STUD and rounds["C02"]["mispay_cents"] == 0
 

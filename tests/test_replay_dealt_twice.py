@@ -58,7 +58,8 @@ def test_a_card_twice_with_an_overpay_is_flagged_by_both_and_judged(tmp_path):
     table, flags = _replay(tmp_path, events)
     (judged,) = table("rounds")
     assert judged["evaluated"] is True
-    assert "card Ah dealt 2 times in the round (seat 1, dealer)" in judged["problems"]
+    assert any("card Ah dealt 2 times in the round (seat 1, dealer)" in p
+               for p in judged["problems"])
     (wager,) = table("wagers")
     assert (wager["expected_outcome"], wager["expected_net_cents"],
             wager["expected_commission_cents"]) == ("win", 950, 50)
@@ -83,7 +84,8 @@ def test_a_tile_beyond_its_copies_across_parties_is_judged(tmp_path):
     table, flags = _replay(tmp_path, events_of_document(Table(), TILES))
     (judged,) = table("rounds")
     assert judged["evaluated"] is True
-    assert "tile 2-4 dealt 2 times in the round (seat 1, dealer)" in judged["problems"]
+    assert any("tile 2-4 dealt 2 times in the round (seat 1, dealer)" in p
+               for p in judged["problems"])
     flagged = {f["check_id"] for f in flags}
     assert "card_dealt_twice" in flagged and "not_evaluated" not in flagged
 
@@ -95,7 +97,7 @@ def test_a_hand_holding_one_card_twice_itself_is_not_evaluated_with_the_reason(t
         (1, "ante"): ("win", 1000, 0), (1, "raise"): ("win", 2000, 0)}))
     (judged,) = table("rounds")
     assert judged["evaluated"] is False
-    assert "seat 1 holds 'Qh' twice" in judged["problems"]
+    assert any("seat 1 holds 'Qh' twice" in p for p in judged["problems"])
     assert {"card_dealt_twice", "not_evaluated"} <= {f["check_id"] for f in flags}
 
 

@@ -1,5 +1,6 @@
 """Every game through the log: the README's hand-checked rounds, recorded as events, replayed
-from a real log and checked, with the failures issue 6 found on the old replay."""
+from a real log and checked, with the failures an older replay had (it judged the main wager
+only and dropped the banker)."""
 
 from __future__ import annotations
 
@@ -94,7 +95,7 @@ def test_each_readme_round_recorded_as_events_is_judged_like_its_document(tmp_pa
 
 
 def test_a_fortune_wager_recorded_as_won_9999_99_is_an_overpay(tmp_path):
-    """Issue 6: the old replay judged the main wager only and passed this round. Seat 1
+    """An older replay judged the main wager only and passed this round. Seat 1
     holds three fives: Fortune pays 3 to 1 on trips (docs/rules.md 2.4), 500 x 3 = 1500."""
     doc, result = EXAMPLES["r-17"]
     doc = json.loads(json.dumps(doc))
@@ -111,7 +112,7 @@ def test_a_fortune_wager_recorded_as_won_9999_99_is_an_overpay(tmp_path):
 
 
 def test_a_player_banked_round_is_judged_against_the_banker_not_the_dealer(tmp_path):
-    """Issue 6: the banker field was dropped and a correctly paid seat was flagged. Seat 1
+    """An older replay dropped the banker field and flagged a correctly paid seat. Seat 1
     wins against the dealer's hands and the banker's alike; seat 2 shows the difference."""
     doc, result = EXAMPLES["r-18"]
     doc = json.loads(json.dumps(doc))
@@ -157,7 +158,8 @@ def test_an_unknown_ruleset_makes_the_round_not_evaluated_with_its_name(tmp_path
     assert start.table_seq == 1
     table, _ = _replay(tmp_path, events)
     (rnd,) = table("rounds")
-    assert rnd["evaluated"] is False and "pai_gow_tiles-nowhere-v9" in rnd["problems"]
+    assert rnd["evaluated"] is False
+    assert any("pai_gow_tiles-nowhere-v9" in p for p in rnd["problems"])
     assert "not_judgeable" in rnd["problem_kinds"]
 
 
@@ -170,8 +172,9 @@ def test_an_absurd_wager_is_not_evaluated_instead_of_stopping_replay(tmp_path):
     table, flags = _replay(tmp_path, events_of_document(Table(), doc, meter=2_500_000,
                                                         settle=_settlements(result)))
     (rnd,) = table("rounds")
-    assert rnd["evaluated"] is False and "does not fit 64-bit cents" in rnd["problems"]
-    assert "seat 1 fortune" in rnd["problems"]
+    assert rnd["evaluated"] is False
+    assert any("does not fit 64-bit cents" in p for p in rnd["problems"])
+    assert any("seat 1 fortune" in p for p in rnd["problems"])
     assert "not_evaluated" in {f["check_id"] for f in flags}
 
 
@@ -187,7 +190,7 @@ def test_a_raise_not_twice_the_ante_is_settled_as_recorded_and_reported(tmp_path
     (rnd,) = table("rounds")
     assert rnd["evaluated"] is True
     assert "rule_irregularity" in rnd["problem_kinds"]
-    assert "seat 1 raised 1500 on an ante of 1000" in rnd["problems"]
+    assert any("seat 1 raised 1500 on an ante of 1000" in p for p in rnd["problems"])
     raised = [(f["check_id"], f["seat"], f["wager"], f["amount_at_stake_cents"]) for f in flags]
     assert ("raise_not_twice_ante", 1, "raise", None) in raised  # settled right: no money
     assert {c for c, *_ in raised} <= {"raise_not_twice_ante", "irregular_round"}
@@ -203,7 +206,7 @@ def test_a_banker_account_recorded_in_a_dealer_banked_round_fails_closed(tmp_pat
     table, _ = _replay(tmp_path, events)
     (rnd,) = table("rounds")
     assert rnd["evaluated"] is False
-    assert "a player banker's account was recorded for seat 3" in rnd["problems"]
+    assert any("a player banker's account was recorded for seat 3" in p for p in rnd["problems"])
 
 
 def test_a_log_written_under_schema_id_1_still_replays(tmp_path):
@@ -218,7 +221,7 @@ def test_a_log_written_under_schema_id_1_still_replays(tmp_path):
                 for i, e in enumerate(events)], [])
     replay(tmp_path / "log", tmp_path / "replay")
     (rnd,) = pq.read_table(tmp_path / "replay" / "rounds.parquet").to_pylist()
-    assert rnd["evaluated"] is True and rnd["problems"] is None
+    assert rnd["evaluated"] is True and rnd["problems"] == []
     wagers = pq.read_table(tmp_path / "replay" / "wagers.parquet").to_pylist()
     assert {(w["seat"], w["expected_net_cents"]) for w in wagers} == {(1, 2375), (3, 0)}
 
@@ -265,4 +268,4 @@ def test_an_engine_fault_on_one_round_fails_that_round_closed_not_the_replay(tmp
     assert rounds["r-17"]["evaluated"] is True
     assert rounds["r-19"]["evaluated"] is False
     assert "the rules engine failed on this round (TypeError: unexpected)" in \
-        rounds["r-19"]["problems"]
+        "; ".join(rounds["r-19"]["problems"])

@@ -153,7 +153,7 @@ def test_the_manifest_without_provenance_says_not_verified(tmp_path, log):
     text = (tmp_path / "replay" / "manifest.json").read_text()
     manifest = json.loads(text)
     assert text == json.dumps(manifest, sort_keys=True, indent=2) + "\n"
-    assert manifest["format"] == MANIFEST_FORMAT == "catwalk-replay-manifest/2"
+    assert manifest["format"] == MANIFEST_FORMAT == "catwalk-replay-manifest/3"
     assert manifest["key_pinned"] is False and manifest["trees"] == []
     assert manifest["sizes"] == {f"{n}.parquet": (tmp_path / "replay" / f"{n}.parquet")
                                  .stat().st_size for n in TABLES}

@@ -1,9 +1,9 @@
-"""``python -m replay`` reads the log once (issue 6): the records its verification read are
-the ones it replays, the same entries ``log_entries`` reads from the files, for the lone
-ingest's chain and for workers' chains; the files are byte for byte those of a replay that
-reads the log again; a log that does not verify is still refused, and with --unverified
-read again as far as it can be. The command's processes do not import pandas, with the
-same bytes."""
+"""``python -m replay`` reads the log once (reading it twice cost replay its speed): the
+records its verification read are the ones it replays, the same entries ``log_entries`` reads
+from the files, for the lone ingest's chain and for workers' chains; the files are byte for
+byte those of a replay that reads the log again; a log that does not verify is still refused,
+and with --unverified read again as far as it can be. The command's processes do not import
+pandas, with the same bytes."""
 
 from __future__ import annotations
 
@@ -126,7 +126,7 @@ def test_the_command_does_not_import_pandas_and_writes_the_same_bytes(tmp_path: 
 def test_with_workers_the_helpers_are_dealt_records_while_the_log_is_verified(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``python -m replay --workers 2`` hands the helper its tables' records as verification
-    reads them (issue 6), not after the verdict; the files are those of one process."""
+    reads them (the log is read once), not after the verdict; the files are those of one process."""
     import schemas.log_verify as log_verify
 
     log = _write(tmp_path, _faulty(_shift()), batch=40)

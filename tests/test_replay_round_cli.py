@@ -1,6 +1,6 @@
 """``python -m replay round`` and ``python -m replay table`` as a user runs them: the report
 in the terminal and as an HTML file, a table's last rounds in order, and the exit codes and
-messages of what goes wrong, never a traceback (issue 9).
+messages of what goes wrong, never a traceback.
 
 The data are tests/test_dispute_report.py's: hand-built rounds at casino C01 table T90 in a
 signed log, replayed and checked; a round R-1 at C02's table T90 too.

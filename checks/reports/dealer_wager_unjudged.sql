@@ -6,30 +6,13 @@
 -- preceding dealer-banked hand the same way. Columns: casino, table_id, round_id, seat (the
 -- banker's), dealer_cents (the dealer's wager, null when none was recorded) and why.
 WITH poker AS (
-    SELECT r.casino, r.table_id, r.round_id, r.dealt_at, r.banker,
-           TRY_CAST(regexp_extract(r.banker, '^seat (\d+)', 1) AS INTEGER) AS banker_seat,
-           r.banker = 'dealer' AND NOT coalesce(r.voided, false) AS dealer_banked
-    FROM rounds AS r
-    WHERE r.game = 'pai_gow_poker'
-), numbered AS (
-    SELECT p.*,
-           CASE WHEN p.dealt_at IS NOT NULL THEN
-               sum(CASE WHEN p.dealer_banked THEN 1 ELSE 0 END) OVER (
-                   PARTITION BY p.casino, p.table_id, p.dealt_at IS NULL
-                   ORDER BY p.dealt_at, p.round_id ROWS UNBOUNDED PRECEDING) END AS hand_number
-    FROM poker AS p
-), ordered AS (
-    SELECT n.casino, n.table_id, n.round_id, n.dealt_at, n.banker_seat,
-           d.round_id AS preceding_round
-    FROM numbered AS n
-    LEFT JOIN numbered AS d
-      ON d.casino = n.casino AND d.table_id = n.table_id AND d.dealer_banked
-     AND d.dealt_at IS NOT NULL AND d.hand_number = n.hand_number
-    WHERE n.banker_seat IS NOT NULL
+    -- the player-banked rounds and their preceding dealer-banked hand (checks/sql/_views/)
+    SELECT casino, table_id, round_id, dealt_at, banker_seat, preceding_round
+    FROM preceding_dealer_hand
 ), against AS (
     SELECT o.casino, o.table_id, o.round_id, o.banker_seat, o.preceding_round, o.dealt_at,
            w.amount_cents AS dealer_cents
-    FROM ordered AS o
+    FROM poker AS o
     JOIN wagers AS w USING (casino, table_id, round_id)
     WHERE w.position = 'dealer' AND w.seat IS NULL AND w.wager = 'main'
 ), preceding AS (

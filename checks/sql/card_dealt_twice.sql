@@ -17,10 +17,11 @@ SELECT
     r.round_id,
     r.table_id,
     NULL::INTEGER AS seat,
-    coalesce(nullif(array_to_string(regexp_extract_all(r.problems,
-        '(?:(?:dealer|seat \d+) dealt (?:cards|tiles) twice \(table_seq \d+\)'
-        || '|(?:card|tile) \S+ dealt \d+ times in the round \([^)]*\) at table_seq \d+'
-        || '(?:; the set holds \d+)?)'), '; '), ''),
+    coalesce(nullif(array_to_string(flatten(list_transform(coalesce(r.problems, []),
+        lambda p: regexp_extract_all(p,
+            '(?:(?:dealer|seat \d+) dealt (?:cards|tiles) twice \(table_seq \d+\)'
+            || '|(?:card|tile) \S+ dealt \d+ times in the round \([^)]*\) at table_seq \d+'
+            || '(?:; the set holds \d+)?)'))), '; '), ''),
         'a card, a tile or a party dealt twice') AS detail
 FROM round_problems AS r
 WHERE list_contains(r.problem_kinds, 'dealt_twice')

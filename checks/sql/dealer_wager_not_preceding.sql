@@ -20,27 +20,11 @@
 -- hand at its table, one whose banker seat placed no main wager on that hand, and one
 -- without a start time; checks/reports/dealer_wager_unjudged.sql lists them with why.
 -- recorded: the dealer's wager; expected: that seat's wager on the preceding hand.
-WITH poker AS (
-    SELECT r.casino, r.table_id, r.round_id, r.dealt_at, r.banker,
-           TRY_CAST(regexp_extract(r.banker, '^seat (\d+)', 1) AS INTEGER) AS banker_seat,
-           r.banker = 'dealer' AND NOT coalesce(r.voided, false) AS dealer_banked
-    FROM rounds AS r
-    WHERE r.game = 'pai_gow_poker' AND r.dealt_at IS NOT NULL
-), numbered AS (
-    -- the dealer-banked hands counted in the table's order: a round's number is that of the
-    -- latest dealer-banked hand dealt before it or with it (a running sum, linear in rounds)
-    SELECT p.*,
-           sum(CASE WHEN p.dealer_banked THEN 1 ELSE 0 END) OVER (
-               PARTITION BY p.casino, p.table_id ORDER BY p.dealt_at, p.round_id
-               ROWS UNBOUNDED PRECEDING) AS hand_number
-    FROM poker AS p
-), ordered AS (
-    SELECT n.casino, n.table_id, n.round_id, n.banker_seat, d.round_id AS preceding_round
-    FROM numbered AS n
-    LEFT JOIN numbered AS d
-      ON d.casino = n.casino AND d.table_id = n.table_id AND d.dealer_banked
-     AND d.hand_number = n.hand_number
-    WHERE n.banker_seat IS NOT NULL
+WITH ordered AS (
+    -- the preceding dealer-banked hand (checks/sql/_views/, shared with the report)
+    SELECT casino, table_id, round_id, banker_seat, preceding_round
+    FROM preceding_dealer_hand
+    WHERE dealt_at IS NOT NULL
 ), against AS (
     -- the dealer's own main wager against a player banker
     SELECT o.casino, o.table_id, o.round_id, o.banker_seat, o.preceding_round,

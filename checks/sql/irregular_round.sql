@@ -10,10 +10,10 @@
 -- (void_without_reason), settled_not_placed (settled_not_placed), meter_changed
 -- (meter_unexplained). rule_irregularity is the rules engine's, for several things: a
 -- Caribbean stud raise not twice the ante has its own check (raise_not_twice_ante), so the
--- kind is flagged here only when the round's problems hold another sentence than those the
--- checks above name (replay keeps a round's problems as one text, not one per kind: what no
--- pattern below reads is kept, fail closed). A round with problems and no kinds (an older
--- replay's output) is flagged. Rounds not judged are not_evaluated's. The detail names the
+-- kind is flagged here only when one of the round's problems (one element of
+-- rounds.problems each, which says no kind of its own) holds another sentence than those
+-- the checks above name (what no pattern below reads is kept, fail closed). A round with
+-- problems and no kinds (an older replay's output) is flagged. Rounds not judged are not_evaluated's. The detail names the
 -- kinds flagged here, then every problem of the round.
 WITH judged AS (
     SELECT r.*,
@@ -21,8 +21,8 @@ WITH judged AS (
                        lambda k: k NOT IN ('past_posting', 'dealt_twice', 'not_ended',
                                            'void_without_reason', 'settled_not_placed',
                                            'meter_changed', 'rule_irregularity')) AS other_kinds,
-           -- what is left of the problems once the sentences other checks name are taken out
-           regexp_replace(coalesce(r.problems, ''),
+           -- what is left of each problem once the sentences other checks name are taken out
+           list_transform(coalesce(r.problems, []), lambda p: regexp_replace(p,
                '(?:dealer|seat \d+) placed \S+ -?\d+ after the cards were dealt \(table_seq \d+\): past-posting'
                || '|(?:dealer|seat \d+) dealt (?:cards|tiles) twice \(table_seq \d+\)'
                || '|the round has no RoundEnded in the log \(last event at table_seq \d+\): its end was lost, or it was still being dealt when the log was read'
@@ -30,15 +30,16 @@ WITH judged AS (
                || '|(?:dealer|seat \d+) \S+ settled but never placed \(table_seq \d+\)'
                || '|progressive meter read -?\d+ after -?\d+ in the same round \(table_seq \d+\); the last reading counts'
                || '|seat \d+ raised -?\d+ on an ante of -?\d+: the raise is -?\d+ x the ante \(-?\d+\); settled on the -?\d+ recorded \(docs/rules\.md 6a\.17\)',
-               '', 'g') AS unexplained
+               '', 'g')) AS unexplained
     FROM round_problems AS r
     WHERE r.evaluated
-      AND (r.problems IS NOT NULL OR len(r.problem_kinds) > 0)
+      AND (len(r.problems) > 0 OR len(r.problem_kinds) > 0)
 ), irregular AS (
     SELECT *,
            list_sort(list_concat(other_kinds,
                CASE WHEN list_contains(problem_kinds, 'rule_irregularity')
-                         AND regexp_matches(unexplained, '[^;\s]')
+                         AND len(list_filter(unexplained,
+                                             lambda rest: regexp_matches(rest, '[^;\s]'))) > 0
                     THEN ['rule_irregularity'] ELSE [] END)) AS left_kinds
     FROM judged
 )
@@ -48,8 +49,8 @@ SELECT
     table_id,
     NULL::INTEGER AS seat,
     CASE WHEN len(left_kinds) > 0 THEN array_to_string(left_kinds, ', ') || ': ' ELSE '' END
-        || coalesce(problems, 'no detail recorded') AS detail
+        || coalesce(nullif(array_to_string(problems, '; '), ''), 'no detail recorded') AS detail
 FROM irregular
 WHERE len(left_kinds) > 0
-   OR (problems IS NOT NULL AND len(coalesce(problem_kinds, [])) = 0)
+   OR (len(problems) > 0 AND len(coalesce(problem_kinds, [])) = 0)
 ORDER BY casino, table_id, round_id

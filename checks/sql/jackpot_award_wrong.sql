@@ -19,52 +19,33 @@
 -- nearer end of the lawful award; but when the seat's Progressive wager was itself settled
 -- for a net outside its range, the wager's check already counts that money, and the flag
 -- here carries no amounts (the money once).
-WITH shared AS (
-    SELECT j.casino, j.table_id, j.round_id
-    FROM jackpots AS j
-    WHERE j.award_from_meter AND j.recorded_award_cents > 0
-    GROUP BY ALL
-    HAVING count(*) >= 2
-)
+-- The rows are read from jackpot_award_exceptions (checks/sql/_views/), which jackpot_share_wrong
+-- reads too: the lawful award and the settlement of the seat's wager computed once.
 SELECT
     j.casino,
     j.round_id,
     j.table_id,
     j.seat,
     'progressive' AS wager,
-    CASE WHEN NOT settled_wrong THEN j.recorded_award_cents END AS recorded_cents,
-    CASE WHEN NOT settled_wrong
-         THEN CASE WHEN j.recorded_award_cents < lawful.low THEN lawful.low ELSE lawful.high END
+    CASE WHEN NOT j.settled_wrong THEN j.recorded_award_cents END AS recorded_cents,
+    CASE WHEN NOT j.settled_wrong
+         THEN CASE WHEN j.recorded_award_cents < j.award_low_cents THEN j.award_low_cents
+                   ELSE j.award_high_cents END
     END AS expected_cents,
     'seat ' || j.seat || ': jackpot declared ' || coalesce(j.hand, '?') || ' for '
         || j.recorded_award_cents || ' cents; the cards make '
         || coalesce(j.judged_hand, '?') || ', whose award is '
-        || CASE WHEN lawful.low = lawful.high THEN CAST(lawful.low AS VARCHAR)
-                ELSE lawful.low || ' to ' || lawful.high END || ' cents'
+        || CASE WHEN j.award_low_cents = j.award_high_cents THEN CAST(j.award_low_cents AS VARCHAR)
+                ELSE j.award_low_cents || ' to ' || j.award_high_cents END || ' cents'
         || CASE WHEN j.award_from_meter
                 THEN ' of the meter ' || coalesce(CAST(j.progressive_meter_cents AS VARCHAR), '?')
                 ELSE '' END
-        || CASE WHEN settled_wrong
-                THEN '; the wager was settled at ' || w.recorded_net_cents
+        || CASE WHEN j.settled_wrong
+                THEN '; the wager was settled at ' || j.wrong_net_cents
                      || ' cents, counted by the wager''s check'
-                ELSE '; the wager was settled at ' || coalesce(CAST(pw.recorded_net_cents
+                ELSE '; the wager was settled at ' || coalesce(CAST(j.settled_net_cents
                                                                     AS VARCHAR), '?')
                      || ' cents' END AS detail
-FROM jackpots AS j
-ANTI JOIN unjudged AS u USING (casino, table_id, round_id)
-ANTI JOIN shared AS s USING (casino, table_id, round_id)
-LEFT JOIN wager_exceptions AS w
-  ON w.casino = j.casino AND w.table_id = j.table_id AND w.round_id = j.round_id
- AND w.seat = j.seat AND w.wager = 'progressive'
-LEFT JOIN wagers AS pw
-  ON pw.casino = j.casino AND pw.table_id = j.table_id AND pw.round_id = j.round_id
- AND pw.seat = j.seat AND pw.wager = 'progressive',
-LATERAL (SELECT coalesce(pw.expected_net_min_cents, j.expected_net_cents) AS low,
-                coalesce(pw.expected_net_max_cents, j.expected_net_cents) AS high) AS lawful,
-LATERAL (SELECT coalesce(w.recorded_net_cents NOT BETWEEN w.expected_net_min_cents
-                                                    AND w.expected_net_max_cents, false)
-                AS settled_wrong)
-WHERE j.recorded_award_cents IS NOT NULL
-  AND j.expected_net_cents > 0
-  AND j.recorded_award_cents NOT BETWEEN lawful.low AND lawful.high
+FROM jackpot_award_exceptions AS j
+WHERE j.meter_awards IS NULL
 ORDER BY j.casino, j.table_id, j.round_id, j.seat

@@ -12,9 +12,11 @@ SELECT
     r.round_id,
     r.table_id,
     NULL::INTEGER AS seat,
-    coalesce(nullif(array_to_string(regexp_extract_all(r.problems,
-        'progressive meter read -?\d+ after -?\d+ in the same round \(table_seq \d+\)'), '; '), ''),
-        r.problems, 'the progressive meter changed within the round') AS detail
+    coalesce(nullif(array_to_string(flatten(list_transform(coalesce(r.problems, []),
+        lambda p: regexp_extract_all(p,
+            'progressive meter read -?\d+ after -?\d+ in the same round \(table_seq \d+\)'))),
+        '; '), ''),
+        nullif(array_to_string(coalesce(r.problems, []), '; '), ''), 'the progressive meter changed within the round') AS detail
 FROM round_problems AS r
 WHERE list_contains(r.problem_kinds, 'meter_changed')
 ORDER BY r.casino, r.table_id, r.round_id

@@ -11,7 +11,7 @@ SELECT
     NULL::INTEGER AS seat,
     NULL::BIGINT AS recorded_cents,
     NULL::BIGINT AS expected_cents,
-    coalesce(r.problems, 'no reason recorded') AS detail
+    coalesce(nullif(array_to_string(coalesce(r.problems, []), '; '), ''), 'no reason recorded') AS detail
 FROM round_problems AS r
 WHERE NOT r.evaluated
 ORDER BY r.casino, r.table_id, r.round_id

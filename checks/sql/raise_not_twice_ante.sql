@@ -17,8 +17,8 @@ WITH noted AS (  -- the engine's sentence, one row a seat
            CAST(regexp_extract(x, '^seat (\d+) raised', 1) AS INTEGER) AS seat,
            CAST(regexp_extract(x, 'the raise is (\d+) x the ante', 1) AS BIGINT) AS multiple
     FROM round_problems AS r,
-         unnest(regexp_extract_all(r.problems,
-             'seat \d+ raised \d+ on an ante of \d+: the raise is \d+ x the ante')) AS t(x)
+         unnest(flatten(list_transform(coalesce(r.problems, []), lambda p: regexp_extract_all(p,
+             'seat \d+ raised \d+ on an ante of \d+: the raise is \d+ x the ante')))) AS t(x)
     WHERE r.evaluated
       AND list_contains(r.problem_kinds, 'rule_irregularity')
 ), pairs AS (  -- those seats' ante and raise as recorded

@@ -12,9 +12,10 @@ SELECT
     r.round_id,
     r.table_id,
     NULL::INTEGER AS seat,
-    coalesce(nullif(regexp_extract(r.problems, 'the round has no RoundEnded in the log \(last event at '
-                 || 'table_seq \d+\)[^;]*'), ''),
-             r.problems, 'no RoundEnded in the log') AS detail
+    coalesce(list_filter(list_transform(coalesce(r.problems, []), lambda p: regexp_extract(p,
+                 'the round has no RoundEnded in the log \(last event at '
+                 || 'table_seq \d+\)[^;]*')), lambda said: said <> '')[1],
+             nullif(array_to_string(coalesce(r.problems, []), '; '), ''), 'no RoundEnded in the log') AS detail
 FROM round_problems AS r
 WHERE list_contains(r.problem_kinds, 'not_ended')
 ORDER BY r.casino, r.table_id, r.round_id

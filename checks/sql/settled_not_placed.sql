@@ -11,10 +11,10 @@
 -- a round whose problems hold the kind but no such text is flagged once, seat unknown. The
 -- settlement's amount is not in replay's output, so this is not a money flag.
 WITH marked AS (
-    SELECT r.casino, r.table_id, r.round_id, r.problems,
-           regexp_extract_all(coalesce(r.problems, ''),
-                              '(dealer|seat [0-9]+) (\S+) settled but never placed \(table_seq [0-9]+\)',
-                              0) AS found
+    SELECT r.casino, r.table_id, r.round_id, array_to_string(r.problems, '; ') AS problems,
+           flatten(list_transform(coalesce(r.problems, []), lambda p: regexp_extract_all(p,
+               '(dealer|seat [0-9]+) (\S+) settled but never placed \(table_seq [0-9]+\)',
+               0))) AS found
     FROM round_problems AS r
     WHERE list_contains(r.problem_kinds, 'settled_not_placed')
 ), each_one AS (
@@ -41,7 +41,7 @@ SELECT
     NULL::BIGINT AS recorded_cents,
     NULL::BIGINT AS expected_cents,
     'a settlement of a wager never placed (seat not named in the problems: '
-        || coalesce(problems, 'none recorded') || ')' AS detail
+        || coalesce(nullif(problems, ''), 'none recorded') || ')' AS detail
 FROM marked
 WHERE len(found) = 0
 ORDER BY casino, table_id, round_id, seat NULLS FIRST, wager, detail

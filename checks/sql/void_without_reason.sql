@@ -12,8 +12,9 @@ SELECT
     r.round_id,
     r.table_id,
     NULL::INTEGER AS seat,
-    coalesce(nullif(regexp_extract(r.problems, 'round voided without a reason \(table_seq \d+\)'), ''),
-             r.problems, 'round voided without a reason') AS detail
+    coalesce(list_filter(list_transform(coalesce(r.problems, []), lambda p: regexp_extract(p,
+                 'round voided without a reason \(table_seq \d+\)')), lambda said: said <> '')[1],
+             nullif(array_to_string(coalesce(r.problems, []), '; '), ''), 'round voided without a reason') AS detail
 FROM round_problems AS r
 WHERE list_contains(r.problem_kinds, 'void_without_reason')
 ORDER BY r.casino, r.table_id, r.round_id

@@ -7,11 +7,13 @@
 -- Offending rows: one per past-posted wager (replay's fold, problem kind past_posting), with
 -- the seat and the wager the fold names, judged round or not. When the fold's words cannot be
 -- read (a newer wording), the round is flagged once without a seat rather than not at all.
+-- Each of the round's problems (one element of rounds.problems) is read on its own.
 WITH late AS (
     SELECT r.casino, r.table_id, r.round_id,
-           regexp_extract_all(r.problems, '(?:dealer|seat \d+) placed \S+ -?\d+ after the '
-               || 'cards were dealt \(table_seq \d+\): past-posting') AS said,
-           r.problems
+           flatten(list_transform(coalesce(r.problems, []), lambda p: regexp_extract_all(p,
+               '(?:dealer|seat \d+) placed \S+ -?\d+ after the '
+               || 'cards were dealt \(table_seq \d+\): past-posting'))) AS said,
+           array_to_string(r.problems, '; ') AS problems
     FROM round_problems AS r
     WHERE list_contains(r.problem_kinds, 'past_posting')
 ), each AS (
@@ -27,7 +29,7 @@ SELECT
     said AS detail
 FROM each
 UNION ALL
-SELECT casino, round_id, table_id, NULL::INTEGER, NULL, coalesce(problems, 'past-posting')
+SELECT casino, round_id, table_id, NULL::INTEGER, NULL, coalesce(nullif(problems, ''), 'past-posting')
 FROM late
 WHERE len(said) = 0
 ORDER BY casino, table_id, round_id, seat NULLS FIRST, wager, detail

@@ -1,4 +1,5 @@
--- round_problems: every round not evaluated or with a problem (replay's problems and
--- problem_kinds). A judged round without a problem is not in it.
+-- round_problems: every round not evaluated or with a problem (replay's problems, a list
+-- with one element a problem, and problem_kinds). A judged round without a problem is not
+-- in it.
 SELECT * FROM rounds
-WHERE evaluated IS NOT TRUE OR problems IS NOT NULL OR len(problem_kinds) > 0
+WHERE evaluated IS NOT TRUE OR len(problems) > 0 OR len(problem_kinds) > 0
