@@ -561,3 +561,74 @@ def test_a_player_bank_under_an_older_vocabulary_is_not_evaluated(tmp_path):
     assert unjudged(tmp_path, COVERED) == [
         ("K1", "recorded under vocabulary 2, which cannot carry the player banker's cover "
                "(RoundStarted.banker_cover_cents)")]
+
+
+# --- repeat_overpay_patron: the collusion pattern by patron, across seats and tables -------
+
+def _patron_tables(tmp_path: Path, dealers: dict[str, str], overpays: dict[str, dict],
+                   patrons: dict[str, dict[int, str]], *, days: dict[str, int] | None = None
+                   ) -> Path:
+    """10 rounds at each table (dealt by ``dealers[table]``), seats 1 to 7 each winning 950;
+    ``overpays[table]`` maps a round's index to {seat: cents paid too much};
+    ``patrons[table]`` names the patron at a seat (the others name none)."""
+    from tests.test_checks_statistical import DAY1, _round, _wager, _write
+
+    rounds, wagers = [], []
+    for table, dealer in dealers.items():
+        for n in range(10):
+            when = DAY1 + timedelta(days=(days or {}).get(table, 0), minutes=n)
+            r = _round(table, dealer, n, when)
+            rounds.append(r)
+            for seat in range(1, 8):
+                w = _wager(r, seat, 950 + overpays.get(table, {}).get(n, {}).get(seat, 0), 950)
+                w["patron_id"] = patrons.get(table, {}).get(seat)
+                wagers.append(w)
+    return _write(tmp_path, rounds, wagers)
+
+
+def _patron_leads(replay: Path, **params: Any) -> list[dict]:
+    from tests.test_checks_statistical import _leads
+
+    return _leads(replay, "repeat_overpay_patron", **params)
+
+
+def test_a_patron_overpaid_at_two_seats_and_tables_by_one_dealer_is_a_lead(tmp_path):
+    # dealer D1 deals T1 and T2; patron P sits at seat 3 of T1 and seat 5 of T2 and is
+    # overpaid 100 twice at each: all 4 of D1's overpayments, on a patron who played 20 of
+    # the 140 seat-rounds: chance (1/7)^4 = 0.00042. No seat had 3 (repeat_overpay_seat's
+    # least): the seat check cannot see it.
+    replay = _patron_tables(
+        tmp_path, {"T1": "D1", "T2": "D1"},
+        {"T1": {0: {3: 100}, 2: {3: 100}}, "T2": {1: {5: 100}, 3: {5: 100}}},
+        {"T1": {3: "P", 4: "Q"}, "T2": {5: "P"}})
+    leads = _patron_leads(replay)
+    assert [(f["casino"], f["table_id"], f["seat"], f["dealer_id"], f["recorded_cents"],
+             f["expected_cents"], f["amount_at_stake_cents"], f["kind"]) for f in leads] == [
+        ("C01", None, None, "D1", 4 * 1050, 4 * 950, 400, "statistical")]
+    assert leads[0]["detail"] == (
+        "patron P overpaid in 4 of the 4 overpaid seat-rounds of dealer D1 on 2026-03-14 at "
+        "T1, T2, though the patron played 20 of the 140 seat-rounds (chance 0.00042, "
+        "threshold 0.001): 400 cents in all; rounds T1-000000, T1-000002, T2-000001, "
+        "T2-000003")
+    from tests.test_checks_statistical import _leads
+    assert _leads(replay, "repeat_overpay_seat") == []
+    assert _patron_leads(replay, min_overpays=5) == []
+
+
+def test_errors_spread_over_patrons_two_dealers_or_no_patron_ids_are_no_lead(tmp_path):
+    # spread: P has 3 of D1's 9 overpaid seat-rounds (chance 0.13)
+    spread = _patron_tables(
+        tmp_path / "spread", {"T1": "D1"},
+        {"T1": {0: {1: 50, 2: 50, 3: 50}, 1: {4: 50, 5: 50, 3: 50}, 2: {6: 50, 7: 50, 3: 50}}},
+        {"T1": {3: "P"}})
+    assert _patron_leads(spread) == []
+    # two dealers, twice each, on patron P
+    two = _patron_tables(
+        tmp_path / "two", {"T1": "D1", "T2": "D2"},
+        {"T1": {0: {3: 100}, 1: {3: 100}}, "T2": {0: {3: 100}, 1: {3: 100}}},
+        {"T1": {3: "P"}, "T2": {3: "P"}})
+    assert _patron_leads(two) == []
+    # no patron id recorded (an older vocabulary): the seat check alone sees the seat
+    unnamed = _patron_tables(tmp_path / "unnamed", {"T1": "D1"},
+                             {"T1": {n: {3: 100} for n in range(4)}}, {})
+    assert _patron_leads(unnamed) == []
