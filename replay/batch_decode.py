@@ -479,6 +479,12 @@ def decode_entries(entries: Iterable[Entry]) -> Iterator[Decoded]:
         yield from _block(run, run_id)
 
 
+def schema_id_of(entry: Entry) -> int:
+    """The schema id of the frame of an entry that decoded (bytes 1-4 of its value, big
+    endian: the Confluent frame), which the fold keeps as the round's vocabulary."""
+    return int.from_bytes(entry[3][1:5], "big")
+
+
 def undecodable_finding(where: str, exc: DecodeError) -> Finding:
     """The log-level finding for a record that does not decode."""
     return Finding(kind="undecodable_record", table_id="", where=where,
@@ -487,11 +493,11 @@ def undecodable_finding(where: str, exc: DecodeError) -> Finding:
 
 def events_of(
     entries: Iterable[Entry], undecodable: Callable[[Entry, DecodeError], None]
-) -> Iterator[tuple[str, RoundEvent]]:
-    """``(where, event)`` for the fold; a record that does not decode goes to
+) -> Iterator[tuple[str, RoundEvent, int]]:
+    """``(where, event, schema id)`` for the fold; a record that does not decode goes to
     ``undecodable`` and is skipped."""
     for entry, got in decode_entries(entries):
         if isinstance(got, DecodeError):
             undecodable(entry, got)
         else:
-            yield entry[1], got
+            yield entry[1], got, int.from_bytes(entry[3][1:5], "big")

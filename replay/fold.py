@@ -13,6 +13,16 @@ Conventions of the record (docs/rules.md):
   dealer may change a hand until the player banker's is exposed); the last setting before
   :class:`~schemas.HandsExposed` counts and a re-set is no irregularity; a setting after
   exposure is one, and the exposed setting stands;
+- the dealer's change of an exposed hand (:class:`~schemas.HandChanged`) counts when pai gow
+  poker procedure (9) allows it: in pai gow poker, of a hand already exposed, before the
+  banker's hand (the player banker's; the dealer's own when the dealer banks) is exposed.
+  Any other change is a problem naming the seat and the clause, and the setting before it
+  stands;
+- the facts of schema id 3 that judge nothing here (:class:`~schemas.Shuffled`,
+  :class:`~schemas.HandCollected`, :class:`~schemas.BankPassed`) are kept in the round's
+  history, in any game; only a hand collected from a party never dealt is a problem;
+- a round's ``vocabulary`` is the smallest schema id among its events (the frame's id, given
+  with each event by whoever read it from the log; None when any event came without one);
 - a wager placed after the first cards or tiles are dealt is past-posting, except the
   Caribbean stud raise, which is placed after the deal by rule (the ``raise`` wager);
 - an :class:`~schemas.EventCorrected` strikes or replaces an earlier event of its round:
@@ -30,9 +40,12 @@ from typing import Any
 from replay.tiles import COPIES, parse_tile
 from schemas import (
     BankerSettled,
+    BankPassed,
     CardsDealt,
     EnvyBonusPaid,
     EventCorrected,
+    HandChanged,
+    HandCollected,
     HandSet,
     HandsExposed,
     JackpotHit,
@@ -43,6 +56,7 @@ from schemas import (
     RoundEvent,
     RoundStarted,
     RoundVoided,
+    Shuffled,
     TilesDealt,
     WagerPlaced,
     WagerSettled,
@@ -54,6 +68,15 @@ DEALER = 0
 
 LATE_WAGERS = vocabulary.LATE_WAGERS
 """Wagers placed after the deal by rule (Caribbean stud: raise after seeing the cards)."""
+
+CHANGE_GAMES = frozenset({"pai_gow_poker"})
+"""The games whose rules let the dealer change an exposed hand (pai gow poker procedure (9));
+Face Up pai gow poker (58 Pa. Code § 688a.7(b)(3)), pai gow tiles and Caribbean stud have no
+such provision."""
+
+Sourced = tuple[str, RoundEvent] | tuple[str, RoundEvent, int | None]
+"""What the fold takes: where the event was read (for messages), the event, and optionally
+the schema id of its frame (replay/batch_decode.py ``schema_id_of``)."""
 
 RoundKey = tuple[str, str, str]
 """(casino, table_id, round_id): a round id is only unique at its casino's table, so two
@@ -73,6 +96,18 @@ class ProblemKind(StrEnum):
     WAGER_PLACED_TWICE = "wager_placed_twice"
     DEALT_TWICE = "dealt_twice"
     SET_AFTER_EXPOSED = "set_after_exposed"
+    HAND_CHANGED_AFTER_BANKER_EXPOSED = "hand_changed_after_banker_exposed"
+    """A ``HandChanged`` after the banker's hand was exposed (the player banker's; the
+    dealer's own when the dealer banks): pai gow poker procedure (9) permits no change then;
+    the setting before it stands."""
+    HAND_CHANGED_NOT_PROVIDED = "hand_changed_not_provided"
+    """A ``HandChanged`` in a game whose rules give the dealer no right to change a hand (any
+    game but pai gow poker, or a round never started); the setting before it stands."""
+    HAND_CHANGED_NOT_EXPOSED = "hand_changed_not_exposed"
+    """A ``HandChanged`` of a hand not yet exposed (procedure (9) lets the dealer change an
+    exposed hand) or never dealt; the setting before it stands."""
+    COLLECTED_NOT_DEALT = "collected_not_dealt"
+    """A ``HandCollected`` of a party that was never dealt cards or tiles."""
     ACTION_REPEATED = "action_repeated"
     SETTLED_TWICE = "settled_twice"
     SETTLED_NOT_PLACED = "settled_not_placed"
@@ -152,14 +187,22 @@ class RoundState:
     dealer_id: str | None = None
     banker_seat: int | None = None
     co_bank: bool = False
+    banker_cover_cents: int | None = None
+    """What the player banker put up to cover the wagers (RoundStarted, schema id 3)."""
     started_at_us: int | None = None
     meter_cents: int | None = None
     meter_id: str | None = None
     wagers: tuple[tuple[int, str, int], ...] = ()
+    patrons: tuple[tuple[int, str, str], ...] = ()
+    """(seat, wager, patron_id) of each wager placed with a player-tracking id (schema id 3),
+    in the order placed."""
     dealt: tuple[tuple[int, tuple[str, ...]], ...] = ()
     tiles: bool = False
     sets: tuple[tuple[int, tuple[str, ...], tuple[str, ...]], ...] = ()
     resets: tuple[int, ...] = ()
+    changed: tuple[int, ...] = ()
+    """The parties whose exposed hand the dealer changed lawfully (HandChanged that counts),
+    once per change."""
     exposed: tuple[int, ...] = ()
     actions: tuple[tuple[int, str], ...] = ()
     settled: tuple[tuple[int, str, Settled], ...] = ()
@@ -173,6 +216,10 @@ class RoundState:
     history: tuple[RoundEvent, ...] = ()
     corrections: tuple[RoundEvent, ...] = ()
     problems: tuple[Problem, ...] = ()
+    vocabulary: int | None = None
+    """The smallest schema id among the round's events (corrections included), the frame's
+    id each was read under; None when any event was folded without one (a hand-built
+    event)."""
     clock_at_us: int | None = None
     """The broker's time of the RoundStarted when the table's clock was skewed beyond the
     tolerance (replay/clock.py): the round's ruleset is chosen by it; set after the fold."""
@@ -187,6 +234,10 @@ class RoundState:
 
     def wager(self, seat: int, wager: str) -> int | None:
         return _wager_in(self.wagers, seat, wager)
+
+    def patron(self, seat: int, wager: str) -> str | None:
+        """The player-tracking id recorded with the wager (None: not recorded)."""
+        return next((pid for s, w, pid in self.patrons if s == seat and w == wager), None)
 
     def settlement(self, seat: int, wager: str) -> Settled | None:
         return next((x for s, w, x in self.settled if s == seat and w == wager), None)
@@ -223,8 +274,9 @@ def _key(seat: int | None) -> int:
 
 
 _FIELDS = tuple(f.name for f in fields(RoundState))
-_LISTS = frozenset({"wagers", "dealt", "sets", "resets", "exposed", "actions", "settled",
-                    "envy", "jackpots", "jackpot_steps", "history", "corrections", "problems"})
+_LISTS = frozenset({"wagers", "patrons", "dealt", "sets", "resets", "changed", "exposed",
+                    "actions", "settled", "envy", "jackpots", "jackpot_steps", "history",
+                    "corrections", "problems"})
 
 
 class _Round:
@@ -267,6 +319,7 @@ def _started(r: Any, e: RoundEvent, p: RoundStarted) -> None:
         return
     r.game, r.ruleset, r.dealer_id = p.game, p.ruleset, p.dealer_id
     r.banker_seat, r.co_bank, r.started_at_us = p.banker_seat, p.co_bank, e.occurred_at_us
+    r.banker_cover_cents = p.banker_cover_cents
 
 
 def _meter(r: Any, e: RoundEvent, p: ProgressiveMeterRead) -> None:
@@ -288,6 +341,8 @@ def _placed(r: Any, e: RoundEvent, p: WagerPlaced) -> None:
                   f"{_who(p.seat)} placed {p.wager} {p.amount_cents} after the cards were "
                   f"dealt (table_seq {e.table_seq}): past-posting")
     r.wagers.append((seat, p.wager, p.amount_cents))
+    if p.patron_id is not None:
+        r.patrons.append((seat, p.wager, p.patron_id))
 
 
 def _copies(token: str, tiles: bool) -> int:
@@ -357,6 +412,50 @@ def _exposed(r: Any, e: RoundEvent, p: HandsExposed) -> None:
     seat = _key(p.seat)
     if seat not in r.exposed:
         r.exposed.append(seat)
+
+
+def _changed(r: Any, e: RoundEvent, p: HandChanged) -> None:
+    """The dealer's change of an exposed hand: it counts only as pai gow poker procedure (9)
+    allows (see the module docstring); otherwise the setting before it stands."""
+    seat = _key(p.seat)
+    banker = DEALER if r.banker_seat is None else r.banker_seat
+    banker_words = "the dealer's" if banker == DEALER else f"the player banker's (seat {banker})"
+    where = f"(table_seq {e.table_seq})"
+    stands = "the setting before it stands"
+    if r.game not in CHANGE_GAMES:
+        game = "a round never started" if r.game is None else r.game.replace("_", " ")
+        r.problem(ProblemKind.HAND_CHANGED_NOT_PROVIDED,
+                  f"the dealer changed {_who(p.seat)}'s hand {where}, but the rules of "
+                  f"{game} give the dealer no right to change a hand (pai gow poker "
+                  f"procedure (9) is pai gow poker's); {stands}")
+        return
+    if not r.has_cards(seat) or seat not in r.exposed:
+        what = "never dealt" if not r.has_cards(seat) else "not yet exposed"
+        r.problem(ProblemKind.HAND_CHANGED_NOT_EXPOSED,
+                  f"the dealer changed {_who(p.seat)}'s hand {where}, which was {what}: "
+                  f"pai gow poker procedure (9) lets the dealer change an exposed hand; "
+                  f"{stands}")
+        return
+    if banker in r.exposed:
+        r.problem(ProblemKind.HAND_CHANGED_AFTER_BANKER_EXPOSED,
+                  f"the dealer changed {_who(p.seat)}'s hand {where} after {banker_words} "
+                  f"hand was exposed: pai gow poker procedure (9) permits no change once the "
+                  f"banker's hand is exposed; {stands}")
+        return
+    r.sets[:] = [x for x in r.sets if x[0] != seat]
+    r.sets.append((seat, p.high, p.low))
+    r.changed.append(seat)
+
+
+def _collected(r: Any, e: RoundEvent, p: HandCollected) -> None:
+    if not r.has_cards(_key(p.seat)):
+        r.problem(ProblemKind.COLLECTED_NOT_DEALT,
+                  f"{_who(p.seat)}'s hand collected at table_seq {e.table_seq}, but "
+                  f"{_who(p.seat)} was never dealt")
+
+
+def _kept(r: Any, e: RoundEvent, p: Any) -> None:
+    """An event the fold keeps in the history and the timeline and judges nothing by."""
 
 
 def _acted(r: Any, e: RoundEvent, p: PlayerActed) -> None:
@@ -433,12 +532,16 @@ _APPLY: dict[type, Callable[[Any, RoundEvent, Any], None]] = {
     TilesDealt: _tiles,
     HandSet: _set,
     HandsExposed: _exposed,
+    HandChanged: _changed,
     PlayerActed: _acted,
     WagerSettled: _settled,
     BankerSettled: _banker,
     EnvyBonusPaid: _envy,
     JackpotHit: _jackpot,
     JackpotVerified: _verified,
+    HandCollected: _collected,
+    Shuffled: _kept,
+    BankPassed: _kept,
     RoundVoided: _voided,
     RoundEnded: _ended,
 }
@@ -490,12 +593,19 @@ def _correct(r: Any, event: RoundEvent) -> Any:
     new.problems.extend(p for p in r.problems
                         if p.kind is ProblemKind.CORRECTION_OF_UNKNOWN_EVENT)
     new.history, new.corrections, new.events = r.history, corrections, r.events + 1
+    new.vocabulary = r.vocabulary
     return new
 
 
-def _apply(r: Any, event: RoundEvent) -> Any:
+def _apply(r: Any, event: RoundEvent, schema_id: int | None = None) -> Any:
     if r is None:
         r = _fresh(event)
+    if r.events == 0:  # the round's vocabulary: the smallest id, None once one is unknown
+        r.vocabulary = schema_id
+    elif schema_id is None or r.vocabulary is None:
+        r.vocabulary = None
+    elif schema_id < r.vocabulary:
+        r.vocabulary = schema_id
     if isinstance(event.payload, EventCorrected):
         return _correct(r, event)
     _step(r, event)
@@ -504,9 +614,11 @@ def _apply(r: Any, event: RoundEvent) -> Any:
     return r
 
 
-def apply(state: RoundState | None, event: RoundEvent) -> RoundState:
-    """The round after ``event``: one handler per event type, nothing else changes."""
-    r = _apply(None if state is None else _Round(state), event)
+def apply(state: RoundState | None, event: RoundEvent,
+          schema_id: int | None = None) -> RoundState:
+    """The round after ``event`` (read under ``schema_id``, None: not known): one handler
+    per event type, nothing else changes."""
+    r = _apply(None if state is None else _Round(state), event, schema_id)
     frozen: RoundState = r.freeze()
     return frozen
 
@@ -563,10 +675,13 @@ class Folding:
         self.last_seq: dict[tuple[str, str], int] = {}
         self.findings: list[Finding] = []
 
-    def add(self, events: Iterable[tuple[str, RoundEvent]]) -> None:
-        """Fold ``(where, event)`` pairs after those already folded (see :func:`fold`)."""
+    def add(self, events: Iterable[Sourced]) -> None:
+        """Fold ``(where, event)`` pairs or ``(where, event, schema_id)`` triples after those
+        already folded (see :func:`fold`)."""
         rounds, seen, last_seq, findings = self.rounds, self.seen, self.last_seq, self.findings
-        for where, event in events:
+        for item in events:
+            where, event = item[0], item[1]
+            schema_id = item[2] if len(item) > 2 else None
             event_id = event.event_id
             first = seen.get(event_id)
             if first is not None:
@@ -591,7 +706,7 @@ class Folding:
                                                f"{seq} after {prev}",
                                         round_id=event.round_id, casino=casino))
             key = (casino, table_id, event.round_id)
-            rounds[key] = _apply(rounds.get(key), event)
+            rounds[key] = _apply(rounds.get(key), event, schema_id)
 
     def state(self, key: RoundKey) -> RoundState:
         """The round ``key`` as :func:`fold` would end it now (never started, not ended),
@@ -602,10 +717,12 @@ class Folding:
         return frozen
 
 
-def fold(events: Iterable[tuple[str, RoundEvent]]) -> Replayed:
+def fold(events: Iterable[Sourced]) -> Replayed:
     """Fold ``(where, event)`` pairs (where = the record's place, for messages) into rounds,
     one per (casino, table, round id): the same round id at another table or casino is
-    another round.
+    another round. A triple ``(where, event, schema_id)`` also says the schema id the
+    event's frame was written under (the round's ``vocabulary`` is the smallest; a pair
+    leaves it unknown).
 
     Log-level findings: a repeated event id (an exact repeat is kept once; the
     same id with a different content is a conflicting duplicate, also kept once, the first

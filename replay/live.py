@@ -50,7 +50,13 @@ from typing import Any
 
 import pyarrow as pa
 
-from replay.batch_decode import Entry, KeptRecords, decode_entries, undecodable_finding
+from replay.batch_decode import (
+    Entry,
+    KeptRecords,
+    decode_entries,
+    schema_id_of,
+    undecodable_finding,
+)
 from replay.clock import clock, judged_at
 from replay.fold import Finding, Folding, RoundKey
 from replay.heap import collector_paused
@@ -269,7 +275,7 @@ class LiveReplay:
         return rebuilt, len(new), len(touched), self._shard()
 
     def _events(self, new: list[Entry], touched: dict[RoundKey, None]) -> Iterator[
-            tuple[str, Any]]:
+            tuple[str, Any, int]]:
         """The events of ``new`` for the fold, noting their rounds; a record that does not
         decode is a finding."""
         for entry, got in decode_entries(new):
@@ -278,7 +284,7 @@ class LiveReplay:
                 continue
             clock(entry, got, self._undecodable, self._clocks)
             touched[(got.casino, got.table_id, got.round_id)] = None
-            yield entry[1], got
+            yield entry[1], got, schema_id_of(entry)
 
     def _rebuild(self, tk: TableKey, at: int) -> None:
         """The table's Arrow tables again from its round ``at`` on (those before are kept)."""

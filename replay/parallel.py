@@ -125,7 +125,7 @@ def _replay_shard(entries: Iterable[Entry], rows: RowMaker, *, collect_ids: bool
 
     clocks: dict[RoundKey, int] = {}
 
-    def watched() -> Iterator[tuple[str, RoundEvent]]:
+    def watched() -> Iterator[tuple[str, RoundEvent, int]]:
         for entry, got in decode_entries(entries):
             if isinstance(got, DecodeError):
                 undecodable.append((entry[0], undecodable_finding(entry[1], got)))
@@ -134,7 +134,7 @@ def _replay_shard(entries: Iterable[Entry], rows: RowMaker, *, collect_ids: bool
             folded.append(entry)
             if collect_ids:
                 event_ids.append(got.event_id)
-            yield entry[1], got
+            yield entry[1], got, int.from_bytes(entry[3][1:5], "big")  # the frame's schema id
 
     replayed = fold(watched())
     if clocks:

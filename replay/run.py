@@ -93,6 +93,7 @@ ROUNDS = pa.schema([
     ("notation", pa.string()),
     ("wagered_cents", pa.int64()), ("house_win_cents", pa.int64()),
     ("mispay_cents", pa.int64()), ("mispaid_wagers", pa.int32()),
+    ("vocabulary", pa.int32()), ("banker_cover_cents", pa.int64()),
 ])
 """``progressive_meter_cents`` and ``progressive_meter_id``: the round's last reading of the
 progressive meter and the id of the meter read (ProgressiveMeterRead; null when none);
@@ -106,7 +107,11 @@ over every patron's wager settled outside its lawful range, the expected net bei
 end of the range (docs/rules.md 6a.19), and ``mispaid_wagers``: how many of the round's
 wagers were settled for a net outside it (never settled included), both null when the round
 was not evaluated. The surveillance checks read them instead of every wager. A total that
-does not fit 64 bits is null."""
+does not fit 64 bits is null. ``vocabulary``: the smallest schema id among the round's events
+(the id of each event's frame in the log; null when not known), so that a check of a fact
+only schema id 3 can carry judges only rounds recorded under it; ``banker_cover_cents``:
+what the player banker put up to cover the wagers against the bank (RoundStarted, schema
+id 3; pai gow poker procedure (11)), null when not recorded."""
 HANDS = pa.schema([
     ("round_id", pa.string()), ("casino", pa.string()), ("table_id", pa.string()),
     ("game", pa.string()),
@@ -132,10 +137,13 @@ WAGERS = pa.schema([
     ("expected_outcome", pa.string()), ("expected_net_cents", pa.int64()),
     ("expected_commission_cents", pa.int64()),
     *RANGE_COLUMNS,
+    ("patron_id", pa.string()),
 ])
 """``expected_net_cents`` and ``expected_commission_cents`` are the house's default
 settlement; ``expected_*_min_cents`` and ``expected_*_max_cents`` the lawful range of each
-(docs/rules.md 6a.19), equal to the point where the rules leave no choice, null with it."""
+(docs/rules.md 6a.19), equal to the point where the rules leave no choice, null with it.
+``patron_id``: the casino's player-tracking id of the patron who placed the wager
+(WagerPlaced, schema id 3), null when not recorded (always for the dealer's own wager)."""
 ENVY = pa.schema([
     ("round_id", pa.string()), ("casino", pa.string()), ("table_id", pa.string()),
     ("game", pa.string()),
@@ -189,7 +197,10 @@ TIMELINE = pa.schema([
     ("corrects", pa.string()), ("superseded", pa.bool_()), ("replacement", pa.string()),
     ("seat", pa.int32()), ("position", pa.string()), ("wager", pa.string()),
     ("outcome", pa.string()), ("action", pa.string()), ("for_seat", pa.int32()),
-    ("net_cents", pa.int64()), ("stands_at", pa.int64()),
+    ("net_cents", pa.int64()),
+    ("bank_to", pa.string()), ("bank_reason", pa.string()), ("shuffle", pa.string()),
+    ("deck_id", pa.string()), ("patron_id", pa.string()),
+    ("stands_at", pa.int64()),
 ])
 """One row per event of a round, corrections included, by ``table_seq``: ``event`` the
 payload kind in words (``wager placed``), ``summary`` what it says (``seat 3 placed Fortune
@@ -198,8 +209,11 @@ null), ``superseded`` whether a correction replaced or struck the event (replay/
 docs/rules.md 8.5); then what the event says as typed columns, for the checks of the order of
 play: ``seat`` (null: the dealer, or the whole round), ``position`` (``dealer``, ``banker``,
 ``seat N``), ``wager``, ``outcome``, ``action``, ``for_seat`` (an Envy Bonus's holder),
-``net_cents`` (a settlement's recorded net), a
-correction carrying its replacement's and ``replacement`` its kind in words
+``net_cents`` (a settlement's recorded net), and of schema id 3: ``bank_to`` (who banks the
+next round, ``dealer`` or ``seat N``) and ``bank_reason`` (``rotation``, ``declined``,
+``cannot_cover``) on a bank-passed row, ``shuffle`` (``reshuffle``, ``deck_change``) and
+``deck_id`` on a shuffled row, ``patron_id`` (the player-tracking id) on a wager-placed row;
+a correction carrying its replacement's and ``replacement`` its kind in words
 (replay/timeline.py ``facts``); ``stands_at`` the ``table_seq`` where what the row says
 stands in the corrected round (a replacement at the place of the event it replaced; null
 for what no longer stands)."""
@@ -219,8 +233,10 @@ class ReplaySummary:
     verification: str
 
 
-def events_from_log(log_dir: Path, findings: list[Finding]) -> Iterator[tuple[str, RoundEvent]]:
-    """Decode every log record; one that does not decode is a finding, never a crash.
+def events_from_log(log_dir: Path,
+                    findings: list[Finding]) -> Iterator[tuple[str, RoundEvent, int]]:
+    """Decode every log record into ``(where, event, schema id)`` for the fold; one that does
+    not decode is a finding, never a crash.
     Records are decoded many at a time (replay/batch_decode.py), with the same events and
     the same findings as decoding them one by one."""
     return events_of(log_entries(log_dir),
@@ -313,6 +329,7 @@ def rows_of(state: RoundState, j: Judgement,
         "problem_kinds": sorted({p.kind.value for p in j.problems}),
         "notation": j.notation,
         **_round_totals(state, j),
+        "vocabulary": state.vocabulary, "banker_cover_cents": state.banker_cover_cents,
     })
     seat_results = {s["seat"]: s for s in result.get("seats", ())}
     describe = _describer(game)
@@ -360,6 +377,7 @@ def rows_of(state: RoundState, j: Judgement,
                                               else None),
             "expected_commission_max_cents": (exp.commission_range[1] if exp and j.evaluated
                                               else None),
+            "patron_id": state.patron(seat, wager) if state.patrons else None,
         })
     largest: dict[int, int] = {}
     for s, w, a in state.wagers:

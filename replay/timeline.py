@@ -14,16 +14,20 @@ Beside the words, each row carries what the event says as typed columns (:func:`
 that a check of the order of play reads them and never the summary: ``seat`` (null for the
 dealer and for an event of the whole round), ``position`` (``dealer``, ``banker`` for the
 round's player banker, ``seat N``; null for an event of the whole round), ``wager``,
-``outcome``, ``action``, ``for_seat`` (an Envy Bonus's holder; null: the dealer's hand) and
+``outcome``, ``action``, ``for_seat`` (an Envy Bonus's holder; null: the dealer's hand),
 ``net_cents`` (a settlement's recorded net, integer cents: what was paid or collected,
-whatever the word) where the event has them. A correction that replaces an event carries its
-replacement's facts and names the replacement's kind in ``replacement`` (``wager settled``);
-a correction that strikes one carries none. ``stands_at`` is where what the row says stands
-in the round as corrected (the fold's reading, :mod:`replay.fold`): an event's own
-``table_seq``; for the correction that replaced an event (the last one naming it), the
-``table_seq`` of the event it replaced; null for an event struck or replaced, a correction
-that strikes, one that a later correction of the same event overrode, or one naming an event
-the round does not hold.
+whatever the word), and the facts of schema id 3: ``bank_to`` (``dealer`` or ``seat N``: who
+banks the next round) and ``bank_reason`` of a bank passed, ``shuffle`` (``reshuffle`` or
+``deck_change``) and ``deck_id`` of a shuffle (both round-wide: no seat or position),
+``patron_id`` of a wager placed with a player-tracking id, where the event has them; a hand
+collected or changed has the ``seat`` and ``position`` of the hand. A correction that
+replaces an event carries its replacement's facts and names the replacement's kind in
+``replacement`` (``wager settled``); a correction that strikes one carries none.
+``stands_at`` is where what the row says stands in the round as corrected (the fold's
+reading, :mod:`replay.fold`): an event's own ``table_seq``; for the correction that
+replaced an event (the last one naming it), the ``table_seq`` of the event it replaced; null
+for an event struck or replaced, a correction that strikes, one that a later correction of
+the same event overrode, or one naming an event the round does not hold.
 """
 
 from __future__ import annotations
@@ -35,9 +39,12 @@ from replay.fold import RoundState
 from replay.money import format_cents
 from schemas import (
     BankerSettled,
+    BankPassed,
     CardsDealt,
     EnvyBonusPaid,
     EventCorrected,
+    HandChanged,
+    HandCollected,
     HandSet,
     HandsExposed,
     JackpotHit,
@@ -49,6 +56,7 @@ from schemas import (
     RoundEvent,
     RoundStarted,
     RoundVoided,
+    Shuffled,
     TilesDealt,
     WagerPlaced,
     WagerSettled,
@@ -66,6 +74,8 @@ EVENT_WORDS: dict[type, str] = {
     EnvyBonusPaid: "Envy Bonus paid", JackpotHit: "jackpot hit",
     JackpotVerified: "jackpot step recorded", RoundVoided: "round voided",
     EventCorrected: "event corrected", RoundEnded: "round ended",
+    Shuffled: "shuffled", HandCollected: "hand collected", BankPassed: "bank passed",
+    HandChanged: "hand changed",
 }
 """The payload kind of each event, in words (``timeline.parquet`` ``event``)."""
 
@@ -163,6 +173,35 @@ def _corrected(p: EventCorrected) -> str:
     return f"event {p.corrects} replaced by: {summary(p.replacement)}{reason}"
 
 
+def _shuffled(p: Shuffled) -> str:
+    if p.kind == "deck_change":
+        return f"deck changed to {p.deck_id}" if p.deck_id else "deck changed"
+    return f"reshuffled (deck {p.deck_id})" if p.deck_id else "reshuffled"
+
+
+def _collected(p: HandCollected, things: str = "cards") -> str:
+    return f"{_whose(p.seat)} {things} collected"
+
+
+BANK_REASON_WORDS = {"rotation": "rotation", "declined": "declined",
+                     "cannot_cover": "cannot cover the wagers"}
+"""Why the bank passed, in words (``BankPassed.reason``; an unknown word is shown as is)."""
+
+
+def _bank_to(seat: int | None) -> str:
+    return "dealer" if seat is None else f"seat {seat}"
+
+
+def _bank_passed(p: BankPassed) -> str:
+    to = "the dealer" if p.to_seat is None else f"seat {p.to_seat}"
+    return f"the bank passes to {to}: {BANK_REASON_WORDS.get(p.reason, p.reason)}"
+
+
+def _changed(p: HandChanged) -> str:
+    whose = "its own" if p.seat is None else f"seat {p.seat}'s"
+    return f"dealer changed {whose} hand to high {' '.join(p.high)}, low {' '.join(p.low)}"
+
+
 def _ended(p: RoundEnded) -> str:
     return f"round ended ({p.note})" if p.note else "round ended"
 
@@ -173,11 +212,23 @@ _SUMMARY: dict[type, Callable[[Any], str]] = {
     HandsExposed: _exposed, WagerSettled: _settled, BankerSettled: _banker,
     EnvyBonusPaid: _envy, JackpotHit: _jackpot, JackpotVerified: _verified,
     RoundVoided: _voided, EventCorrected: _corrected, RoundEnded: _ended,
+    Shuffled: _shuffled, HandCollected: _collected, BankPassed: _bank_passed,
+    HandChanged: _changed,
 }
 
 
-def summary(payload: Payload) -> str:
-    """What an event says, in plain words, money from integer cents."""
+def summary(payload: Payload, tiles: bool = False) -> str:
+    """What an event says, in plain words, money from integer cents; ``tiles``: the round
+    is dealt tiles (a hand collected is its tiles)."""
+    if tiles:
+        if isinstance(payload, HandCollected):
+            return _collected(payload, "tiles")
+        if isinstance(payload, EventCorrected) and isinstance(payload.replacement,
+                                                              HandCollected):
+            reason = payload.reason.strip()
+            return (f"event {payload.corrects} replaced by: "
+                    f"{_collected(payload.replacement, 'tiles')}"
+                    f"{f' (reason: {reason})' if reason else ' (no reason given)'}")
     return _SUMMARY[type(payload)](payload)
 
 
@@ -200,10 +251,12 @@ def superseded_ids(state: RoundState) -> frozenset[str]:
                      if isinstance(c.payload, EventCorrected) and c.payload.corrects in held)
 
 
-FACT_COLUMNS = ("seat", "position", "wager", "outcome", "action", "for_seat", "net_cents")
+FACT_COLUMNS = ("seat", "position", "wager", "outcome", "action", "for_seat", "net_cents",
+                "bank_to", "bank_reason", "shuffle", "deck_id", "patron_id")
 """The typed columns of a timeline row beside the words (:func:`facts`)."""
 
-_ROUND_WIDE = (RoundStarted, ProgressiveMeterRead, RoundVoided, RoundEnded)
+_ROUND_WIDE = (RoundStarted, ProgressiveMeterRead, RoundVoided, RoundEnded, Shuffled,
+               BankPassed)
 
 
 def facts(payload: Payload, banker_seat: int | None) -> dict[str, Any]:
@@ -216,7 +269,12 @@ def facts(payload: Payload, banker_seat: int | None) -> dict[str, Any]:
             return dict.fromkeys(FACT_COLUMNS)
         payload = payload_or_none
     if isinstance(payload, _ROUND_WIDE):
-        return dict.fromkeys(FACT_COLUMNS)
+        out = dict.fromkeys(FACT_COLUMNS)
+        if isinstance(payload, Shuffled):
+            out["shuffle"], out["deck_id"] = payload.kind, payload.deck_id
+        elif isinstance(payload, BankPassed):
+            out["bank_to"], out["bank_reason"] = _bank_to(payload.to_seat), payload.reason
+        return out
     seat: int | None = getattr(payload, "seat", None)
     position = ("dealer" if seat is None else
                 "banker" if seat == banker_seat else f"seat {seat}")
@@ -224,7 +282,9 @@ def facts(payload: Payload, banker_seat: int | None) -> dict[str, Any]:
             "outcome": getattr(payload, "outcome", None),
             "action": getattr(payload, "action", None),
             "for_seat": payload.for_seat if isinstance(payload, EnvyBonusPaid) else None,
-            "net_cents": payload.net_cents if isinstance(payload, WagerSettled) else None}
+            "net_cents": payload.net_cents if isinstance(payload, WagerSettled) else None,
+            "bank_to": None, "bank_reason": None, "shuffle": None, "deck_id": None,
+            "patron_id": payload.patron_id if isinstance(payload, WagerPlaced) else None}
 
 
 def timeline_rows(state: RoundState) -> list[dict[str, Any]]:
@@ -235,6 +295,7 @@ def timeline_rows(state: RoundState) -> list[dict[str, Any]]:
     last = {c.payload.corrects: c.event_id for c in state.corrections
             if isinstance(c.payload, EventCorrected)}
     rows = []
+    tiles = state.tiles
     for e in ordered_events(state):
         p = e.payload
         if isinstance(p, EventCorrected):
@@ -246,7 +307,8 @@ def timeline_rows(state: RoundState) -> list[dict[str, Any]]:
             "round_id": state.round_id, "casino": state.casino, "table_id": state.table_id,
             "game": state.game, "table_seq": e.table_seq, "occurred_at": e.occurred_at_us,
             "recorded_by": e.recorded_by, "event": EVENT_WORDS[type(p)],
-            "summary": _SUMMARY[type(p)](p), "event_id": e.event_id,
+            "summary": summary(p, tiles) if tiles else _SUMMARY[type(p)](p),
+            "event_id": e.event_id,
             "corrects": p.corrects if isinstance(p, EventCorrected) else None,
             "superseded": e.event_id in gone,
             "replacement": (EVENT_WORDS[type(p.replacement)] if isinstance(p, EventCorrected)
