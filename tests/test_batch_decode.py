@@ -225,7 +225,8 @@ def test_events_from_log_keeps_its_findings_and_order(tmp_path):
     log = _log(tmp_path, values)
     findings: list = []
     got = list(events_from_log(log, findings))
-    assert [e for _, e in got] == [decode(v) for i, v in enumerate(values) if i != 5]
+    assert [e for _, e, _ in got] == [decode(v) for i, v in enumerate(values) if i != 5]
+    assert {sid for _, _, sid in got} == {int.from_bytes(values[0][1:5], "big")}
     assert [f.where for f in findings] == ["log position 5 (round-events[0]@5)"]
     assert findings[0].detail.startswith("cannot be decoded: ")
 
