@@ -254,6 +254,31 @@ def test_a_banker_whose_patron_is_not_recorded_is_not_judged_on_a_seat_another_p
                        "T01-000001, plays at seat 2 now")]
 
 
+def test_a_dealer_wager_matching_a_patron_who_now_plays_elsewhere_is_flagged(tmp_path):
+    # P bet 2,500 at seat 2, Q 9,500 at seat 4 and R 6,000 at seat 5 when the dealer banked;
+    # then seat 4 banks with no wager of its own, Q plays at seat 2 and the dealer matches
+    # 9,500: Q's bet, and Q is not the banker; P and R, who might be, bet other amounts
+    t = Table()
+    events = [*_round(t, "T01-000001", mains={2: 2500, 4: 9500, 5: 6000},
+                      patrons={2: "P", 4: "Q", 5: "R"}),
+              *_round(t, "T01-000002", mains={2: 6500}, banker=4, dealer_wager=9500,
+                      patrons={2: "Q"})]
+    rows = _rows(tmp_path, events, CHECK)
+    assert _flagged(rows) == [("C01", "T01", "T01-000002", 4, 9500, None)]
+    assert rows[0]["detail"] == (
+        "dealer's wager 9500 against the player banker at seat 4 matches the wager on the "
+        "preceding dealer-banked hand T01-000001 of patron Q, who sat at seat 4 then and "
+        "plays at seat 2 now: not the banker (whose patron is not recorded; no other patron "
+        "of that hand who might be the banker bet 9500 there)")
+    assert _report(tmp_path, "dealer_wager_unjudged") == []
+    # R bet 9,500 too, and might be the banker: not evaluated
+    events = [*_round(t, "T01-000003", mains={2: 2500, 4: 9500, 5: 9500},
+                      patrons={2: "P", 4: "Q", 5: "R"}),
+              *_round(t, "T01-000004", mains={2: 6500}, banker=4, dealer_wager=9500,
+                      patrons={2: "Q"})]
+    assert _rows(tmp_path / "again", events, CHECK) == []
+
+
 def test_pai_gow_tiles_player_banks_are_not_judged_by_the_pai_gow_poker_procedure(tmp_path):
     t = Table()
     events = [*_round(t, "T01-000001", mains={2: 2500, 3: 4000}, game="pai_gow_tiles"),

@@ -146,7 +146,7 @@ def unjudged(tmp_path: Path, check_id: str) -> list[tuple[str, str]]:
         con.close()
 
 
-POKER, FACE_UP = "pai_gow_poker", "face_up_pai_gow"
+POKER, FACE_UP, CARIBBEAN = "pai_gow_poker", "face_up_pai_gow", "caribbean_stud"
 
 
 # --- reshuffle_missing: pai gow poker settlement (17) ---------------------------------------
@@ -199,6 +199,18 @@ def test_a_shuffle_before_the_last_winning_payment_and_none_after_is_flagged(tmp
         "(table_seq 7) and none after")
 
 
+def test_a_table_that_records_no_shuffle_at_all_is_not_judged_and_says_why(tmp_path):
+    # schema id 3 lets a device leave out what it does not know: without a single Shuffled
+    # at the table, the absence of one after a round is no evidence
+    s = Shift()
+    s.round("R1", POKER, [*dealt(1), won(1)])
+    s.round("R2", POKER, [*dealt(1), won(1)])
+    assert flags(tmp_path, s, RESHUFFLE) == []
+    why = ("the table recorded no shuffle (Shuffled) in these outputs: its device may not "
+           "send them, so the absence of one is no evidence")
+    assert unjudged(tmp_path, RESHUFFLE) == [("R1", why), ("R2", why)]
+
+
 def test_the_last_round_at_a_table_without_a_shuffle_of_its_own_is_not_judged(tmp_path):
     s = Shift()
     # the shuffle that prepared it is before its first deal: nothing says what came after
@@ -217,9 +229,31 @@ def test_rounds_under_an_older_vocabulary_are_not_judged_and_say_why(tmp_path):
     s.round("T1", "pai_gow_tiles", [ev("tiles dealt", 1), won(1)], vocabulary=2,
             table="T02")
     assert flags(tmp_path, s, RESHUFFLE) == []
+    why = "recorded under vocabulary 2, which cannot carry a shuffle (Shuffled)"
     assert unjudged(tmp_path, RESHUFFLE) == [
-        ("R1", "recorded under vocabulary 2, which cannot carry a shuffle (Shuffled)"),
-        ("R3", "recorded under vocabulary 2, which cannot carry a shuffle (Shuffled)")]
+        ("R1", why),
+        ("R2", "the table recorded no shuffle (Shuffled) in these outputs: its device may not "
+               "send them, so the absence of one is no evidence"),
+        ("R3", why), ("T1", why)]
+
+
+def test_the_other_games_are_held_to_a_shuffle_between_rounds_too(tmp_path):
+    # docs/rules.md 6a.21: Face Up pai gow poker, pai gow tiles and Caribbean stud
+    s = Shift()
+    s.round("T1", "pai_gow_tiles", [ev("tiles dealt", 1), ev("tiles dealt"), won(1),
+                                    ev("shuffled", shuffle="reshuffle")], table="T02")
+    s.round("T2", "pai_gow_tiles", [ev("tiles dealt", 1), ev("tiles dealt"), lost(1)],
+            table="T02")
+    s.round("T3", "pai_gow_tiles", [ev("tiles dealt", 1), ev("tiles dealt"), lost(1)],
+            table="T02")
+    s.round("C1", CARIBBEAN, [*dealt(1), won(1, "ante"), ev("shuffled", shuffle="reshuffle")],
+            table="T03")
+    s.round("C2", CARIBBEAN, [*dealt(1), won(1, "ante")], table="T03")
+    s.round("C3", CARIBBEAN, [*dealt(1), won(1, "ante")], table="T03")
+    s.round("F1", FACE_UP, [*dealt(1), won(1)], table="T04")
+    s.round("F2", FACE_UP, [ev("shuffled", shuffle="deck_change", deck_id="D2"), *dealt(1)],
+            table="T04")
+    assert flags(tmp_path, s, RESHUFFLE) == [("T2", None), ("C2", None)]  # T02, then T03
 
 
 def test_outputs_of_an_older_replay_are_read_and_judge_nothing(tmp_path):
@@ -306,7 +340,6 @@ def test_a_settlement_corrected_later_stands_where_it_was_recorded(tmp_path):
 # --- jackpot_hand_collected_before_paid: § 688a.7(h)(3)(i)(B)(4); Caribbean stud rule 9.5 ----
 
 JACKPOT = "jackpot_hand_collected_before_paid"
-CARIBBEAN = "caribbean_stud"
 
 
 def steps(seat: int) -> list[dict]:
@@ -389,12 +422,16 @@ def test_a_qualifying_hand_collected_before_an_envy_bonus_for_it_is_flagged(tmp_
     # an Envy Bonus for the dealer's hand (never owed: envy_own_or_dealer_hand says so) paid
     # after the dealer's cards went
     s.round("F2", FACE_UP, [*dealt(1), ev("hand collected"), envy(1, None)])
-    assert flags(tmp_path, s, ENVY) == [("F1", 3), ("F2", None)]
+    # classic pai gow poker's Envy, settled as in Face Up (docs/rules.md 6a.18)
+    s.round("P1", POKER, [*dealt(1, 2), ev("hand collected", 2), envy(1, 2)])
+    assert flags(tmp_path, s, ENVY) == [("F1", 3), ("F2", None), ("P1", 2)]
     assert [r["detail"] for r in rows(tmp_path, s, ENVY)] == [
         "seat 3's hand was collected (table_seq 7, 2026-11-28T18:00:06.000000Z) before seat 1 "
         "was paid an Envy Bonus for it (table_seq 8)",
         "the dealer's hand was collected (table_seq 14, 2026-11-28T18:01:03.000000Z) before "
-        "seat 1 was paid an Envy Bonus for it (table_seq 15)"]
+        "seat 1 was paid an Envy Bonus for it (table_seq 15)",
+        "seat 2's hand was collected (table_seq 21, 2026-11-28T18:02:04.000000Z) before seat 1 "
+        "was paid an Envy Bonus for it (table_seq 22)"]
 
 
 def test_envy_under_an_older_vocabulary_is_not_judged(tmp_path):
@@ -639,3 +676,62 @@ def test_errors_spread_over_patrons_two_dealers_or_no_patron_ids_are_no_lead(tmp
     unnamed = _patron_tables(tmp_path / "unnamed", {"T1": "D1"},
                              {"T1": {n: {3: 100} for n in range(4)}}, {})
     assert _patron_leads(unnamed) == []
+
+
+# --- simulated shifts with the faults of schema id 3, through replay and the catalogue -----
+
+def _simulated(tmp_path: Path, **shift: Any) -> tuple[list[dict], list[dict]]:
+    """A simulated shift written to a log, replayed and checked: its labels and flags."""
+    import json
+
+    from checks.runner import run_all
+    from ingest.simulate import simulate_shift
+    from replay.run import replay
+    from schemas import encode
+    from tests.test_replay_workers import _write
+
+    events, labels = simulate_shift(**shift)
+    log = _write(tmp_path, [(e.table_id.encode(), encode(e)) for e in events], batch=200)
+    replay(log, tmp_path / "replay")
+    run_all(tmp_path / "replay", tmp_path / "checks")
+    return ([json.loads(x.to_json()) for x in labels],
+            pq.read_table(tmp_path / "checks" / "flags.parquet").to_pylist())
+
+
+ORDER_FAULTS = ["optional_settled_after_collected", "jackpot_hand_collected_early",
+                "envy_hand_collected_early", "hand_changed_after_banker_exposed",
+                "player_reset_after_banker_exposed", "bank_passed_not_followed",
+                "co_bank_without_cover", "bank_without_cover"]
+
+
+def test_a_simulated_shift_with_the_faults_is_flagged_by_their_checks_and_nothing_unlabelled(
+        tmp_path):
+    from checks.evaluate import FAULT_CHECKS, evaluate, markdown
+
+    # seed 4, with strong hands dealt often, strikes every one of the eight kinds
+    labels, flags = _simulated(tmp_path, tables=4, rounds=40, seed=4, fault_rate=0.6,
+                               faults=ORDER_FAULTS, rich_hands=0.3)
+    assert {x["kind"] for x in labels} == set(ORDER_FAULTS)
+    ev = evaluate(labels, flags)
+    assert ev.perfect, markdown(ev)
+    for label in labels:  # each at its own check and round
+        assert any(f["check_id"] == FAULT_CHECKS[label["kind"]]
+                   and f["round_id"] == label["round_id"] for f in flags), label
+
+
+def test_a_skipped_reshuffle_is_flagged_wherever_a_next_deal_shows_it(tmp_path):
+    # the last round of a table has no next deal in the outputs: its skipped shuffle cannot
+    # be told from a shift that ended there, and is not evaluated (never flagged)
+    labels, flags = _simulated(tmp_path, tables=2, rounds=30, seed=5, fault_rate=0.3,
+                               faults=["reshuffle_skipped"], games=["pai_gow_poker"])
+    last = {f"T0{t}-{30:06d}" for t in (1, 2)}
+    mine = {f["round_id"] for f in flags if f["check_id"] == RESHUFFLE}
+    assert labels and mine == {x["round_id"] for x in labels} - last
+    assert not [f for f in flags if f["kind"] == "rule"
+                and f["round_id"] not in {x["round_id"] for x in labels}]
+
+
+def test_a_clean_simulated_shift_of_schema_id_3_raises_none_of_these_checks(tmp_path):
+    labels, flags = _simulated(tmp_path, tables=4, rounds=40, seed=2, fault_rate=0.0)
+    assert labels == []
+    assert [f["check_id"] for f in flags if f["check_id"] in V3_CHECKS] == []

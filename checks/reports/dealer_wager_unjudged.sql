@@ -63,6 +63,29 @@ WITH poker AS (
       ON w.casino = a.casino AND w.table_id = a.table_id AND w.round_id = a.round_id
      AND w.patron_id = d.patron_id AND w.seat IS DISTINCT FROM a.banker_seat
     GROUP BY a.casino, a.table_id, a.round_id
+), matched_other AS (
+    -- the banker's patron not recorded, and the dealer matched the preceding wager of the
+    -- patron who sat at the banker's seat then and plays at another seat now (so is not
+    -- the banker), when no other patron of that hand who might be the banker (one not
+    -- seen in this round) bet that amount there: the dealer matched the seat, not the player
+    SELECT x.casino, x.table_id, x.round_id, x.patron_id, x.now_at
+    FROM elsewhere AS x
+    JOIN against AS a USING (casino, table_id, round_id)
+    WHERE a.dealer_cents = (
+              SELECT sum(o.amount_cents) FROM wagers AS o
+              WHERE o.casino = a.casino AND o.table_id = a.table_id
+                AND o.round_id = a.preceding_round AND o.wager = 'main'
+                AND o.patron_id = x.patron_id)
+      AND NOT EXISTS (
+              SELECT 1 FROM wagers AS c
+              WHERE c.casino = a.casino AND c.table_id = a.table_id
+                AND c.round_id = a.preceding_round AND c.wager = 'main'
+                AND c.patron_id IS NOT NULL AND c.patron_id <> x.patron_id
+                AND c.amount_cents = a.dealer_cents
+                AND NOT EXISTS (
+                        SELECT 1 FROM wagers AS s
+                        WHERE s.casino = a.casino AND s.table_id = a.table_id
+                          AND s.round_id = a.round_id AND s.patron_id = c.patron_id))
 ), preceding AS (
     SELECT a.casino, a.table_id, a.round_id, sum(w.amount_cents) AS main_cents
     FROM against AS a
@@ -95,5 +118,6 @@ FROM against AS a
 LEFT JOIN preceding AS p USING (casino, table_id, round_id)
 LEFT JOIN patrons AS b USING (casino, table_id, round_id)
 LEFT JOIN elsewhere AS x USING (casino, table_id, round_id)
+ANTI JOIN matched_other AS m USING (casino, table_id, round_id)
 WHERE p.main_cents IS NULL
 ORDER BY a.casino, a.table_id, a.round_id

@@ -6,10 +6,11 @@
 -- HandCollected, BankPassed, HandChanged, RoundStarted.banker_cover_cents). A round's
 -- vocabulary is the smallest schema id among its events (rounds.vocabulary; null: an older
 -- replay that did not say, taken as older). One row per round and check that would
--- otherwise judge it: reshuffle_missing and hand_changed_after_banker_exposed (its
+-- otherwise judge it: reshuffle_missing every round (and, under schema id 3, every round
+-- at a table that recorded no Shuffled at all); hand_changed_after_banker_exposed (its
 -- HandChanged part) every classic pai gow poker round; optional_settled_after_collected
 -- every Face Up and classic pai gow poker round; envy_hand_collected_before_envy_paid every
--- Face Up round with an Envy Bonus paid; jackpot_hand_collected_before_paid every round with a jackpot hit;
+-- such round with an Envy Bonus paid; jackpot_hand_collected_before_paid every round with a jackpot hit;
 -- bank_passed_not_followed every pai gow poker and pai gow tiles round; bank_not_covered
 -- every player-banked pai gow poker and pai gow tiles round without the cover recorded
 -- (under schema id 3 too: the field is optional). Columns: casino, table_id, round_id,
@@ -25,10 +26,19 @@ WITH older AS (
     FROM play
     SEMI JOIN older USING (casino, table_id, round_id)
     WHERE event IN ('jackpot hit', 'Envy Bonus paid')
+), shuffling AS (
+    SELECT DISTINCT casino, table_id FROM play WHERE event = 'shuffled'
 ), rows AS (
     SELECT casino, table_id, round_id, vocabulary, 'reshuffle_missing' AS check_id,
            under || 'a shuffle (Shuffled)' AS why
-    FROM older WHERE game = 'pai_gow_poker'
+    FROM older
+    UNION ALL
+    SELECT r.casino, r.table_id, r.round_id, r.vocabulary, 'reshuffle_missing',
+           'the table recorded no shuffle (Shuffled) in these outputs: its device may not '
+               || 'send them, so the absence of one is no evidence'
+    FROM rounds AS r
+    ANTI JOIN shuffling AS s USING (casino, table_id)
+    WHERE r.vocabulary >= 3
     UNION ALL
     SELECT casino, table_id, round_id, vocabulary, 'hand_changed_after_banker_exposed',
            under || 'the dealer''s change of an exposed hand (HandChanged); a player''s '
@@ -45,7 +55,7 @@ WITH older AS (
     FROM older AS o
     SEMI JOIN (SELECT * FROM facts WHERE event = 'Envy Bonus paid') AS f
         USING (casino, table_id, round_id)
-    WHERE o.game = 'face_up_pai_gow'
+    WHERE o.game IN ('face_up_pai_gow', 'pai_gow_poker')
     UNION ALL
     SELECT o.casino, o.table_id, o.round_id, o.vocabulary,
            'jackpot_hand_collected_before_paid',

@@ -22,7 +22,10 @@
 -- banks now, and the detail says so (a patron who moved seats cannot then be told apart
 -- from the video alone), unless the round's other wagers show the patron who sat at that
 -- seat on the preceding hand at another seat now: that patron is not the banker, and the
--- round is not evaluated.
+-- round is not evaluated, unless the dealer's wager is that patron's wager on the
+-- preceding hand and no other patron of that hand who might be the banker (one not seen in
+-- this round) bet that amount there: then the dealer matched the seat, not the player, and
+-- the round is flagged without an expected amount (the banker's own bet is not known).
 -- Not evaluated, never a pass and never a flag: a round with no earlier dealer-banked
 -- hand at its table, one whose banker (patron, or seat) placed no main wager on that hand,
 -- and one without a start time; checks/reports/dealer_wager_unjudged.sql lists them with
@@ -87,6 +90,29 @@ WITH poker AS (
       ON w.casino = a.casino AND w.table_id = a.table_id AND w.round_id = a.round_id
      AND w.patron_id = d.patron_id AND w.seat IS DISTINCT FROM a.banker_seat
     GROUP BY a.casino, a.table_id, a.round_id
+), matched_other AS (
+    -- the banker's patron not recorded, and the dealer matched the preceding wager of the
+    -- patron who sat at the banker's seat then and plays at another seat now (so is not
+    -- the banker), when no other patron of that hand who might be the banker (one not
+    -- seen in this round) bet that amount there: the dealer matched the seat, not the player
+    SELECT x.casino, x.table_id, x.round_id, x.patron_id, x.now_at
+    FROM elsewhere AS x
+    JOIN against AS a USING (casino, table_id, round_id)
+    WHERE a.dealer_cents = (
+              SELECT sum(o.amount_cents) FROM wagers AS o
+              WHERE o.casino = a.casino AND o.table_id = a.table_id
+                AND o.round_id = a.preceding_round AND o.wager = 'main'
+                AND o.patron_id = x.patron_id)
+      AND NOT EXISTS (
+              SELECT 1 FROM wagers AS c
+              WHERE c.casino = a.casino AND c.table_id = a.table_id
+                AND c.round_id = a.preceding_round AND c.wager = 'main'
+                AND c.patron_id IS NOT NULL AND c.patron_id <> x.patron_id
+                AND c.amount_cents = a.dealer_cents
+                AND NOT EXISTS (
+                        SELECT 1 FROM wagers AS s
+                        WHERE s.casino = a.casino AND s.table_id = a.table_id
+                          AND s.round_id = a.round_id AND s.patron_id = c.patron_id))
 ), preceding AS (
     -- that player's main wager on the preceding dealer-banked hand: the patron's, whatever
     -- seat, else the banker seat's
@@ -122,4 +148,21 @@ SELECT
 FROM against AS a
 JOIN preceding AS p USING (casino, table_id, round_id)
 WHERE a.dealer_cents IS DISTINCT FROM p.main_cents
-ORDER BY a.casino, a.table_id, a.round_id
+UNION ALL
+SELECT
+    a.casino,
+    a.round_id,
+    a.table_id,
+    a.banker_seat AS seat,
+    'main' AS wager,
+    a.dealer_cents AS recorded_cents,
+    NULL::BIGINT AS expected_cents,
+    'dealer''s wager ' || a.dealer_cents || ' against the player banker at seat '
+        || a.banker_seat || ' matches the wager on the preceding dealer-banked hand '
+        || a.preceding_round || ' of patron ' || m.patron_id || ', who sat at seat '
+        || a.banker_seat || ' then and plays at seat ' || m.now_at || ' now: not the banker '
+        || '(whose patron is not recorded; no other patron of that hand who might be the '
+        || 'banker bet ' || a.dealer_cents || ' there)' AS detail
+FROM against AS a
+JOIN matched_other AS m USING (casino, table_id, round_id)
+ORDER BY casino, table_id, round_id

@@ -1,14 +1,15 @@
 -- id: envy_hand_collected_before_envy_paid
--- title: Face Up: an Envy Bonus Qualifying Hand collected before the Envy Bonuses for it were paid
+-- title: Pai gow poker: an Envy Bonus Qualifying Hand collected before the Envy Bonuses for it were paid
 -- severity: medium
--- rule: 58 Pa. Code § 688a.7(h)(2)(i)(B)-(C) (the dealer verbally acknowledges an Envy Bonus Qualifying Hand and leaves the cards of the player face up on the table) and (iii) (after all Envy Bonuses have been paid, the dealer collects all remaining cards and places them in the discard rack)
+-- rule: 58 Pa. Code § 688a.7(h)(2)(i)(B)-(C) (the dealer verbally acknowledges an Envy Bonus Qualifying Hand and leaves the cards of the player face up on the table) and (iii) (after all Envy Bonuses have been paid, the dealer collects all remaining cards and places them in the discard rack); in classic pai gow poker, whose side wagers and Envy are settled as in Face Up, by docs/rules.md 6a.18
 -- next: pull the video of the settlement: an Envy Bonus paid after its qualifying hand was taken in was paid on a hand no longer in view; verify the hand from the table device's record of the dealt cards with the table supervisor and retrain the dealer on the order of settlement
 -- catches: envy_hand_collected_early
 -- Facts: the order of events within the round (the timeline, by table_seq; occurred_at is
--- shown, never used to order), of Face Up rounds recorded under schema id 3
--- (rounds.vocabulary >= 3), the only vocabulary with a HandCollected event. The hand of an
--- EnvyBonusPaid is its for_seat's (none: the dealer's; that such a payment is owed no
--- Envy is envy_own_or_dealer_hand's to say). Offending rows: one per hand collected (its
+-- shown, never used to order), of Face Up and classic pai gow poker rounds (whose side
+-- wagers and Envy are settled as in Face Up: docs/rules.md 6a.18) recorded under schema
+-- id 3 (rounds.vocabulary >= 3), the only vocabulary with a HandCollected event. The hand
+-- of an EnvyBonusPaid is its for_seat's (none: the dealer's; that such a payment is owed
+-- no Envy is envy_own_or_dealer_hand's to say). Offending rows: one per hand collected (its
 -- first HandCollected) before the last Envy Bonus paid for it, naming that payment; seat
 -- is the holder's (null: the dealer's hand). Lawful: the hand collected after every Envy
 -- Bonus paid for it, the other hands collected before (a hand no Envy is paid for), and
@@ -19,7 +20,7 @@
 WITH judged AS (
     SELECT casino, table_id, round_id
     FROM rounds
-    WHERE game = 'face_up_pai_gow' AND vocabulary >= 3
+    WHERE game IN ('face_up_pai_gow', 'pai_gow_poker') AND vocabulary >= 3
 ), paid AS (
     SELECT casino, table_id, round_id, for_seat, max(table_seq) AS paid_seq,
            arg_max(seat, table_seq) AS receiver

@@ -1,49 +1,56 @@
 -- id: reshuffle_missing
--- title: Pai gow poker: no reshuffle recorded between the round's last winning payment and the next round's first deal
+-- title: No reshuffle recorded between the round's last winning payment and the next round's first deal
 -- severity: medium
--- rule: pai gow poker settlement (17) (after all winning hands are paid, the dealer reshuffles the cards in preparation for the next hand)
--- next: pull the video of the end of the round and the start of the next: if the cards were dealt again without a shuffle, the next hand was dealt from a known order of cards; report it to surveillance, retrain the dealer, and review the table's device if it failed to record a shuffle that was done
+-- rule: pai gow poker settlement (17) (after all winning hands are paid, the dealer reshuffles the cards in preparation for the next hand); in Face Up pai gow poker, pai gow tiles and Caribbean stud by docs/rules.md 6a.21 (every round dealt from cards or tiles shuffled after the last one)
+-- next: pull the video of the end of the round and the start of the next: if the cards (or tiles) were dealt again without a shuffle, the next hand was dealt from a known order; report it to surveillance, retrain the dealer, and review the table's device if it failed to record a shuffle that was done
 -- catches: reshuffle_skipped
 -- Facts: the table's own order of events (the timeline, by table_seq, which runs across a
 -- table's rounds; occurred_at is shown, never used to order), of the rounds recorded under
 -- schema id 3 (rounds.vocabulary >= 3), the only vocabulary with a Shuffled event. A
 -- round's end is its last winning payment (a WagerSettled with a net above 0) or, when
 -- nothing was paid or the deal ran later, its last deal. Lawful: a Shuffled (a reshuffle or
--- a change of deck: both put a new order of cards in play) after that end and before the
--- first deal at the table after it, whether recorded at the end of the round or at the
+-- a change of deck or tile set: both put a new order in play) after that end and before
+-- the first deal at the table after it, whether recorded at the end of the round or at the
 -- start of the next one before its first deal (or in a round between with no deal).
--- Offending rows: a classic pai gow poker round with cards dealt, not voided, whose end is
+-- Offending rows: a round of any game with cards or tiles dealt, not voided, whose end is
 -- followed by another deal at the table (of a round also recorded under schema id 3) with
 -- no Shuffled between; and a round whose only shuffles of its own came after its first deal
 -- but before its last winning payment (the dealer shuffled too soon), with none after, even
 -- when no later deal is in the outputs. Not evaluated, never flagged: a round with no later
 -- deal at its table in the outputs and no shuffle of its own after its first deal (the
--- shift may simply have ended there), a voided round, and a round recorded under an older
--- vocabulary (checks/reports/vocabulary_unjudged.sql lists them with why). A corrected
--- event stands where the event it corrects stood (the view play).
-WITH judged AS (
-    SELECT casino, table_id, round_id
-    FROM rounds
-    WHERE game = 'pai_gow_poker' AND vocabulary >= 3 AND NOT coalesce(voided, false)
-), ev AS (
+-- shift may simply have ended there), a voided round, a round at a table that recorded no
+-- Shuffled at all in the outputs (schema id 3 lets a device leave out what it does not
+-- know, so a table that never records one says nothing of its shuffles: the absence of one
+-- shuffle is only evidence where the table records them), and a round recorded under an
+-- older vocabulary (checks/reports/vocabulary_unjudged.sql lists the last two with why). A
+-- corrected event stands where the event it corrects stood (the view play).
+WITH ev AS (
     SELECT casino, table_id, round_id, game, table_seq, occurred_at, event
     FROM play
     WHERE event IN ('cards dealt', 'tiles dealt', 'shuffled')
        OR event = 'wager settled' AND net_cents > 0
+), recording AS (
+    -- the tables whose device records shuffles: at least one Shuffled in the outputs
+    SELECT DISTINCT casino, table_id FROM ev WHERE event = 'shuffled'
+), judged AS (
+    SELECT casino, table_id, round_id
+    FROM rounds
+    SEMI JOIN recording USING (casino, table_id)
+    WHERE vocabulary >= 3 AND NOT coalesce(voided, false)
 ), ends AS (
     SELECT e.casino, e.table_id, e.round_id,
-           min(e.table_seq) FILTER (WHERE e.event = 'cards dealt') AS first_deal,
+           min(e.table_seq) FILTER (WHERE e.event IN ('cards dealt', 'tiles dealt'))
+               AS first_deal,
            max(e.table_seq) FILTER (WHERE e.event = 'wager settled') AS last_paid,
-           greatest(max(e.table_seq) FILTER (WHERE e.event = 'cards dealt'),
+           greatest(max(e.table_seq) FILTER (WHERE e.event IN ('cards dealt', 'tiles dealt')),
                     max(e.table_seq) FILTER (WHERE e.event = 'wager settled')) AS end_seq,
            arg_max(e.occurred_at, e.table_seq) FILTER (
-               WHERE e.event IN ('cards dealt', 'wager settled')) AS end_at,
+               WHERE e.event <> 'shuffled') AS end_at,
            max(e.table_seq) FILTER (WHERE e.event = 'shuffled') AS own_shuffle
     FROM ev AS e
     SEMI JOIN judged USING (casino, table_id, round_id)
-    WHERE e.game = 'pai_gow_poker'
     GROUP BY e.casino, e.table_id, e.round_id
-    HAVING min(e.table_seq) FILTER (WHERE e.event = 'cards dealt') IS NOT NULL
+    HAVING min(e.table_seq) FILTER (WHERE e.event IN ('cards dealt', 'tiles dealt')) IS NOT NULL
 ), deals AS (
     SELECT casino, table_id, round_id, table_seq FROM ev
     WHERE event IN ('cards dealt', 'tiles dealt')
