@@ -488,6 +488,7 @@ def chunk(p: Params, lo: int, hi: int) -> dict[str, pa.Table]:
         ints(commission, pa.int64(), no_exp),
         ints(n_lo, pa.int64(), no_exp), ints(n_hi, pa.int64(), no_exp),
         ints(c_lo, pa.int64(), no_exp), ints(commission, pa.int64(), no_exp),
+        pa.nulls(nw, pa.string()),  # patron_id: no player tracking recorded
     ], schema=WAGERS)
 
     # the round totals replay writes into rounds (replay/run.py _round_totals), in integer
@@ -616,6 +617,7 @@ def chunk(p: Params, lo: int, hi: int) -> dict[str, pa.Table]:
         pa.nulls(n, pa.int64()), problems_a, kinds_a, notation,
         ints(wagered_t, pa.int64()), ints(house_t, pa.int64()),
         ints(mispay_t, pa.int64(), ~evaluated), ints(mispaid_t, pa.int32(), ~evaluated),
+        pa.nulls(n, pa.int32()), pa.nulls(n, pa.int64()),  # vocabulary, banker_cover_cents
     ], schema=ROUNDS)
     play = timeline(np.random.default_rng([p.seed, lo, 7]), f, game, seq, dealt, rid,
                     round_id, casino_a, table_id, game_a, dealer_a, banker_seat,
@@ -767,7 +769,9 @@ def timeline(rng: np.random.Generator, f: float, game: np.ndarray, seq: np.ndarr
         vocab(OUTCOMES, np.maximum(outcome, 0), outcome < 0),
         vocab(ACTIONS, np.maximum(act, 0), act < 0),
         ints(for_seat, pa.int32(), for_seat <= 0),
-        ints(net, pa.int64(), outcome < 0), seq_a,
+        ints(net, pa.int64(), outcome < 0),
+        *(pa.nulls(m, pa.string()) for _ in range(5)),  # the facts of schema id 3: none
+        seq_a,
     ], schema=TABLES["timeline"])
 
 

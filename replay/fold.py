@@ -20,7 +20,9 @@ Conventions of the record (docs/rules.md):
   stands;
 - the facts of schema id 3 that judge nothing here (:class:`~schemas.Shuffled`,
   :class:`~schemas.HandCollected`, :class:`~schemas.BankPassed`) are kept in the round's
-  history, in any game; only a hand collected from a party never dealt is a problem;
+  history, in any game, without a problem: like a setting or an exposure, a collection is
+  not checked against the deal (a party never dealt is the judge's question, a lost deal
+  the log's sequence gap), and their order is for the checks;
 - a round's ``vocabulary`` is the smallest schema id among its events (the frame's id, given
   with each event by whoever read it from the log; None when any event came without one);
 - a wager placed after the first cards or tiles are dealt is past-posting, except the
@@ -106,8 +108,6 @@ class ProblemKind(StrEnum):
     HAND_CHANGED_NOT_EXPOSED = "hand_changed_not_exposed"
     """A ``HandChanged`` of a hand not yet exposed (procedure (9) lets the dealer change an
     exposed hand) or never dealt; the setting before it stands."""
-    COLLECTED_NOT_DEALT = "collected_not_dealt"
-    """A ``HandCollected`` of a party that was never dealt cards or tiles."""
     ACTION_REPEATED = "action_repeated"
     SETTLED_TWICE = "settled_twice"
     SETTLED_NOT_PLACED = "settled_not_placed"
@@ -418,6 +418,7 @@ def _changed(r: Any, e: RoundEvent, p: HandChanged) -> None:
     """The dealer's change of an exposed hand: it counts only as pai gow poker procedure (9)
     allows (see the module docstring); otherwise the setting before it stands."""
     seat = _key(p.seat)
+    whose = "its own" if p.seat is None else f"seat {p.seat}'s"
     banker = DEALER if r.banker_seat is None else r.banker_seat
     banker_words = "the dealer's" if banker == DEALER else f"the player banker's (seat {banker})"
     where = f"(table_seq {e.table_seq})"
@@ -425,33 +426,26 @@ def _changed(r: Any, e: RoundEvent, p: HandChanged) -> None:
     if r.game not in CHANGE_GAMES:
         game = "a round never started" if r.game is None else r.game.replace("_", " ")
         r.problem(ProblemKind.HAND_CHANGED_NOT_PROVIDED,
-                  f"the dealer changed {_who(p.seat)}'s hand {where}, but the rules of "
+                  f"the dealer changed {whose} hand {where}, but the rules of "
                   f"{game} give the dealer no right to change a hand (pai gow poker "
                   f"procedure (9) is pai gow poker's); {stands}")
         return
     if not r.has_cards(seat) or seat not in r.exposed:
         what = "never dealt" if not r.has_cards(seat) else "not yet exposed"
         r.problem(ProblemKind.HAND_CHANGED_NOT_EXPOSED,
-                  f"the dealer changed {_who(p.seat)}'s hand {where}, which was {what}: "
+                  f"the dealer changed {whose} hand {where}, which was {what}: "
                   f"pai gow poker procedure (9) lets the dealer change an exposed hand; "
                   f"{stands}")
         return
     if banker in r.exposed:
         r.problem(ProblemKind.HAND_CHANGED_AFTER_BANKER_EXPOSED,
-                  f"the dealer changed {_who(p.seat)}'s hand {where} after {banker_words} "
+                  f"the dealer changed {whose} hand {where} after {banker_words} "
                   f"hand was exposed: pai gow poker procedure (9) permits no change once the "
                   f"banker's hand is exposed; {stands}")
         return
     r.sets[:] = [x for x in r.sets if x[0] != seat]
     r.sets.append((seat, p.high, p.low))
     r.changed.append(seat)
-
-
-def _collected(r: Any, e: RoundEvent, p: HandCollected) -> None:
-    if not r.has_cards(_key(p.seat)):
-        r.problem(ProblemKind.COLLECTED_NOT_DEALT,
-                  f"{_who(p.seat)}'s hand collected at table_seq {e.table_seq}, but "
-                  f"{_who(p.seat)} was never dealt")
 
 
 def _kept(r: Any, e: RoundEvent, p: Any) -> None:
@@ -539,7 +533,7 @@ _APPLY: dict[type, Callable[[Any, RoundEvent, Any], None]] = {
     EnvyBonusPaid: _envy,
     JackpotHit: _jackpot,
     JackpotVerified: _verified,
-    HandCollected: _collected,
+    HandCollected: _kept,
     Shuffled: _kept,
     BankPassed: _kept,
     RoundVoided: _voided,

@@ -98,7 +98,9 @@ def _wager(name: str) -> str:
 
 def _started(p: RoundStarted) -> str:
     banker = "the dealer banks" if p.banker_seat is None else (
-        f"seat {p.banker_seat} banks" + (" with the house (co-bank)" if p.co_bank else ""))
+        f"seat {p.banker_seat} banks" + (" with the house (co-bank)" if p.co_bank else "")
+        + ("" if p.banker_cover_cents is None
+           else f", covering {format_cents(p.banker_cover_cents)}"))
     ruleset = f"ruleset {p.ruleset}" if p.ruleset else "the ruleset in force that day"
     return f"dealer {p.dealer_id} opened a round of {_GAMES.get(p.game, p.game)}; {banker}; " \
            f"{ruleset}"
@@ -110,7 +112,8 @@ def _meter(p: ProgressiveMeterRead) -> str:
 
 
 def _placed(p: WagerPlaced) -> str:
-    return f"{_who(p.seat)} placed {_wager(p.wager)} {format_cents(p.amount_cents)}"
+    patron = f" (patron {p.patron_id})" if p.patron_id is not None else ""
+    return f"{_who(p.seat)} placed {_wager(p.wager)} {format_cents(p.amount_cents)}{patron}"
 
 
 def _cards(p: CardsDealt) -> str:

@@ -181,7 +181,10 @@ def _upcast_v1(name: str, fields: dict[str, Any]) -> tuple[str, dict[str, Any]]:
 
 
 _UPCAST = {1: _upcast_v1}
-"""Per older schema id: how its payloads become the newest vocabulary."""
+"""Per older schema id: how its payloads become the newest vocabulary. Schema id 2 needs
+none: its records are those of schema id 3 without the nullable fields id 3 added, which the
+classes default to None (not recorded); replay/batch_decode.py reads an id without an entry
+here through its fast plans."""
 
 
 def _payload(name: str, fields: dict[str, Any]) -> Any:

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from schemas.checkpoint import Checkpoint, CheckpointError, Verifier, open_signed, shown
+from schemas.codec import SCHEMA_IDS
 from schemas.log_verify import LOG_ERRORS, DataVerdict, LogVerdict
 from schemas.logformat import Chain, LogRecord, leaf_input, parse_leaf_input, read_log
 from schemas.merkle import Levels, leaf_hash, verify_inclusion
@@ -86,7 +87,7 @@ def _bytes(raw: bytes, i: int) -> tuple[bytes, int]:
 
 def _raw_envelope(value: bytes) -> tuple[bytes, bytes, int, bytes] | None:
     """:func:`envelope`, its strings as the UTF-8 bytes the record holds."""
-    if len(value) < 6 or value[0] != 0 or value[1:4] != b"\0\0\0" or value[4] not in (1, 2):
+    if len(value) < 6 or value[0] != 0 or value[1:4] != b"\0\0\0" or value[4] not in SCHEMA_IDS:
         return None
     try:
         _, i = _bytes(value, 5)

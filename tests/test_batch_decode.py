@@ -157,9 +157,34 @@ def test_a_malformed_body_in_the_middle_of_a_block_is_reported_as_today(case):
 
 
 @settings(max_examples=150, deadline=None)
+def _v3_values() -> list[bytes]:
+    """Frames of the payloads and fields only schema id 3 has."""
+    from schemas import BankPassed, HandChanged, HandCollected, RoundStarted, Shuffled, WagerPlaced
+
+    table = Table()
+    payloads = [
+        RoundStarted(game="pai_gow_poker", dealer_id="E011", banker_seat=2,
+                     banker_cover_cents=75_000),
+        Shuffled(kind="deck_change", deck_id="D-3"),
+        WagerPlaced(seat=1, wager="main", amount_cents=2500, patron_id="P-000417"),
+        HandChanged(seat=1, high=("5s", "5h", "5d", "Tc", "2c"), low=("As", "Kh")),
+        HandCollected(seat=1), Shuffled(), BankPassed(to_seat=3, reason="rotation"),
+    ]
+    return [encode(table.event("T01-000009", p, seq=900 + i)) for i, p in enumerate(payloads)]
+
+
+def test_schema_id_3_records_decode_as_one_by_one_without_calling_decode(monkeypatch):
+    values = _v3_values()
+    values[3:3] = [encode(e, schema_id=2) for e in _events(1)]  # a run of id 2 between
+    calls = []
+    monkeypatch.setattr(bd, "decode", lambda raw: calls.append(raw) or decode(raw))
+    assert _batched(values) == _one_by_one(values)
+    assert calls == []
+
+
 @given(data=st.data())
 def test_any_damage_to_any_record_decodes_as_one_by_one(data):
-    values = [encode(e) for e in _events(1)]
+    values = [encode(e) for e in _events(1)] + _v3_values()
     for _ in range(data.draw(st.integers(1, 3))):
         i = data.draw(st.integers(0, len(values) - 1))
         raw = bytearray(values[i]) or bytearray(b"\x00")

@@ -399,7 +399,8 @@ def test_the_timeline_carries_what_each_event_says_as_typed_columns():
     assert facts(WagerSettled(seat=2, wager="fortune", outcome="win", net_cents=500,
                               commission_cents=0), banker_seat=None) == {
         "seat": 2, "position": "seat 2", "wager": "fortune", "outcome": "win", "action": None,
-        "for_seat": None, "net_cents": 500}
+        "for_seat": None, "net_cents": 500, "bank_to": None, "bank_reason": None,
+        "shuffle": None, "deck_id": None, "patron_id": None}
     assert facts(HandSet(seat=3, high=("6-6", "3-6"), low=("1-3", "2-2")), banker_seat=3)[
         "position"] == "banker"
     assert facts(HandSet(seat=None, high=("6-6",), low=("1-3",)), banker_seat=3)[
@@ -412,7 +413,8 @@ def test_the_timeline_carries_what_each_event_says_as_typed_columns():
                               replacement=PlayerActed(seat=5, action="concede"))
     assert facts(replaced, banker_seat=None) == {
         "seat": 5, "position": "seat 5", "wager": None, "outcome": None, "action": "concede",
-        "for_seat": None, "net_cents": None}
+        "for_seat": None, "net_cents": None, "bank_to": None, "bank_reason": None,
+        "shuffle": None, "deck_id": None, "patron_id": None}
     for payload in (EventCorrected(corrects="x", reason="struck"),
                     RoundStarted(game="pai_gow_poker", dealer_id="E011", banker_seat=2),
                     RoundEnded()):

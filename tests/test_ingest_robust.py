@@ -55,6 +55,28 @@ def test_the_event_key_read_from_the_bytes_is_the_decoded_id():
     assert event_key(b"garbage") is None
 
 
+def test_every_schema_id_is_accepted_by_ingest_and_keyed_from_its_bytes():
+    """Schema id 3 (the current one) and the older ids 1 and 2 a device may still send: each
+    passes ingest's judging, one by one and a block at a time, and its event id is read from
+    the bytes; an id the registry does not hold is quarantined as unknown."""
+    from ingest.judging import judge_all, judge_one
+    from schemas import SCHEMA_IDS, Shuffled
+
+    assert SCHEMA_IDS == (1, 2, 3)
+    table = Table()
+    values = [encode(table.event("T01-000001", RoundEnded(), seq=n), schema_id=sid)
+              for n, sid in enumerate((1, 2, 3, 3, 2, 1), start=1)]
+    values.append(encode(table.event("T01-000001", Shuffled(kind="deck_change",
+                                                            deck_id="D-1"), seq=7)))
+    assert [v[4] for v in values] == [1, 2, 3, 3, 2, 1, 3]
+    for value in values:
+        assert judge_one(b"T01", value) is None
+        assert event_key(value) == key_of(decode(value).event_id)
+    assert judge_all([_received(i, v) for i, v in enumerate(values)]) == [None] * len(values)
+    unknown = values[2][:4] + b"\x04" + values[2][5:]
+    assert (judge_one(b"T01", unknown) or "").startswith("unknown schema id 4")
+
+
 def test_a_reused_id_with_other_bytes_is_a_conflict_an_exact_repeat_is_not(tmp_path: Path):
     writer = LogWriter(tmp_path / "log", tmp_path / "quarantine")
     first, other = _event(1), _event(1, recorded_by="E999")

@@ -150,7 +150,11 @@ def test_the_timeline_has_the_new_events_in_words_and_typed_columns(tmp_path):
     assert (rows["bank passed"]["bank_to"], rows["bank passed"]["bank_reason"]) == (
         "seat 4", "rotation")
     assert (rows["bank passed"]["seat"], rows["bank passed"]["position"]) == (None, None)
+    started = next(r for r in _table(tmp_path, "timeline") if r["event"] == "round started")
+    assert started["summary"] == ("dealer E011 opened a round of pai gow poker; seat 3 banks, "
+                                  "covering $400.00; the ruleset in force that day")
     placed = [r for r in _table(tmp_path, "timeline") if r["event"] == "wager placed"]
+    assert placed[0]["summary"] == "seat 1 placed main $25.00 (patron P-000417)"
     assert [(r["seat"], r["patron_id"]) for r in placed] == [(1, "P-000417"), (3, None)]
     other = [r for r in _table(tmp_path, "timeline") if r["event"] != "bank passed"]
     assert {r["bank_to"] for r in other} == {None}
@@ -196,3 +200,36 @@ def test_the_same_log_of_schema_id_3_gives_the_same_bytes_on_one_and_many_worker
     replay(tmp_path / "log", tmp_path / "many", workers=workers)
     one = _digests(tmp_path / "one")
     assert len(one) == 8 and one == _digests(tmp_path / "many")
+
+
+def test_live_replay_reads_each_rounds_vocabulary_from_the_frames_as_a_batch_replay_does(
+        tmp_path):
+    from replay.live import LiveReplay
+    from tests.test_replay_live import _Log, _same_as_batch
+
+    t = Table()
+    v3 = _banked(t, "R-3", change_before_banker=True)
+    v2 = _banked(t, "R-2", change_before_banker=True, v3=False)
+    data = tmp_path / "data"
+    log = _Log(data)
+    live = LiveReplay(data, full_every=None)
+    try:
+        log.append([(e.table_id.encode(), encode(e, schema_id=3)) for e in v3])
+        assert live.step().ok
+        log.append([(e.table_id.encode(), encode(e, schema_id=2)) for e in v2])
+        assert live.step().ok
+    finally:
+        log.close()
+    rounds = pq.read_table(data / "replay" / "rounds.parquet").to_pylist()
+    assert {r["round_id"]: r["vocabulary"] for r in rounds} == {"R-3": 3, "R-2": 2}
+    _same_as_batch(data, tmp_path)
+
+
+def test_a_round_written_under_schema_id_1_has_vocabulary_1(tmp_path):
+    t = Table()
+    events = t.round("R-1", dealer=("Kc Kd 9s 7h 3c", "Ah Qs"), seats={
+        1: {"main": 2500, "hand": ("5s 5h 5d Tc 2c", "As Kh"), "settled": ("win", 2375, 125)}})
+    _write_log(tmp_path, events, [1] * len(events))
+    replay(tmp_path / "log", tmp_path / "replay")
+    (rnd,) = _table(tmp_path, "rounds")
+    assert (rnd["vocabulary"], rnd["evaluated"], rnd["banker_cover_cents"]) == (1, True, None)

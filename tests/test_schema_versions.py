@@ -13,6 +13,7 @@ golden bytes. Regenerate v2 only on purpose: ``CATWALK_WRITE_GOLDEN=1 pytest thi
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import struct
@@ -48,6 +49,7 @@ from schemas import (
     WagerSettled,
     decode,
     encode,
+    events,
 )
 
 GOLDEN = Path(__file__).parent / "golden" / "events"
@@ -270,3 +272,36 @@ def test_a_v1_banker_that_is_not_dealer_or_a_seat_is_refused_with_its_value():
 def test_new_events_have_no_v1_form():
     with pytest.raises(schemas.EventError, match="no schema id 1 form"):
         encode(_event(1, TilesDealt(seat=1, tiles=("6-6", "1-1", "2-2", "3-3"))), schema_id=1)
+
+
+def _avsc(version: int, name: str) -> dict:
+    return json.loads((Path(schemas.__file__).parent / f"v{version}" / f"{name}.avsc")
+                      .read_text())
+
+
+def test_schema_id_3_is_schema_id_2_plus_nullable_fields_and_records_at_the_end():
+    """Why a schema id 2 event needs no upcast: every v2 record is in v3 with the same
+    fields first, in the same order and of the same types; what v3 adds to a v2 record is
+    nullable with the default null (not recorded); the unions keep v2's branches first, so
+    the new records are new branches at the end, and no class field lacks its Avro field."""
+    v2_files = sorted(p.stem for p in (Path(schemas.__file__).parent / "v2").glob("*.avsc"))
+    for name in v2_files:
+        old, new = _avsc(2, name), _avsc(3, name)
+        n = len(old["fields"])
+        for was, now in zip(old["fields"], new["fields"][:n], strict=True):
+            if was["name"] in ("payload", "replacement"):  # unions of records: below
+                was, now = {**was, "type": None}, {**now, "type": None}
+            assert now == was, name
+        for added in new["fields"][n:]:
+            assert added["type"][0] == "null" and added["default"] is None, (name, added)
+    union2 = _avsc(2, "catwalk.RoundEvent")["fields"][-1]["type"]
+    union3 = _avsc(3, "catwalk.RoundEvent")["fields"][-1]["type"]
+    assert union3[:len(union2)] == union2
+    assert set(union3[len(union2):]) == {f"catwalk.{c.__name__}" for c in events.V3_TYPES}
+    repl2 = _avsc(2, "catwalk.EventCorrected")["fields"][-1]["type"]
+    repl3 = _avsc(3, "catwalk.EventCorrected")["fields"][-1]["type"]
+    assert repl3[:len(repl2)] == repl2
+    assert repl3[1:] == [f"catwalk.{c.__name__}" for c in events.CORRECTABLE]
+    for cls_name, cls in events.PAYLOAD_TYPES.items():
+        fields = [f["name"] for f in _avsc(3, cls_name)["fields"]]
+        assert sorted(fields) == sorted(f.name for f in dataclasses.fields(cls)), cls_name

@@ -12,14 +12,19 @@ from fastavro.schema import load_schema
 
 import schemas
 from schemas import (
+    BankPassed,
     CardsDealt,
     DecodeError,
+    EventCorrected,
     EventError,
+    HandChanged,
+    HandCollected,
     HandSet,
     JackpotVerified,
     PlayerActed,
     RoundEnded,
     RoundStarted,
+    Shuffled,
     TilesDealt,
     WagerPlaced,
     WagerSettled,
@@ -115,3 +120,190 @@ def test_impossible_event_is_refused_when_decoded():
 def test_events_name_the_bad_value(make, message):
     with pytest.raises(EventError, match=message):
         make()
+
+
+# Schema id 3 ---------------------------------------------------------------------------------
+
+V3_PAYLOADS = [
+    Shuffled(),
+    Shuffled(kind="deck_change", deck_id="D-0042"),
+    Shuffled(kind="deck_change"),
+    HandCollected(seat=4),
+    HandCollected(seat=None),
+    BankPassed(to_seat=5, reason="rotation"),
+    BankPassed(to_seat=2, reason="declined"),
+    BankPassed(to_seat=None, reason="cannot_cover"),
+    HandChanged(seat=3, high=("As", "Kd", "Qh", "Jc", "Tc"), low=("9s", "Jk")),
+    HandChanged(seat=None, high=("6-6", "1-3"), low=("2-4", "1-2")),
+    RoundStarted(game="pai_gow_poker", dealer_id="E011", banker_seat=3, banker_cover_cents=0),
+    RoundStarted(game="pai_gow_tiles", dealer_id="E011", banker_seat=6, co_bank=True,
+                 banker_cover_cents=2**63 - 1),
+    WagerPlaced(seat=1, wager="fortune", amount_cents=500, patron_id="P-000417"),
+    WagerPlaced(seat=2, wager="main", amount_cents=500, patron_id="é-ünïcödé ☃"),
+    EventCorrected(corrects="00000000-0000-4000-8000-000000000001", reason="keyed wrong",
+                   replacement=HandCollected(seat=2)),
+    EventCorrected(corrects="00000000-0000-4000-8000-000000000001", reason="keyed wrong",
+                   replacement=HandChanged(seat=2, high=("As", "Kd", "Qh", "Jc", "Tc"),
+                                           low=("9s", "Jk"))),
+    EventCorrected(corrects="00000000-0000-4000-8000-000000000001", reason="keyed wrong",
+                   replacement=Shuffled(kind="deck_change", deck_id="D-7")),
+    EventCorrected(corrects="00000000-0000-4000-8000-000000000001", reason="keyed wrong",
+                   replacement=BankPassed(to_seat=None, reason="declined")),
+    EventCorrected(corrects="00000000-0000-4000-8000-000000000001", reason="keyed wrong",
+                   replacement=WagerPlaced(seat=1, wager="main", amount_cents=100,
+                                           patron_id="P-9")),
+]
+
+
+@pytest.mark.parametrize("payload", V3_PAYLOADS, ids=lambda p: type(p).__name__)
+def test_every_schema_id_3_payload_round_trips_through_avro_at_id_3(payload):
+    event = Table().event("T01-000001", payload)
+    raw = encode(event)
+    assert struct.unpack(">bI", raw[:5]) == (0, 3)
+    assert decode(raw) == event
+    assert decode(encode(event, schema_id=3)) == event
+
+
+@pytest.mark.parametrize(
+    ("payload", "why"),
+    [
+        (Shuffled(), "Shuffled has no schema id 2 form"),
+        (HandCollected(seat=1), "HandCollected has no schema id 2 form"),
+        (BankPassed(to_seat=None, reason="rotation"), "BankPassed has no schema id 2 form"),
+        (HandChanged(seat=1, high=("As", "Kd", "Qh", "Jc", "Tc"), low=("9s", "Jk")),
+         "HandChanged has no schema id 2 form"),
+        (WagerPlaced(seat=1, wager="main", amount_cents=100, patron_id="P-1"),
+         "WagerPlaced with patron_id set has no schema id 2 form"),
+        (RoundStarted(game="pai_gow_poker", dealer_id="E1", banker_seat=2,
+                      banker_cover_cents=10_000),
+         "RoundStarted with banker_cover_cents set has no schema id 2 form"),
+        (EventCorrected(corrects="00000000-0000-4000-8000-000000000001", reason="x",
+                        replacement=Shuffled()),
+         "correction whose replacement has no schema id 2 form: Shuffled"),
+        (EventCorrected(corrects="00000000-0000-4000-8000-000000000001", reason="x",
+                        replacement=WagerPlaced(seat=1, wager="main", amount_cents=1,
+                                                patron_id="P-1")),
+         "correction whose replacement has no schema id 2 form: a WagerPlaced with patron_id"),
+    ],
+    ids=lambda x: x if isinstance(x, str) else type(x).__name__,
+)
+def test_schema_id_2_refuses_what_it_cannot_carry_and_says_why(payload, why):
+    event = Table().event("T01-000001", payload)
+    with pytest.raises(EventError, match=why):
+        encode(event, schema_id=2)
+    with pytest.raises(EventError, match="no schema id 1 form"):
+        encode(event, schema_id=1)
+
+
+def test_schema_ids_1_and_2_still_write_what_they_can_carry_and_read_back_the_same():
+    """An event with none of the new facts (no patron id, no cover recorded) is the same
+    fact under every id: nothing added on the way back."""
+    for payload in (WagerPlaced(seat=1, wager="main", amount_cents=100),
+                    RoundStarted(game="pai_gow_poker", dealer_id="E1", banker_seat=2)):
+        event = Table().event("T01-000001", payload)
+        for sid in (1, 2):
+            raw = encode(event, schema_id=sid)
+            assert struct.unpack(">bI", raw[:5]) == (0, sid)
+            assert decode(raw) == event
+    corrected = Table().event("T01-000001", EventCorrected(
+        corrects="00000000-0000-4000-8000-000000000001", reason="x",
+        replacement=WagerPlaced(seat=1, wager="main", amount_cents=1)))
+    assert decode(encode(corrected, schema_id=2)) == corrected
+
+
+GOLDEN = Path(__file__).parent / "golden" / "events"
+
+
+@pytest.mark.parametrize(("version", "name", "field"), [
+    (1, "01_RoundStarted", "banker_cover_cents"),
+    (1, "02_RoundStarted_banker", "banker_cover_cents"),
+    (1, "03_WagerPlaced", "patron_id"),
+    (2, "01_RoundStarted", "banker_cover_cents"),
+    (2, "02_WagerPlaced_dealer", "patron_id"),
+])
+def test_v1_and_v2_frames_upcast_to_the_newest_classes_with_the_new_facts_not_recorded(
+        version, name, field):
+    raw = (GOLDEN / f"v{version}" / f"{name}.bin").read_bytes()
+    assert struct.unpack(">bI", raw[:5]) == (0, version)
+    event = decode(raw)
+    assert type(event.payload) in (RoundStarted, WagerPlaced)
+    assert getattr(event.payload, field) is None
+
+
+def _v3(branch: int, payload: bytes) -> bytes:
+    from tests.test_schema_versions import _frame3
+
+    return _frame3(1, branch, payload)
+
+
+def _hostile_v3() -> list[tuple[str, bytes, str]]:
+    from tests.test_schema_versions import (
+        BANK_PASSED,
+        HAND_CHANGED,
+        HAND_COLLECTED,
+        ROUND_STARTED,
+        SHUFFLED,
+        WAGER_PLACED,
+        _long,
+        _null,
+        _some,
+        _str,
+    )
+    started = _str("pai_gow_poker") + _null() + _str("E011")
+    return [
+        ("payload branch past the last record", _v3(20, _null()),
+         "Avro body does not match schema id 3"),
+        ("negative payload branch", _v3(-1, _null()), "Avro body does not match schema id 3"),
+        ("deck id union branch 2 of 2", _v3(SHUFFLED, _str("reshuffle") + _long(2)),
+         "Avro body does not match schema id 3"),
+        ("collected seat union branch 5", _v3(HAND_COLLECTED, _long(5) + _long(1)),
+         "Avro body does not match schema id 3"),
+        ("negative cover", _v3(ROUND_STARTED, started + _some(_long(3)) + b"\x00"
+                               + _some(_long(-1))),
+         "impossible event: banker_cover_cents must not be negative, got -1"),
+        ("a cover without a player banker", _v3(ROUND_STARTED, started + _null() + b"\x00"
+                                                + _some(_long(100))),
+         "impossible event: banker_cover_cents needs a player banker seat"),
+        ("unknown shuffle kind", _v3(SHUFFLED, _str("riffle") + _null()),
+         "impossible event: unknown shuffle kind 'riffle'"),
+        ("unknown reason the bank passed", _v3(BANK_PASSED, _null() + _str("bored")),
+         "impossible event: unknown reason the bank passed 'bored'"),
+        ("seat 0 passed the bank", _v3(BANK_PASSED, _some(_long(0)) + _str("rotation")),
+         "impossible event: seat must be a seat number from 1, got 0"),
+        ("empty patron id", _v3(WAGER_PLACED, _some(_long(1)) + _str("main") + _long(100)
+                                + _some(_str(""))),
+         "impossible event: patron_id must be non-empty text"),
+        ("a changed hand that is no hand", _v3(HAND_CHANGED, _null() + _long(1) + _str("Zz")
+                                               + b"\x00" + _long(0)),
+         "impossible event: "),
+        ("truncated changed hand", _v3(HAND_CHANGED, _null() + _long(2) + _str("As")),
+         "Avro body does not match schema id 3"),
+        ("a byte after a shuffle", _v3(SHUFFLED, _str("reshuffle") + _null() + b"\x00"),
+         "1 bytes left over after the Avro body of schema id 3"),
+    ]
+
+
+@pytest.mark.parametrize(("raw", "reason"), [pytest.param(r, w, id=n)
+                                             for n, r, w in _hostile_v3()])
+def test_hostile_schema_id_3_bytes_are_a_decode_error_and_a_quarantine_reason(raw, reason):
+    """Inside a valid frame: a bad union index, a negative cover, a word outside the
+    vocabulary. decode says why (no traceback), ingest quarantines with those words, and the
+    batch decoder says the same."""
+    from ingest.judging import judge_one
+    from replay.batch_decode import decode_entries
+
+    with pytest.raises(DecodeError) as caught:
+        decode(raw)
+    assert str(caught.value).startswith(reason), str(caught.value)
+    assert judge_one(b"T01", raw) == str(caught.value)
+    ((_, got),) = decode_entries([(0, "log position 0 (round-events[0]@0)", b"T01", raw)])
+    assert isinstance(got, DecodeError) and str(got) == str(caught.value)
+
+
+def test_the_hostile_frames_differ_from_good_ones_only_where_they_say():
+    """The hostile frames are built as the good golden frames are: the same builder writes a
+    frame that decodes (so a failure above is the fault named, not the builder)."""
+    from tests.test_schema_versions import SHUFFLED, _null, _str
+
+    good = decode(_v3(SHUFFLED, _str("reshuffle") + _null()))
+    assert good.payload == Shuffled()
