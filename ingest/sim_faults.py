@@ -337,8 +337,9 @@ def _moved_patrons(r: Round) -> list[str]:
     """``dealer_wager_not_preceding_patron``: the patrons of the preceding dealer-banked hand
     (other than the banker) whose main wager there differs from the dealer's wager now."""
     plan = r.plan
-    if plan.patrons is None or plan.banker_seat is None or not plan.preceding_patrons:
-        return []
+    if (plan.patrons is None or plan.banker_seat is None or not plan.preceding_patrons
+            or not plan.seat(plan.banker_seat).wagers):
+        return []  # a banker who placed no side wager is recorded under no tracking id
     banker = plan.patrons[plan.banker_seat]
     return sorted(p for p, w in plan.preceding_patrons.items()
                   if p != banker and w != plan.dealer_wager)
@@ -760,7 +761,10 @@ def alter_events(kind: str, r: Round, events: list[RoundEvent], rng: random.Rand
     ``duplicated_events`` sends a seat's settlement (a win when there is one) twice, the same
     event with the same id."""
     if kind == "missing_events":
-        deals = [i for i, e in enumerate(events) if isinstance(e.payload, CardsDealt | TilesDealt)]
+        # never the deal of a player banker without a wager of its own: nothing at stake
+        staked = {s.seat for s in r.plan.seats if s.wagers} | {None}
+        deals = [i for i, e in enumerate(events) if isinstance(e.payload, CardsDealt | TilesDealt)
+                 and e.payload.seat in staked]
         at = rng.choice(deals)
         seat = events[at].payload.seat  # type: ignore[union-attr]
         wagers = ([s for s in r.plan.seats if s.seat == seat] if seat is not None

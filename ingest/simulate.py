@@ -85,9 +85,10 @@ NEW_PATRON_RATE = 0.03
 """Between two rounds, a seat is taken by a patron new to the table."""
 DECK_CHANGE_RATE = 0.03
 """The share of rounds after which the deck (or tile set) is changed, not reshuffled."""
-CANNOT_COVER_RATE = 0.15
-"""The player whose turn it is to bank cannot cover half the wagers and passes the deal
-(procedure (11)): the dealer banks the next round."""
+PASS_WEIGHTS = (5, 2, 3)
+"""When the bank goes from a player back to the dealer, how often it is because the bank
+rotated, the next player declined it, or could not cover half the wagers and passed the deal
+(procedure (11)): ``BankPassed`` reasons rotation, declined, cannot_cover."""
 
 __all__ = ["FAULT_KINDS", "GAMES", "Label", "main", "simulate_shift"]
 
@@ -214,10 +215,11 @@ class TableSimulator:
                 seat = moved[1]  # the patron who moved takes the bank there
             co_bank = seat is not None and rng.random() < 0.5
             reason = "rotation"
-            if seat is not None and rng.random() < CANNOT_COVER_RATE:
-                seat, co_bank, reason = None, False, "cannot_cover"
-            elif seat is None and plan.banker_seat is not None and rng.random() < 0.3:
-                reason = "declined"
+            if seat is None and plan.banker_seat is not None:
+                # the bank leaves the player: its turn is over, the next player declines it,
+                # or cannot cover half the wagers and passes the deal (procedure (11))
+                reason = rng.choices(("rotation", "declined", "cannot_cover"),
+                                     weights=PASS_WEIGHTS)[0]
             self.next_bank = (seat, co_bank)
             if seat != plan.banker_seat and not last:
                 passed = (seat, reason)
