@@ -284,10 +284,8 @@ V3_KINDS = frozenset({"reshuffle_skipped", "optional_settled_after_collected",
 an older schema id."""
 
 OPTIONAL_WAGERS = frozenset({"fortune", "ace_high", "progressive"})
-"""``optional_settled_after_collected``: the optional wagers of the pai gow poker games,
+"""``optional_settled_after_collected``: the optional wagers of Face Up pai gow poker,
 settled before the hand goes to the discard rack (58 Pa. Code § 688a.7(i))."""
-
-POKER_GAMES = frozenset({"pai_gow_poker", "face_up_pai_gow"})
 
 
 def _left_face_up(r: Round) -> set[int]:
@@ -303,9 +301,11 @@ def _v3_candidates(kind: str, r: Round) -> list[Any]:
     jackpots = {p.seat for p in r.settled if isinstance(p, JackpotHit)}
     player_banked_classic = plan.game == "pai_gow_poker" and plan.banker_seat is not None
     if kind == "reshuffle_skipped":
-        return [True] if plan.shuffle is not None else []
+        # classic pai gow poker (settlement (17)), with a deal after it to be dealt unshuffled
+        return ([True] if plan.shuffle is not None and plan.game == "pai_gow_poker"
+                and not plan.last_at_table else [])
     if kind == "optional_settled_after_collected":
-        if plan.game not in POKER_GAMES:
+        if plan.game != "face_up_pai_gow":  # § 688a.7(i) is Face Up's
             return []
         kept = _left_face_up(r)
         return _settlements(r, lambda p: p.wager in OPTIONAL_WAGERS and p.seat not in kept)

@@ -229,7 +229,7 @@ class TableSimulator:
         if rng.random() < DECK_CHANGE_RATE:
             self.decks += 1
             shuffle = ("deck_change", f"{self.table_id}-D{self.decks:03d}")
-        return replace(plan, shuffle=shuffle, bank_passed=passed)
+        return replace(plan, shuffle=shuffle, bank_passed=passed, last_at_table=last)
 
     def _judge(self, plan: RoundPlan) -> dict[str, Any]:
         """The judge's result object for the plan's round document, as a plain dict, under
