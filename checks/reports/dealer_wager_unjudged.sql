@@ -3,8 +3,9 @@
 -- rule: pai gow poker procedure (10)
 -- A report, not a check: these rounds are not evaluated (neither passed nor flagged) by
 -- checks/sql/dealer_wager_not_preceding.sql, which orders a table's rounds and finds the
--- preceding dealer-banked hand the same way. Columns: casino, table_id, round_id, seat (the
--- banker's), dealer_cents (the dealer's wager, null when none was recorded) and why.
+-- preceding dealer-banked hand and the banker (the patron, else the seat) the same way.
+-- Columns: casino, table_id, round_id, seat (the banker's), dealer_cents (the dealer's
+-- wager, null when none was recorded) and why.
 WITH poker AS (
     SELECT r.casino, r.table_id, r.round_id, r.dealt_at, r.banker,
            TRY_CAST(regexp_extract(r.banker, '^seat (\d+)', 1) AS INTEGER) AS banker_seat,
@@ -32,12 +33,29 @@ WITH poker AS (
     FROM ordered AS o
     JOIN wagers AS w USING (casino, table_id, round_id)
     WHERE w.position = 'dealer' AND w.seat IS NULL AND w.wager = 'main'
+), named AS (
+    SELECT DISTINCT casino, table_id, round_id FROM wagers WHERE patron_id IS NOT NULL
+), patrons AS (
+    -- the banker's patron, as the check finds it (the one patron id on the banker seat's
+    -- wagers, when the preceding hand's wagers name patrons too)
+    SELECT a.casino, a.table_id, a.round_id, any_value(w.patron_id) AS patron_id
+    FROM against AS a
+    JOIN named AS d
+      ON d.casino = a.casino AND d.table_id = a.table_id AND d.round_id = a.preceding_round
+    JOIN wagers AS w
+      ON w.casino = a.casino AND w.table_id = a.table_id AND w.round_id = a.round_id
+     AND w.seat = a.banker_seat
+    WHERE w.patron_id IS NOT NULL
+    GROUP BY a.casino, a.table_id, a.round_id
+    HAVING count(DISTINCT w.patron_id) = 1
 ), preceding AS (
     SELECT a.casino, a.table_id, a.round_id, sum(w.amount_cents) AS main_cents
     FROM against AS a
+    LEFT JOIN patrons AS b USING (casino, table_id, round_id)
     JOIN wagers AS w
       ON w.casino = a.casino AND w.table_id = a.table_id AND w.round_id = a.preceding_round
-     AND w.seat = a.banker_seat
+     AND CASE WHEN b.patron_id IS NOT NULL THEN w.patron_id = b.patron_id
+              ELSE w.seat = a.banker_seat END
     WHERE w.wager = 'main'
     GROUP BY a.casino, a.table_id, a.round_id
 )
@@ -46,9 +64,14 @@ SELECT a.casino, a.table_id, a.round_id, a.banker_seat AS seat, a.dealer_cents,
                 THEN 'the round has no start time: it cannot be placed among its table''s rounds'
             WHEN a.preceding_round IS NULL
                 THEN 'no earlier hand banked by the dealer at this table'
+            WHEN b.patron_id IS NOT NULL
+                THEN 'patron ' || b.patron_id || ' (the banker at seat ' || a.banker_seat
+                     || ') placed no main wager on the preceding dealer-banked hand '
+                     || a.preceding_round
             ELSE 'seat ' || a.banker_seat || ' placed no main wager on the preceding '
                  || 'dealer-banked hand ' || a.preceding_round END AS why
 FROM against AS a
 LEFT JOIN preceding AS p USING (casino, table_id, round_id)
+LEFT JOIN patrons AS b USING (casino, table_id, round_id)
 WHERE p.main_cents IS NULL
 ORDER BY a.casino, a.table_id, a.round_id
