@@ -17,6 +17,13 @@ it alters the round, at one of four stages:
   an Envy payment cut or dropped; ``ace_high_mispaid``; the player banker's account,
   ``banker_mispaid``, ``banker_commission_wrong``, ``co_bank_share_wrong``;
   ``settled_not_placed``, a side wager settled that the seat never placed);
+- the facts of schema id 3 (never struck under an older one): the player banker's cover
+  short (``co_bank_without_cover``, ``bank_without_cover``), a patron who moved into the
+  banker's seat while the dealer matched the seat's wager (``dealer_wager_not_preceding_patron``);
+  and their record out of place: the reshuffle left out, a hand collected before its optional
+  wager is settled, its jackpot paid or the Envy Bonuses for it paid, a dealer's change or a
+  player's re-set after the banker's hand is shown (each restating the setting that stands),
+  the bank recorded as passed to another than the next banker;
 - the events themselves (``past_posting`` moves a ``WagerPlaced`` after the deal;
   ``missing_events`` drops an event, leaving a gap in ``table_seq``; ``duplicated_events``
   sends an event twice with the same ``event_id``).

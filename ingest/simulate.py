@@ -9,6 +9,15 @@ tiles with withdrawals (and player bankers); Caribbean stud with folds, raises, 
 the $1 progressive. A progressive meter per table grows by a share of every progressive
 wager and resets after a percentage award.
 
+Under schema id 3 (the default; ``--schema-id 2`` records none of it) the table also records
+its patrons' tracking ids (stable per patron; patrons move seats now and then, and the
+dealer's wager against a player banker matches the patron's wager on the preceding
+dealer-banked hand wherever the patron sat), the player banker's cover (at least the wagers
+against the bank, half of them co-banked), now and then the dealer's change of its exposed
+hand before the banker's is shown, each hand collected after everything it is owed is paid,
+the reshuffle (now and then a deck change) and the bank passed to whoever banks the next
+round (:mod:`ingest.sim_record` gives the order).
+
 The truth of a round is its round document (README "Round documents") judged by
 :func:`replay.adjudicate.judge_document`; the table settles exactly that
 (:mod:`ingest.sim_record` gives the events in the protocol's order), except in the rounds
