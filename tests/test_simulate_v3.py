@@ -170,3 +170,46 @@ def test_help_names_the_schema_id_option(capsys):
     with pytest.raises(SystemExit):
         main(["--help"])
     assert "--schema-id" in capsys.readouterr().out
+
+
+def test_a_bank_passed_not_followed_names_another_banker_than_the_next_rounds():
+    events, labels = simulate_shift(tables=4, rounds=40, seed=31, fault_rate=0.5,
+                                    games=BANKED, faults=["bank_passed_not_followed"])
+    labelled = {label.round_id for label in labels}
+    assert len(labelled) >= 5
+    for rounds in _tables(events).values():
+        for evs, nxt in pairwise(rounds):
+            passed = kinds(evs, BankPassed)
+            following = kinds(nxt, RoundStarted)[0].banker_seat
+            if evs[0].round_id in labelled:
+                assert len(passed) == 1 and passed[0].to_seat != following
+            else:
+                assert [p.to_seat for p in passed] in ([], [following])
+
+
+def test_a_dealer_wager_following_the_seat_is_another_patrons_preceding_wager():
+    """The banker's patron (named on its side wager) moved into the seat: the dealer matched
+    what the seat's earlier patron wagered on the preceding dealer-banked hand, not the
+    banker patron's own wager there."""
+    events, labels = simulate_shift(tables=4, rounds=60, seed=31, fault_rate=0.5,
+                                    games=("pai_gow_poker",), rich_hands=0.5,
+                                    faults=["dealer_wager_not_preceding_patron"])
+    by_id = {label.round_id: label for label in labels}
+    assert len(by_id) >= 3
+    for rounds in _tables(events).values():
+        preceding: list = []
+        for evs in rounds:
+            start = kinds(evs, RoundStarted)[0]
+            placed = kinds(evs, WagerPlaced)
+            if start.banker_seat is None:
+                preceding = [p for p in placed if p.wager == "main"]
+                continue
+            label = by_id.get(evs[0].round_id)
+            if label is None:
+                continue
+            (dealer,) = [p.amount_cents for p in placed if p.seat is None]
+            (banker,) = {p.patron_id for p in placed if p.seat == start.banker_seat}
+            by_seat = {p.seat: p.amount_cents for p in preceding}
+            by_patron = {p.patron_id: p.amount_cents for p in preceding}
+            assert dealer == by_seat[start.banker_seat] != by_patron[banker]
+            assert label.amount_cents == abs(dealer - by_patron[banker])
