@@ -238,6 +238,22 @@ def test_a_patron_who_did_not_bet_on_the_preceding_hand_is_not_evaluated(tmp_pat
                        "dealer-banked hand T01-000001")]
 
 
+def test_a_banker_whose_patron_is_not_recorded_is_not_judged_on_a_seat_another_patron_left(
+        tmp_path):
+    # P bet 2,500 at seat 2 and Q 9,500 at seat 4 when the dealer banked; then seat 4 banks
+    # with no wager of its own (so no patron id), and Q plays at seat 2: seat 4's 9,500 was
+    # Q's, not the banker's. Not evaluated, never flagged; the report says why.
+    t = Table()
+    events = [*_round(t, "T01-000001", mains={2: 2500, 4: 9500}, patrons={2: "P", 4: "Q"}),
+              *_round(t, "T01-000002", mains={2: 6500}, banker=4, dealer_wager=2500,
+                      patrons={2: "Q"})]
+    assert _rows(tmp_path, events, CHECK) == []
+    assert [(r["round_id"], r["why"]) for r in _report(tmp_path, "dealer_wager_unjudged")] == [
+        ("T01-000002", "the banker's patron is not recorded (no wager of seat 4 names one), "
+                       "and patron Q, who sat at seat 4 on the preceding dealer-banked hand "
+                       "T01-000001, plays at seat 2 now")]
+
+
 def test_pai_gow_tiles_player_banks_are_not_judged_by_the_pai_gow_poker_procedure(tmp_path):
     t = Table()
     events = [*_round(t, "T01-000001", mains={2: 2500, 3: 4000}, game="pai_gow_tiles"),

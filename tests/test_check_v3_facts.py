@@ -270,6 +270,11 @@ def test_optional_wagers_settled_before_their_seats_cards_are_collected_pass(tmp
                             ev("hand collected", 1)])
     # the main wager is not an optional wager
     s.round("F3", FACE_UP, [*dealt(1), lost(1, "fortune"), ev("hand collected", 1), won(1)])
+    # classic pai gow poker's side wagers, settled as in Face Up (docs/rules.md 6a.18)
+    s.round("P1", POKER, [*dealt(1), won(1), won(1, "progressive"), ev("hand collected", 1)])
+    # Caribbean stud's Progressive: not the clause's game
+    s.round("C1", "caribbean_stud", [*dealt(1), ev("hand collected", 1),
+                                     lost(1, "progressive")])
     assert flags(tmp_path, s, OPTIONAL) == []
 
 
@@ -278,7 +283,9 @@ def test_an_optional_wager_settled_after_its_seats_cards_were_collected_is_flagg
     s.round("F1", FACE_UP, [*dealt(1, 2), won(1), won(2), won(1, "fortune"),
                             ev("hand collected", 2), lost(2, "ace_high"),
                             ev("hand collected", 1)])
-    assert flags(tmp_path, s, OPTIONAL) == [("F1", 2)]
+    s.round("P1", POKER, [*dealt(1), won(1), ev("hand collected", 1), lost(1, "fortune")],
+            banker="seat 3")
+    assert flags(tmp_path, s, OPTIONAL) == [("F1", 2), ("P1", 1)]
     assert rows(tmp_path, s, OPTIONAL)[0]["detail"] == (
         "seat 2's ace_high wager was settled (table_seq 9, 2026-11-28T18:00:08.000000Z) "
         "after its cards were collected into the discard rack (table_seq 8)")

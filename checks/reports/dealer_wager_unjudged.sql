@@ -48,10 +48,26 @@ WITH poker AS (
     WHERE w.patron_id IS NOT NULL
     GROUP BY a.casino, a.table_id, a.round_id
     HAVING count(DISTINCT w.patron_id) = 1
+), elsewhere AS (
+    -- the banker's patron not recorded: the patron who sat at the banker's seat on the
+    -- preceding hand, when the round's other wagers show them at another seat now (so
+    -- they are not the banker, and the seat cannot stand for the player)
+    SELECT a.casino, a.table_id, a.round_id, min(d.patron_id) AS patron_id,
+           min(w.seat) AS now_at
+    FROM against AS a
+    ANTI JOIN patrons AS b USING (casino, table_id, round_id)
+    JOIN wagers AS d
+      ON d.casino = a.casino AND d.table_id = a.table_id AND d.round_id = a.preceding_round
+     AND d.seat = a.banker_seat AND d.patron_id IS NOT NULL
+    JOIN wagers AS w
+      ON w.casino = a.casino AND w.table_id = a.table_id AND w.round_id = a.round_id
+     AND w.patron_id = d.patron_id AND w.seat IS DISTINCT FROM a.banker_seat
+    GROUP BY a.casino, a.table_id, a.round_id
 ), preceding AS (
     SELECT a.casino, a.table_id, a.round_id, sum(w.amount_cents) AS main_cents
     FROM against AS a
     LEFT JOIN patrons AS b USING (casino, table_id, round_id)
+    ANTI JOIN elsewhere AS x USING (casino, table_id, round_id)
     JOIN wagers AS w
       ON w.casino = a.casino AND w.table_id = a.table_id AND w.round_id = a.preceding_round
      AND CASE WHEN b.patron_id IS NOT NULL THEN w.patron_id = b.patron_id
@@ -64,6 +80,11 @@ SELECT a.casino, a.table_id, a.round_id, a.banker_seat AS seat, a.dealer_cents,
                 THEN 'the round has no start time: it cannot be placed among its table''s rounds'
             WHEN a.preceding_round IS NULL
                 THEN 'no earlier hand banked by the dealer at this table'
+            WHEN x.patron_id IS NOT NULL
+                THEN 'the banker''s patron is not recorded (no wager of seat ' || a.banker_seat
+                     || ' names one), and patron ' || x.patron_id || ', who sat at seat '
+                     || a.banker_seat || ' on the preceding dealer-banked hand '
+                     || a.preceding_round || ', plays at seat ' || x.now_at || ' now'
             WHEN b.patron_id IS NOT NULL
                 THEN 'patron ' || b.patron_id || ' (the banker at seat ' || a.banker_seat
                      || ') placed no main wager on the preceding dealer-banked hand '
@@ -73,5 +94,6 @@ SELECT a.casino, a.table_id, a.round_id, a.banker_seat AS seat, a.dealer_cents,
 FROM against AS a
 LEFT JOIN preceding AS p USING (casino, table_id, round_id)
 LEFT JOIN patrons AS b USING (casino, table_id, round_id)
+LEFT JOIN elsewhere AS x USING (casino, table_id, round_id)
 WHERE p.main_cents IS NULL
 ORDER BY a.casino, a.table_id, a.round_id

@@ -8,8 +8,8 @@
 -- replay that did not say, taken as older). One row per round and check that would
 -- otherwise judge it: reshuffle_missing and hand_changed_after_banker_exposed (its
 -- HandChanged part) every classic pai gow poker round; optional_settled_after_collected
--- and envy_hand_collected_before_envy_paid every Face Up round (the second one with an
--- Envy Bonus paid); jackpot_hand_collected_before_paid every round with a jackpot hit;
+-- every Face Up and classic pai gow poker round; envy_hand_collected_before_envy_paid every
+-- Face Up round with an Envy Bonus paid; jackpot_hand_collected_before_paid every round with a jackpot hit;
 -- bank_passed_not_followed every pai gow poker and pai gow tiles round; bank_not_covered
 -- every player-banked pai gow poker and pai gow tiles round without the cover recorded
 -- (under schema id 3 too: the field is optional). Columns: casino, table_id, round_id,
@@ -37,7 +37,7 @@ WITH older AS (
     UNION ALL
     SELECT casino, table_id, round_id, vocabulary, 'optional_settled_after_collected',
            under || 'the collection of a hand (HandCollected)'
-    FROM older WHERE game = 'face_up_pai_gow'
+    FROM older WHERE game IN ('face_up_pai_gow', 'pai_gow_poker')
     UNION ALL
     SELECT o.casino, o.table_id, o.round_id, o.vocabulary,
            'envy_hand_collected_before_envy_paid',

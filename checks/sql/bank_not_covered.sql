@@ -3,7 +3,7 @@
 -- severity: high
 -- rule: pai gow poker procedure (11) (a player who cannot cover all wagers may co-bank 50/50 with the gaming operator; one who cannot cover 50% of the wagers cannot be in the co-bank and must pass the deal)
 -- next: have the floorperson reconcile the round from the video and the chips the banker put up: a bank that could not pay its losses leaves the winners short or the house paying for the player; settle the shortfall, record why the bank was accepted, and review the dealer's handling of the bank
--- catches: none
+-- catches: co_bank_without_cover, bank_without_cover
 -- Facts: a round banked by a player (rounds.banker 'seat N', or 'seat N co-bank' with the
 -- house), classic pai gow poker or, by analogy (docs/rules.md 6a.14), pai gow tiles, with
 -- the player banker's cover recorded (rounds.banker_cover_cents, schema id 3's

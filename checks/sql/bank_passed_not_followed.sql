@@ -3,7 +3,7 @@
 -- severity: medium
 -- rule: pai gow poker procedure (11) (a player who wishes to bank when it is his or her turn but cannot cover the wagers co-banks 50/50 with the gaming operator, or passes the deal); docs/rules.md 6a.20 (the BankPassed the table records is its own record of who banks the next round)
 -- next: pull the video of both rounds named in the detail: if the bank went to someone other than the player whose turn it was (or who was passed the deal), have the floorperson record why; a bank that skips a player, or lands again on the same one, is how a bank is steered to an accomplice
--- catches: none
+-- catches: bank_passed_not_followed
 -- Facts: the last BankPassed standing in a round recorded under schema id 3
 -- (rounds.vocabulary >= 3, the only vocabulary with the event; timeline bank_to 'dealer'
 -- or 'seat N'), and who banks the next round at the same casino and table in the order

@@ -3,7 +3,7 @@
 -- severity: medium
 -- rule: pai gow poker procedure (10) (the dealer's bet against the player banker is an amount equal to that player's bet on the preceding hand when the dealer was the banker)
 -- next: pull the video of both rounds named in the detail; confirm who sat at the banker's seat in each (the detail says whether the log named the patron or only the seat), and if it was the same patron, correct the dealer's wager with the table supervisor and review the dealer's settlement of the bank
--- catches: dealer_wager_not_preceding
+-- catches: dealer_wager_not_preceding, dealer_wager_not_preceding_patron
 -- Offending rows: a classic pai gow poker round banked by a player (alone or co-banked with
 -- the house) with a dealer's main wager against the bank (position 'dealer', seat null)
 -- whose amount differs from the main wager the banker's seat placed on the preceding hand
@@ -20,7 +20,9 @@
 -- carry none, or more than one, or the preceding hand's wagers carry none: an older
 -- vocabulary) the seat stands for the player: the main wager placed from the seat that
 -- banks now, and the detail says so (a patron who moved seats cannot then be told apart
--- from the video alone).
+-- from the video alone), unless the round's other wagers show the patron who sat at that
+-- seat on the preceding hand at another seat now: that patron is not the banker, and the
+-- round is not evaluated.
 -- Not evaluated, never a pass and never a flag: a round with no earlier dealer-banked
 -- hand at its table, one whose banker (patron, or seat) placed no main wager on that hand,
 -- and one without a start time; checks/reports/dealer_wager_unjudged.sql lists them with
@@ -70,6 +72,21 @@ WITH poker AS (
     WHERE w.patron_id IS NOT NULL
     GROUP BY a.casino, a.table_id, a.round_id
     HAVING count(DISTINCT w.patron_id) = 1
+), elsewhere AS (
+    -- the banker's patron not recorded: the patron who sat at the banker's seat on the
+    -- preceding hand, when the round's other wagers show them at another seat now (so
+    -- they are not the banker, and the seat cannot stand for the player)
+    SELECT a.casino, a.table_id, a.round_id, min(d.patron_id) AS patron_id,
+           min(w.seat) AS now_at
+    FROM against AS a
+    ANTI JOIN patrons AS b USING (casino, table_id, round_id)
+    JOIN wagers AS d
+      ON d.casino = a.casino AND d.table_id = a.table_id AND d.round_id = a.preceding_round
+     AND d.seat = a.banker_seat AND d.patron_id IS NOT NULL
+    JOIN wagers AS w
+      ON w.casino = a.casino AND w.table_id = a.table_id AND w.round_id = a.round_id
+     AND w.patron_id = d.patron_id AND w.seat IS DISTINCT FROM a.banker_seat
+    GROUP BY a.casino, a.table_id, a.round_id
 ), preceding AS (
     -- that player's main wager on the preceding dealer-banked hand: the patron's, whatever
     -- seat, else the banker seat's
@@ -78,6 +95,7 @@ WITH poker AS (
            array_to_string(list_sort(list(DISTINCT w.seat)), ', ') AS seats
     FROM against AS a
     LEFT JOIN patrons AS b USING (casino, table_id, round_id)
+    ANTI JOIN elsewhere AS x USING (casino, table_id, round_id)
     JOIN wagers AS w
       ON w.casino = a.casino AND w.table_id = a.table_id AND w.round_id = a.preceding_round
      AND CASE WHEN b.patron_id IS NOT NULL THEN w.patron_id = b.patron_id

@@ -3,7 +3,7 @@
 -- severity: medium
 -- rule: 58 Pa. Code § 688a.7(h)(2)(i)(B)-(C) (the dealer verbally acknowledges an Envy Bonus Qualifying Hand and leaves the cards of the player face up on the table) and (iii) (after all Envy Bonuses have been paid, the dealer collects all remaining cards and places them in the discard rack)
 -- next: pull the video of the settlement: an Envy Bonus paid after its qualifying hand was taken in was paid on a hand no longer in view; verify the hand from the table device's record of the dealt cards with the table supervisor and retrain the dealer on the order of settlement
--- catches: none
+-- catches: envy_hand_collected_early
 -- Facts: the order of events within the round (the timeline, by table_seq; occurred_at is
 -- shown, never used to order), of Face Up rounds recorded under schema id 3
 -- (rounds.vocabulary >= 3), the only vocabulary with a HandCollected event. The hand of an

@@ -3,7 +3,7 @@
 -- severity: high
 -- rule: pai gow poker procedure (9) (the dealer may change an exposed hand until the player banker's hand is exposed; afterwards no change is permitted) and (6) (players shall not touch their cards for any reason after the player banker's cards are shown)
 -- next: pull the video of the round: a hand changed or set again once the banker's hand was known was set knowing what it plays against; settle the wager on the hand as it stood when the banker's hand was exposed (docs/rules.md 8.2), report it to the shift manager and log it against the dealer
--- catches: none
+-- catches: hand_changed_after_banker_exposed, player_reset_after_banker_exposed
 -- Facts: the order of events within the round (the timeline, by table_seq; occurred_at is
 -- shown, never used to order). The banker's hand is exposed at the banker's first
 -- HandsExposed (position 'banker', the player banker's seat, co-banked too) or, in a round

@@ -3,7 +3,7 @@
 -- severity: high
 -- rule: 58 Pa. Code § 688a.7(h)(3)(i)(B)(1)-(4) (the winning hand verified, the light verified, the payout validated and paid, the cards of the player remaining on the table); Caribbean stud rule 9.5 (the cards of a hand qualifying for a progressive jackpot are left face up and not collected or discarded until the pay out on the hand has been made)
 -- next: hold the award until the hand is verified from the video and the table device's record of the dealt cards (the cards are no longer on the table to verify); have the floorperson document why the hand was collected, and report it to surveillance and compliance
--- catches: none
+-- catches: jackpot_hand_collected_early
 -- Facts: the order of events within the round (the timeline, by table_seq; occurred_at is
 -- shown, never used to order), of rounds recorded under schema id 3 (rounds.vocabulary >=
 -- 3), the only vocabulary with a HandCollected event. A seat with a JackpotHit; its payment

@@ -1,11 +1,12 @@
 -- id: optional_settled_after_collected
--- title: Face Up: an optional wager (Ace High, Fortune, Progressive) settled after the player's cards were collected into the discard rack
+-- title: Pai gow poker: an optional wager (Ace High, Fortune, Progressive) settled after the player's cards were collected into the discard rack
 -- severity: medium
--- rule: 58 Pa. Code § 688a.7(i) (the dealer settles all of a player's optional wagers before placing the player's cards in the discard rack)
+-- rule: 58 Pa. Code § 688a.7(i) (the dealer settles all of a player's optional wagers before placing the player's cards in the discard rack); in classic pai gow poker, whose Fortune and Progressive wagers are settled as in Face Up, by docs/rules.md 6a.18
 -- next: pull the video of the settlement: an optional wager settled after the cards went to the discard rack was settled without the hand in view; check its amount against the hand with the table supervisor (the round's money checks too) and retrain the dealer on the order of settlement
--- catches: none
+-- catches: optional_settled_after_collected
 -- Facts: the order of events within the round (the timeline, by table_seq; occurred_at is
--- shown, never used to order), of Face Up rounds recorded under schema id 3
+-- shown, never used to order), of Face Up and classic pai gow poker rounds (whose side
+-- wagers are settled as in Face Up: docs/rules.md 6a.18) recorded under schema id 3
 -- (rounds.vocabulary >= 3), the only vocabulary with a HandCollected event. Offending rows:
 -- one per optional wager (Ace High, Fortune or Progressive) whose WagerSettled comes after
 -- the first HandCollected of the same seat. Lawful: every optional wager settled before its
@@ -17,7 +18,7 @@
 WITH judged AS (
     SELECT casino, table_id, round_id
     FROM rounds
-    WHERE game = 'face_up_pai_gow' AND vocabulary >= 3
+    WHERE game IN ('face_up_pai_gow', 'pai_gow_poker') AND vocabulary >= 3
 ), collected AS (
     SELECT casino, table_id, round_id, seat, min(table_seq) AS collected_seq
     FROM play

@@ -3,7 +3,7 @@
 -- severity: medium
 -- rule: pai gow poker settlement (17) (after all winning hands are paid, the dealer reshuffles the cards in preparation for the next hand)
 -- next: pull the video of the end of the round and the start of the next: if the cards were dealt again without a shuffle, the next hand was dealt from a known order of cards; report it to surveillance, retrain the dealer, and review the table's device if it failed to record a shuffle that was done
--- catches: none
+-- catches: reshuffle_skipped
 -- Facts: the table's own order of events (the timeline, by table_seq, which runs across a
 -- table's rounds; occurred_at is shown, never used to order), of the rounds recorded under
 -- schema id 3 (rounds.vocabulary >= 3), the only vocabulary with a Shuffled event. A
