@@ -9,6 +9,7 @@ from __future__ import annotations
 import pyarrow.parquet as pq
 import pytest
 
+from checks.evaluate import FAULT_CHECKS
 from checks.runner import run_all
 from ingest.simulate import simulate_shift
 from replay.run import replay
@@ -49,6 +50,7 @@ def _flags(tmp_path, events):
 def test_a_simulated_shift_of_one_new_kind_is_flagged_by_its_check_and_nothing_unlabelled(
         tmp_path, kind):
     check, games, rounds, seed = SHIFTS[kind]
+    assert FAULT_CHECKS[kind] == check  # the check's own catches line says so too
     events, labels = simulate_shift(tables=4, rounds=rounds, seed=seed, fault_rate=0.5,
                                     faults=[kind], rich_hands=0.5, games=games)
     rule = _flags(tmp_path, events)
