@@ -768,8 +768,9 @@ def alter_events(kind: str, r: Round, events: list[RoundEvent], rng: random.Rand
     ``duplicated_events`` sends a seat's settlement (a win when there is one) twice, the same
     event with the same id."""
     if kind == "missing_events":
-        # never the deal of a player banker without a wager of its own: nothing at stake
-        staked = {s.seat for s in r.plan.seats if s.wagers} | {None}
+        # never the deal of a player banker without a wager of its own (nothing at stake),
+        # nor of a seat that withdrew (its tiles are never judged: only the gap would show)
+        staked = {s.seat for s in r.plan.seats if s.wagers and s.action != "withdraw"} | {None}
         deals = [i for i, e in enumerate(events) if isinstance(e.payload, CardsDealt | TilesDealt)
                  and e.payload.seat in staked]
         at = rng.choice(deals)
