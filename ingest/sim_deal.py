@@ -123,6 +123,8 @@ class RoundPlan:
     """(kind, deck id) of the reshuffle after the round's settlement (None: not recorded)."""
     bank_passed: tuple[int | None, str] | None = None
     """(to seat, reason) when the next round at the table is banked by someone else."""
+    last_at_table: bool = False
+    """The shift's last round at the table: no deal follows it."""
 
     @property
     def uses_tiles(self) -> bool:
@@ -423,6 +425,15 @@ def _deal_poker(d: Deal, *, face_up: bool) -> RoundPlan:
             wagers["progressive"] = rng.choice(PROGRESSIVE_CENTS)
         plays.append(SeatPlay(seat=number, dealt=_tokens(hands[k]),
                               sets=_player_cards(hands[k], ruleset, rng), wagers=wagers))
+    if (patrons is not None and banker_seat is not None and preceding_wager is not None
+            and (d.preceding or {}).get(banker_seat) != preceding_wager):
+        # a banker patron who moved seats makes a side wager, so that the record names the
+        # patron (a banker with no wager of its own is recorded under no tracking id, and
+        # is then told by its seat alone)
+        at = seats.index(banker_seat)
+        banker_play = plays[at]
+        if not banker_play.wagers:
+            plays[at] = replace(banker_play, wagers={"fortune": rng.choice(SIDE_CENTS)})
     dealer = hands[-1]
     final = _cards_house_way(dealer, ruleset)
     dealer_sets: tuple[Setting, ...] = (final,)

@@ -17,6 +17,13 @@ it alters the round, at one of four stages:
   an Envy payment cut or dropped; ``ace_high_mispaid``; the player banker's account,
   ``banker_mispaid``, ``banker_commission_wrong``, ``co_bank_share_wrong``;
   ``settled_not_placed``, a side wager settled that the seat never placed);
+- the facts of schema id 3 (never struck under an older one): the player banker's cover
+  short (``co_bank_without_cover``, ``bank_without_cover``), a patron who moved into the
+  banker's seat while the dealer matched the seat's wager (``dealer_wager_not_preceding_patron``);
+  and their record out of place: the reshuffle left out, a hand collected before its optional
+  wager is settled, its jackpot paid or the Envy Bonuses for it paid, a dealer's change or a
+  player's re-set after the banker's hand is shown (each restating the setting that stands),
+  the bank recorded as passed to another than the next banker;
 - the events themselves (``past_posting`` moves a ``WagerPlaced`` after the deal;
   ``missing_events`` drops an event, leaving a gap in ``table_seq``; ``duplicated_events``
   sends an event twice with the same ``event_id``).
@@ -284,10 +291,8 @@ V3_KINDS = frozenset({"reshuffle_skipped", "optional_settled_after_collected",
 an older schema id."""
 
 OPTIONAL_WAGERS = frozenset({"fortune", "ace_high", "progressive"})
-"""``optional_settled_after_collected``: the optional wagers of the pai gow poker games,
+"""``optional_settled_after_collected``: the optional wagers of Face Up pai gow poker,
 settled before the hand goes to the discard rack (58 Pa. Code § 688a.7(i))."""
-
-POKER_GAMES = frozenset({"pai_gow_poker", "face_up_pai_gow"})
 
 
 def _left_face_up(r: Round) -> set[int]:
@@ -303,9 +308,11 @@ def _v3_candidates(kind: str, r: Round) -> list[Any]:
     jackpots = {p.seat for p in r.settled if isinstance(p, JackpotHit)}
     player_banked_classic = plan.game == "pai_gow_poker" and plan.banker_seat is not None
     if kind == "reshuffle_skipped":
-        return [True] if plan.shuffle is not None else []
+        # classic pai gow poker (settlement (17)), with a deal after it to be dealt unshuffled
+        return ([True] if plan.shuffle is not None and plan.game == "pai_gow_poker"
+                and not plan.last_at_table else [])
     if kind == "optional_settled_after_collected":
-        if plan.game not in POKER_GAMES:
+        if plan.game != "face_up_pai_gow":  # § 688a.7(i) is Face Up's
             return []
         kept = _left_face_up(r)
         return _settlements(r, lambda p: p.wager in OPTIONAL_WAGERS and p.seat not in kept)
@@ -337,8 +344,9 @@ def _moved_patrons(r: Round) -> list[str]:
     """``dealer_wager_not_preceding_patron``: the patrons of the preceding dealer-banked hand
     (other than the banker) whose main wager there differs from the dealer's wager now."""
     plan = r.plan
-    if plan.patrons is None or plan.banker_seat is None or not plan.preceding_patrons:
-        return []
+    if (plan.patrons is None or plan.banker_seat is None or not plan.preceding_patrons
+            or not plan.seat(plan.banker_seat).wagers):
+        return []  # a banker who placed no side wager is recorded under no tracking id
     banker = plan.patrons[plan.banker_seat]
     return sorted(p for p, w in plan.preceding_patrons.items()
                   if p != banker and w != plan.dealer_wager)
@@ -760,7 +768,11 @@ def alter_events(kind: str, r: Round, events: list[RoundEvent], rng: random.Rand
     ``duplicated_events`` sends a seat's settlement (a win when there is one) twice, the same
     event with the same id."""
     if kind == "missing_events":
-        deals = [i for i, e in enumerate(events) if isinstance(e.payload, CardsDealt | TilesDealt)]
+        # never the deal of a player banker without a wager of its own (nothing at stake),
+        # nor of a seat that withdrew (its tiles are never judged: only the gap would show)
+        staked = {s.seat for s in r.plan.seats if s.wagers and s.action != "withdraw"} | {None}
+        deals = [i for i, e in enumerate(events) if isinstance(e.payload, CardsDealt | TilesDealt)
+                 and e.payload.seat in staked]
         at = rng.choice(deals)
         seat = events[at].payload.seat  # type: ignore[union-attr]
         wagers = ([s for s in r.plan.seats if s.seat == seat] if seat is not None

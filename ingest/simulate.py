@@ -9,6 +9,15 @@ tiles with withdrawals (and player bankers); Caribbean stud with folds, raises, 
 the $1 progressive. A progressive meter per table grows by a share of every progressive
 wager and resets after a percentage award.
 
+Under schema id 3 (the default; ``--schema-id 2`` records none of it) the table also records
+its patrons' tracking ids (stable per patron; patrons move seats now and then, and the
+dealer's wager against a player banker matches the patron's wager on the preceding
+dealer-banked hand wherever the patron sat), the player banker's cover (at least the wagers
+against the bank, half of them co-banked), now and then the dealer's change of its exposed
+hand before the banker's is shown, each hand collected after everything it is owed is paid,
+the reshuffle (now and then a deck change) and the bank passed to whoever banks the next
+round (:mod:`ingest.sim_record` gives the order).
+
 The truth of a round is its round document (README "Round documents") judged by
 :func:`replay.adjudicate.judge_document`; the table settles exactly that
 (:mod:`ingest.sim_record` gives the events in the protocol's order), except in the rounds
@@ -85,9 +94,10 @@ NEW_PATRON_RATE = 0.03
 """Between two rounds, a seat is taken by a patron new to the table."""
 DECK_CHANGE_RATE = 0.03
 """The share of rounds after which the deck (or tile set) is changed, not reshuffled."""
-CANNOT_COVER_RATE = 0.15
-"""The player whose turn it is to bank cannot cover half the wagers and passes the deal
-(procedure (11)): the dealer banks the next round."""
+PASS_WEIGHTS = (5, 2, 3)
+"""When the bank goes from a player back to the dealer, how often it is because the bank
+rotated, the next player declined it, or could not cover half the wagers and passed the deal
+(procedure (11)): ``BankPassed`` reasons rotation, declined, cannot_cover."""
 
 __all__ = ["FAULT_KINDS", "GAMES", "Label", "main", "simulate_shift"]
 
@@ -214,10 +224,11 @@ class TableSimulator:
                 seat = moved[1]  # the patron who moved takes the bank there
             co_bank = seat is not None and rng.random() < 0.5
             reason = "rotation"
-            if seat is not None and rng.random() < CANNOT_COVER_RATE:
-                seat, co_bank, reason = None, False, "cannot_cover"
-            elif seat is None and plan.banker_seat is not None and rng.random() < 0.3:
-                reason = "declined"
+            if seat is None and plan.banker_seat is not None:
+                # the bank leaves the player: its turn is over, the next player declines it,
+                # or cannot cover half the wagers and passes the deal (procedure (11))
+                reason = rng.choices(("rotation", "declined", "cannot_cover"),
+                                     weights=PASS_WEIGHTS)[0]
             self.next_bank = (seat, co_bank)
             if seat != plan.banker_seat and not last:
                 passed = (seat, reason)
@@ -227,7 +238,7 @@ class TableSimulator:
         if rng.random() < DECK_CHANGE_RATE:
             self.decks += 1
             shuffle = ("deck_change", f"{self.table_id}-D{self.decks:03d}")
-        return replace(plan, shuffle=shuffle, bank_passed=passed)
+        return replace(plan, shuffle=shuffle, bank_passed=passed, last_at_table=last)
 
     def _judge(self, plan: RoundPlan) -> dict[str, Any]:
         """The judge's result object for the plan's round document, as a plain dict, under
