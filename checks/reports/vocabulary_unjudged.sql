@@ -6,8 +6,8 @@
 -- HandCollected, BankPassed, HandChanged, RoundStarted.banker_cover_cents). A round's
 -- vocabulary is the smallest schema id among its events (rounds.vocabulary; null: an older
 -- replay that did not say, taken as older). One row per round and check that would
--- otherwise judge it: reshuffle_missing every round (and, under schema id 3, every round
--- at a table that recorded no Shuffled at all); hand_changed_after_banker_exposed (its
+-- otherwise judge it: reshuffle_missing every classic pai gow poker round (and, under
+-- schema id 3, every such round at a table that recorded no Shuffled at all); hand_changed_after_banker_exposed (its
 -- HandChanged part) every classic pai gow poker round; optional_settled_after_collected
 -- every Face Up and classic pai gow poker round; envy_hand_collected_before_envy_paid every
 -- such round with an Envy Bonus paid; jackpot_hand_collected_before_paid every round with a jackpot hit;
@@ -31,14 +31,14 @@ WITH older AS (
 ), rows AS (
     SELECT casino, table_id, round_id, vocabulary, 'reshuffle_missing' AS check_id,
            under || 'a shuffle (Shuffled)' AS why
-    FROM older
+    FROM older WHERE game = 'pai_gow_poker'
     UNION ALL
     SELECT r.casino, r.table_id, r.round_id, r.vocabulary, 'reshuffle_missing',
            'the table recorded no shuffle (Shuffled) in these outputs: its device may not '
                || 'send them, so the absence of one is no evidence'
     FROM rounds AS r
     ANTI JOIN shuffling AS s USING (casino, table_id)
-    WHERE r.vocabulary >= 3
+    WHERE r.game = 'pai_gow_poker' AND r.vocabulary >= 3
     UNION ALL
     SELECT casino, table_id, round_id, vocabulary, 'hand_changed_after_banker_exposed',
            under || 'the dealer''s change of an exposed hand (HandChanged); a player''s '

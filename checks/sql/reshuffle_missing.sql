@@ -1,18 +1,18 @@
 -- id: reshuffle_missing
--- title: No reshuffle recorded between the round's last winning payment and the next round's first deal
+-- title: Pai gow poker: no reshuffle recorded between the round's last winning payment and the next round's first deal
 -- severity: medium
--- rule: pai gow poker settlement (17) (after all winning hands are paid, the dealer reshuffles the cards in preparation for the next hand); in Face Up pai gow poker, pai gow tiles and Caribbean stud by docs/rules.md 6a.21 (every round dealt from cards or tiles shuffled after the last one)
--- next: pull the video of the end of the round and the start of the next: if the cards (or tiles) were dealt again without a shuffle, the next hand was dealt from a known order; report it to surveillance, retrain the dealer, and review the table's device if it failed to record a shuffle that was done
+-- rule: pai gow poker settlement (17) (after all winning hands are paid, the dealer reshuffles the cards in preparation for the next hand)
+-- next: pull the video of the end of the round and the start of the next: if the cards were dealt again without a shuffle, the next hand was dealt from a known order of cards; report it to surveillance, retrain the dealer, and review the table's device if it failed to record a shuffle that was done
 -- catches: reshuffle_skipped
 -- Facts: the table's own order of events (the timeline, by table_seq, which runs across a
 -- table's rounds; occurred_at is shown, never used to order), of the rounds recorded under
 -- schema id 3 (rounds.vocabulary >= 3), the only vocabulary with a Shuffled event. A
 -- round's end is its last winning payment (a WagerSettled with a net above 0) or, when
 -- nothing was paid or the deal ran later, its last deal. Lawful: a Shuffled (a reshuffle or
--- a change of deck or tile set: both put a new order in play) after that end and before
--- the first deal at the table after it, whether recorded at the end of the round or at the
+-- a change of deck: both put a new order of cards in play) after that end and before the
+-- first deal at the table after it, whether recorded at the end of the round or at the
 -- start of the next one before its first deal (or in a round between with no deal).
--- Offending rows: a round of any game with cards or tiles dealt, not voided, whose end is
+-- Offending rows: a classic pai gow poker round with cards dealt, not voided, whose end is
 -- followed by another deal at the table (of a round also recorded under schema id 3) with
 -- no Shuffled between; and a round whose only shuffles of its own came after its first deal
 -- but before its last winning payment (the dealer shuffled too soon), with none after, even
@@ -36,13 +36,12 @@ WITH ev AS (
     SELECT casino, table_id, round_id
     FROM rounds
     SEMI JOIN recording USING (casino, table_id)
-    WHERE vocabulary >= 3 AND NOT coalesce(voided, false)
+    WHERE game = 'pai_gow_poker' AND vocabulary >= 3 AND NOT coalesce(voided, false)
 ), ends AS (
     SELECT e.casino, e.table_id, e.round_id,
-           min(e.table_seq) FILTER (WHERE e.event IN ('cards dealt', 'tiles dealt'))
-               AS first_deal,
+           min(e.table_seq) FILTER (WHERE e.event = 'cards dealt') AS first_deal,
            max(e.table_seq) FILTER (WHERE e.event = 'wager settled') AS last_paid,
-           greatest(max(e.table_seq) FILTER (WHERE e.event IN ('cards dealt', 'tiles dealt')),
+           greatest(max(e.table_seq) FILTER (WHERE e.event = 'cards dealt'),
                     max(e.table_seq) FILTER (WHERE e.event = 'wager settled')) AS end_seq,
            arg_max(e.occurred_at, e.table_seq) FILTER (
                WHERE e.event <> 'shuffled') AS end_at,
@@ -50,7 +49,7 @@ WITH ev AS (
     FROM ev AS e
     SEMI JOIN judged USING (casino, table_id, round_id)
     GROUP BY e.casino, e.table_id, e.round_id
-    HAVING min(e.table_seq) FILTER (WHERE e.event IN ('cards dealt', 'tiles dealt')) IS NOT NULL
+    HAVING min(e.table_seq) FILTER (WHERE e.event = 'cards dealt') IS NOT NULL
 ), deals AS (
     SELECT casino, table_id, round_id, table_seq FROM ev
     WHERE event IN ('cards dealt', 'tiles dealt')
