@@ -25,34 +25,39 @@
 -- older vocabulary (checks/reports/vocabulary_unjudged.sql lists the last two with why). A
 -- corrected event stands where the event it corrects stood (the view play).
 WITH ev AS (
-    SELECT casino, table_id, round_id, game, table_seq, occurred_at, event
+    SELECT casino, table_id, round_id, table_seq, occurred_at, event
     FROM play
     WHERE event IN ('cards dealt', 'tiles dealt', 'shuffled')
        OR event = 'wager settled' AND net_cents > 0
+), per_round AS (
+    -- every round's first and last deal, last winning payment and last shuffle, in one pass
+    SELECT casino, table_id, round_id,
+           min(table_seq) FILTER (WHERE event IN ('cards dealt', 'tiles dealt')) AS first_deal,
+           max(table_seq) FILTER (WHERE event IN ('cards dealt', 'tiles dealt')) AS last_deal,
+           max(table_seq) FILTER (WHERE event = 'wager settled') AS last_paid,
+           max(table_seq) FILTER (WHERE event = 'shuffled') AS own_shuffle,
+           arg_max(occurred_at, table_seq) FILTER (WHERE event <> 'shuffled') AS end_at
+    FROM ev
+    GROUP BY casino, table_id, round_id
 ), recording AS (
     -- the tables whose device records shuffles: at least one Shuffled in the outputs
-    SELECT DISTINCT casino, table_id FROM ev WHERE event = 'shuffled'
+    SELECT DISTINCT casino, table_id FROM per_round WHERE own_shuffle IS NOT NULL
 ), judged AS (
     SELECT casino, table_id, round_id
     FROM rounds
     SEMI JOIN recording USING (casino, table_id)
     WHERE game = 'pai_gow_poker' AND vocabulary >= 3 AND NOT coalesce(voided, false)
 ), ends AS (
-    SELECT e.casino, e.table_id, e.round_id,
-           min(e.table_seq) FILTER (WHERE e.event = 'cards dealt') AS first_deal,
-           max(e.table_seq) FILTER (WHERE e.event = 'wager settled') AS last_paid,
-           greatest(max(e.table_seq) FILTER (WHERE e.event = 'cards dealt'),
-                    max(e.table_seq) FILTER (WHERE e.event = 'wager settled')) AS end_seq,
-           arg_max(e.occurred_at, e.table_seq) FILTER (
-               WHERE e.event <> 'shuffled') AS end_at,
-           max(e.table_seq) FILTER (WHERE e.event = 'shuffled') AS own_shuffle
-    FROM ev AS e
+    -- a round's end: its last winning payment, or its last deal when that is later
+    SELECT p.*, greatest(p.last_deal, p.last_paid) AS end_seq
+    FROM per_round AS p
     SEMI JOIN judged USING (casino, table_id, round_id)
-    GROUP BY e.casino, e.table_id, e.round_id
-    HAVING min(e.table_seq) FILTER (WHERE e.event = 'cards dealt') IS NOT NULL
+    WHERE p.first_deal IS NOT NULL
 ), deals AS (
-    SELECT casino, table_id, round_id, table_seq FROM ev
-    WHERE event IN ('cards dealt', 'tiles dealt')
+    -- each round's first deal: the first deal after a round's end is the next round's first
+    SELECT casino, table_id, round_id, first_deal AS table_seq
+    FROM per_round
+    WHERE first_deal IS NOT NULL
 ), shuffles AS (
     SELECT casino, table_id, round_id, table_seq FROM ev WHERE event = 'shuffled'
 ), followed AS (
