@@ -17,7 +17,9 @@
 -- a correction recorded later fixes the record of what was done then). A round without
 -- the banker's exposure is not judged here; the HandChanged of a round under an older
 -- vocabulary is not evaluated (checks/reports/vocabulary_unjudged.sql). A player's late
--- setting is also an order fault for hands_set_out_of_order.
+-- setting is also an order fault for hands_set_out_of_order. replay's fold records a late
+-- HandChanged as the problem hand_changed_after_banker_exposed (the setting before it
+-- stands), which irregular_round leaves to this check.
 WITH poker AS (
     SELECT casino, table_id, round_id, banker, coalesce(vocabulary >= 3, false) AS v3
     FROM rounds

@@ -8,7 +8,8 @@
 -- The problem kinds with their own checks are left to them: past_posting (wager_after_deal),
 -- dealt_twice (card_dealt_twice), not_ended (round_not_ended), void_without_reason
 -- (void_without_reason), settled_not_placed (settled_not_placed), meter_changed
--- (meter_unexplained). rule_irregularity is the rules engine's, for several things: a
+-- (meter_unexplained), hand_changed_after_banker_exposed (hand_changed_after_banker_exposed,
+-- which reads the HandChanged from the timeline). rule_irregularity is the rules engine's, for several things: a
 -- Caribbean stud raise not twice the ante has its own check (raise_not_twice_ante), so the
 -- kind is flagged here only when the round's problems hold another sentence than those the
 -- checks above name (replay keeps a round's problems as one text, not one per kind: what no
@@ -20,7 +21,9 @@ WITH judged AS (
            list_filter(coalesce(r.problem_kinds, []),
                        lambda k: k NOT IN ('past_posting', 'dealt_twice', 'not_ended',
                                            'void_without_reason', 'settled_not_placed',
-                                           'meter_changed', 'rule_irregularity')) AS other_kinds,
+                                           'meter_changed', 'rule_irregularity',
+                                           'hand_changed_after_banker_exposed'))
+               AS other_kinds,
            -- what is left of the problems once the sentences other checks name are taken out
            regexp_replace(coalesce(r.problems, ''),
                '(?:dealer|seat \d+) placed \S+ -?\d+ after the cards were dealt \(table_seq \d+\): past-posting'
