@@ -736,3 +736,20 @@ def test_a_clean_simulated_shift_of_schema_id_3_raises_none_of_these_checks(tmp_
     labels, flags = _simulated(tmp_path, tables=4, rounds=40, seed=2, fault_rate=0.0)
     assert labels == []
     assert [f["check_id"] for f in flags if f["check_id"] in V3_CHECKS] == []
+
+
+def test_the_folds_late_change_is_left_to_its_check_under_schema_id_3_only(tmp_path):
+    # replay records a HandChanged after the banker's exposure as a problem of the round;
+    # irregular_round leaves it to hand_changed_after_banker_exposed where that check judges
+    # the round (vocabulary 3), and flags it where it does not (a round mixing schema ids)
+    s = Shift()
+    for round_id, vocabulary in (("P1", 3), ("P2", 2)):
+        s.round(round_id, POKER, [*dealt(1), ev("hand set", 1), ev("hand set"),
+                                  ev("hands exposed"), ev("hand changed", 1)],
+                vocabulary=vocabulary)
+        s.rows["rounds"][-1].update(
+            problem_kinds=["hand_changed_after_banker_exposed"],
+            problems="the dealer changed seat 1's hand (table_seq 7) after the dealer's hand "
+                     "was exposed")
+    assert flags(tmp_path, s, "irregular_round") == [("P2", None)]
+    assert flags(tmp_path, s, CHANGED) == [("P1", 1)]

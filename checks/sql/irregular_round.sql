@@ -9,7 +9,9 @@
 -- dealt_twice (card_dealt_twice), not_ended (round_not_ended), void_without_reason
 -- (void_without_reason), settled_not_placed (settled_not_placed), meter_changed
 -- (meter_unexplained), hand_changed_after_banker_exposed (hand_changed_after_banker_exposed,
--- which reads the HandChanged from the timeline). rule_irregularity is the rules engine's, for several things: a
+-- which reads the HandChanged from the timeline, in the rounds recorded under schema id 3:
+-- a round that mixes schema ids is judged at its smallest, and is flagged here).
+-- rule_irregularity is the rules engine's, for several things: a
 -- Caribbean stud raise not twice the ante has its own check (raise_not_twice_ante), so the
 -- kind is flagged here only when the round's problems hold another sentence than those the
 -- checks above name (replay keeps a round's problems as one text, not one per kind: what no
@@ -21,8 +23,9 @@ WITH judged AS (
            list_filter(coalesce(r.problem_kinds, []),
                        lambda k: k NOT IN ('past_posting', 'dealt_twice', 'not_ended',
                                            'void_without_reason', 'settled_not_placed',
-                                           'meter_changed', 'rule_irregularity',
-                                           'hand_changed_after_banker_exposed'))
+                                           'meter_changed', 'rule_irregularity')
+                                 AND NOT (k = 'hand_changed_after_banker_exposed'
+                                          AND coalesce(r.vocabulary >= 3, false)))
                AS other_kinds,
            -- what is left of the problems once the sentences other checks name are taken out
            regexp_replace(coalesce(r.problems, ''),
