@@ -67,9 +67,23 @@ written: a missing one is an empty view, so the checks of the order of play judg
 there (a file a signed manifest lists and that is missing is refused before, as untrusted)."""
 TIMELINE_FACTS = (("replacement", "VARCHAR"), ("seat", "INTEGER"), ("position", "VARCHAR"),
                   ("wager", "VARCHAR"), ("outcome", "VARCHAR"), ("action", "VARCHAR"),
-                  ("for_seat", "INTEGER"), ("net_cents", "BIGINT"), ("stands_at", "BIGINT"))
+                  ("for_seat", "INTEGER"), ("net_cents", "BIGINT"), ("stands_at", "BIGINT"),
+                  ("bank_to", "VARCHAR"), ("bank_reason", "VARCHAR"), ("shuffle", "VARCHAR"),
+                  ("deck_id", "VARCHAR"), ("patron_id", "VARCHAR"))
 """The typed columns of ``timeline.parquet`` (replay/timeline.py ``facts``); an older file
-without them reads them as null (nothing to judge the order of play by)."""
+without them reads them as null (nothing to judge the order of play by). The last five are
+schema id 3's (a bank passed, a shuffle, a patron's id): null in an older file, whose rounds
+the checks of those facts do not judge (``rounds.vocabulary``, :data:`LATER_COLUMNS`)."""
+LATER_COLUMNS = {
+    "rounds": (("vocabulary", "INTEGER"), ("banker_cover_cents", "BIGINT")),
+    "wagers": (("patron_id", "VARCHAR"),),
+}
+"""Columns of replay's files that an older replay did not write, read as null when absent:
+``rounds.vocabulary`` (the smallest schema id among the round's events; null: unknown, so a
+check of a fact only schema id 3 carries does not judge the round, and
+checks/reports/vocabulary_unjudged.sql says why), ``rounds.banker_cover_cents`` (the player
+banker's cover; null: not recorded, not evaluated) and ``wagers.patron_id`` (the patron's
+tracking id; null: not recorded, the seat stands for the patron)."""
 HEADER = re.compile(r"^--\s*(id|title|severity|rule|next|kind|params|catches):\s*(.+?)\s*$")
 HEADER_KEYS = ("id", "title", "severity", "rule", "next")
 """The header lines every check has. Optional: ``-- kind: rule`` (the default) or
@@ -503,6 +517,10 @@ def _read(con: duckdb.DuckDBPyConnection, path: Path, name: str) -> duckdb.DuckD
     An ``envy`` file without ``qualifying_minimum_cents`` (an older replay's) has it null:
     the minimum unknown, which the Envy checks never take as a pass."""
     rel = con.read_parquet(str(path))
+    later = [f"NULL::{kind} AS {c}" for c, kind in LATER_COLUMNS.get(name, ())
+             if c not in rel.columns]
+    if later:  # an older replay's: the facts of schema id 3 not recorded
+        rel = rel.project("*, " + ", ".join(later))
     if name == "rounds" and "progressive_meter_id" not in rel.columns:
         # an older replay's: the meter is then its table's, and a hit's reading not judged
         return rel.project("*, NULL::VARCHAR AS progressive_meter_id, "
@@ -532,8 +550,9 @@ def _optional(con: duckdb.DuckDBPyConnection, path: Path, name: str
     columns null when an older replay wrote it without them."""
     if not path.is_file():
         from replay.run import TABLES  # only for a missing file
-        return con.from_arrow(TABLES[name].empty_table())
-    rel = con.read_parquet(str(path))
+        rel = con.from_arrow(TABLES[name].empty_table())
+    else:
+        rel = con.read_parquet(str(path))
     absent = [f"NULL::{kind} AS {c}" for c, kind in TIMELINE_FACTS if c not in rel.columns]
     return rel.project("*, " + ", ".join(absent)) if absent else rel
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from replay.cards import DECK_52, DECK_53, JOKER, Card, Rank, Suit, parse_card
@@ -58,6 +58,9 @@ CONCEDE_RATE = 0.3
 """Caribbean stud: a seat that raised and sees the dealer beat it concedes."""
 DEALER_RIG_SHARE = 0.15
 """Of the rigged rounds of the pai gow poker games, the share where the dealer is rigged."""
+CHANGE_RATE = 0.15
+"""Classic pai gow poker banked by a player (schema id 3): the dealer exposes a setting, then
+changes it to the house way before the player banker's hand is exposed (procedure (9))."""
 
 Hand = tuple[str, ...]
 """Cards or tiles in notation (``As``, ``Jk``, ``6-6``)."""
@@ -99,9 +102,29 @@ class RoundPlan:
     """The meter read in this round follows an earlier reading of the table's meter with no
     award taken from it since (what a check of the meter's continuity can judge)."""
     preceding_wager: int | None = None
-    """Classic pai gow poker banked by a player: the banker seat's main wager on the
-    preceding hand the dealer banked at the table, which the dealer's own wager equals
-    (pai gow poker procedure (10)); None when there is none."""
+    """Classic pai gow poker banked by a player: the banker's main wager on the preceding
+    hand the dealer banked at the table, which the dealer's own wager equals (pai gow poker
+    procedure (10)): the banker patron's (schema id 3, where patrons are tracked), else the
+    banker seat's; None when there is none."""
+    vocabulary: int = 3
+    """The schema id the round is recorded under: below 3 none of the facts below it are
+    recorded (no patrons, cover, dealer's change, collection, shuffle or passing of the bank)."""
+    patrons: Mapping[int, str] | None = None
+    """Seat -> the patron's player-tracking id (None: not recorded)."""
+    preceding_patrons: Mapping[str, int] | None = None
+    """Classic pai gow poker (schema id 3): patron -> main wager on the table's preceding
+    dealer-banked hand."""
+    banker_cover: int | None = None
+    """What the player banker put up to cover the wagers against the bank (procedure (11))."""
+    dealer_changes: int = 0
+    """The last ``dealer_changes`` of ``dealer_sets`` are changes of the dealer's exposed
+    hand (HandChanged, procedure (9)), the others its settings before exposure."""
+    shuffle: tuple[str, str | None] | None = None
+    """(kind, deck id) of the reshuffle after the round's settlement (None: not recorded)."""
+    bank_passed: tuple[int | None, str] | None = None
+    """(to seat, reason) when the next round at the table is banked by someone else."""
+    last_at_table: bool = False
+    """The shift's last round at the table: no deal follows it."""
 
     @property
     def uses_tiles(self) -> bool:
@@ -303,6 +326,16 @@ class Deal:
     rich: float
     preceding: Mapping[int, int] | None = None
     meter_follows: bool = False
+    vocabulary: int = 3
+    """The schema id the round is recorded under (below 3: without the facts only schema id
+    3 carries)."""
+    patrons: Mapping[int, str] | None = None
+    """Seat -> patron id of every seat's patron (schema id 3)."""
+    preceding_patrons: Mapping[str, int] | None = None
+    """Patron -> main wager on the table's last dealer-banked round (schema id 3)."""
+    bank: tuple[int | None, bool] | None = None
+    """Who banks this round, as the last round passed the bank: (seat or None, co-bank);
+    None: not decided before (the first round), chosen here."""
 
 
 def _seat_numbers(rng: random.Random, most: int) -> list[int]:
@@ -315,17 +348,70 @@ def _banker(rng: random.Random, seats: list[int]) -> tuple[int | None, bool, int
     return rng.choice(seats), rng.random() < 0.5, rng.choice(MAIN_CENTS)
 
 
+def _banked_seats(d: Deal, most: int) -> tuple[list[int], int | None, bool, int]:
+    """The seats in play and who banks: as the last round passed the bank (``d.bank``: the
+    banker's seat is then in play, with another seat against it), else chosen here."""
+    rng = d.rng
+    seats = _seat_numbers(rng, most)
+    if d.bank is None:
+        return seats, *_banker(rng, seats)
+    seat, co_bank = d.bank
+    if seat is None:
+        return seats, None, False, 0
+    if seat not in seats:
+        seats = sorted([*seats, seat])
+    if len(seats) < 2:
+        seats = sorted([*seats, rng.choice([s for s in range(1, most + 1) if s != seat])])
+    return seats, seat, co_bank, rng.choice(MAIN_CENTS)
+
+
+def least_cover(plan: RoundPlan) -> int:
+    """The least a player banker must put up: the wagers against the bank (the other seats'
+    main wagers and the dealer's), half of them (rounded up) when co-banked (procedure (11))."""
+    against = sum(s.wagers.get("main", 0) for s in plan.seats if s.seat != plan.banker_seat)
+    against += plan.dealer_wager
+    return (against + 1) // 2 if plan.co_bank else against
+
+
+def covered(plan: RoundPlan, rng: random.Random | None = None) -> RoundPlan:
+    """``plan`` with the player banker's cover recorded (schema id 3): the least it must put
+    up, plus a margin drawn from ``rng`` (a co-banker between half and all of the wagers);
+    without ``rng``, a cover already recorded raised to the least when it falls short."""
+    if plan.banker_seat is None or plan.vocabulary < 3:
+        return plan
+    least = least_cover(plan)
+    if rng is None:
+        return replace(plan, banker_cover=max(least, plan.banker_cover or 0))
+    if plan.co_bank:
+        whole = least_cover(replace(plan, co_bank=False))
+        return replace(plan, banker_cover=rng.randint(least, max(least, whole)))
+    return replace(plan, banker_cover=least + rng.choice((0, 1_000, 5_000, 10_000, 50_000)))
+
+
+def _patrons(d: Deal, seats: Sequence[int]) -> dict[int, str] | None:
+    return None if d.patrons is None else {s: d.patrons[s] for s in seats}
+
+
 def _deal_poker(d: Deal, *, face_up: bool) -> RoundPlan:
     rng, ruleset = d.rng, d.ruleset
-    seats = _seat_numbers(rng, 6)
+    if face_up:
+        seats, banker_seat, co_bank, dealer_wager = _seat_numbers(rng, 6), None, False, 0
+    else:
+        seats, banker_seat, co_bank, dealer_wager = _banked_seats(d, 6)
     deck = list(DECK_53)
     rng.shuffle(deck)
     if rng.random() < d.rich:
         party = len(seats) if rng.random() < DEALER_RIG_SHARE else rng.randrange(len(seats))
         _rig(deck, party * 7, _strong_seven(rng))
     hands = [deck[i * 7:(i + 1) * 7] for i in range(len(seats) + 1)]
-    banker_seat, co_bank, dealer_wager = (None, False, 0) if face_up else _banker(rng, seats)
+    patrons = _patrons(d, seats)
     preceding_wager = (d.preceding or {}).get(banker_seat) if banker_seat is not None else None
+    if patrons is not None and banker_seat is not None:
+        # the dealer matches the banker patron's wager, wherever the patron sat then; a
+        # patron with no wager on that hand is matched by no dealer's wager
+        preceding_wager = (d.preceding_patrons or {}).get(patrons[banker_seat])
+        if preceding_wager is None:
+            dealer_wager = 0
     if preceding_wager is not None:
         dealer_wager = preceding_wager  # pai gow poker procedure (10)
     plays = []
@@ -339,27 +425,44 @@ def _deal_poker(d: Deal, *, face_up: bool) -> RoundPlan:
             wagers["progressive"] = rng.choice(PROGRESSIVE_CENTS)
         plays.append(SeatPlay(seat=number, dealt=_tokens(hands[k]),
                               sets=_player_cards(hands[k], ruleset, rng), wagers=wagers))
+    if (patrons is not None and banker_seat is not None and preceding_wager is not None
+            and (d.preceding or {}).get(banker_seat) != preceding_wager):
+        # a banker patron who moved seats makes a side wager, so that the record names the
+        # patron (a banker with no wager of its own is recorded under no tracking id, and
+        # is then told by its seat alone)
+        at = seats.index(banker_seat)
+        banker_play = plays[at]
+        if not banker_play.wagers:
+            plays[at] = replace(banker_play, wagers={"fortune": rng.choice(SIDE_CENTS)})
     dealer = hands[-1]
     final = _cards_house_way(dealer, ruleset)
     dealer_sets: tuple[Setting, ...] = (final,)
     if not face_up and rng.random() < RESET_RATE:
         dealer_sets = (rng.choice(card_settings(dealer, ruleset))[0], final)
-    return RoundPlan(
+    changes = 0
+    if (banker_seat is not None and d.vocabulary >= 3 and rng.random() < CHANGE_RATE):
+        exposed = [o[0] for o in card_settings(dealer, ruleset) if not o[1] and o[0] != final]
+        if exposed:  # exposed as first set, then changed to the house way: procedure (9)
+            dealer_sets, changes = (rng.choice(exposed), final), 1
+    plan = RoundPlan(
         round_id=d.round_id, game=FACE_UP if face_up else CLASSIC, ruleset=ruleset,
         banker_seat=banker_seat, co_bank=co_bank,
         meter=d.meter if any("progressive" in p.wagers for p in plays) else None,
         meter_follows=d.meter_follows,
         dealer_dealt=_tokens(dealer), dealer_sets=dealer_sets, dealer_wager=dealer_wager,
-        seats=tuple(plays), preceding_wager=preceding_wager)
+        seats=tuple(plays), preceding_wager=preceding_wager, vocabulary=d.vocabulary,
+        patrons=patrons, dealer_changes=changes,
+        preceding_patrons=None if patrons is None else dict(d.preceding_patrons or {}))
+    return covered(plan, rng)
 
 
 def _deal_tiles(d: Deal) -> RoundPlan:
     rng, ruleset = d.rng, d.ruleset
     seats = _seat_numbers(rng, 6)
+    seats, banker_seat, co_bank, dealer_wager = _banked_seats(d, 6)
     tiles = list(TILES_32)
     rng.shuffle(tiles)
     hands = [tiles[i * 4:(i + 1) * 4] for i in range(len(seats) + 1)]
-    banker_seat, co_bank, dealer_wager = _banker(rng, seats)
     plays = []
     for k, number in enumerate(seats):
         wagers = {} if number == banker_seat else {"main": rng.choice(MAIN_CENTS)}
@@ -369,11 +472,11 @@ def _deal_tiles(d: Deal) -> RoundPlan:
             continue
         plays.append(SeatPlay(seat=number, dealt=_tokens(hands[k]),
                               sets=_player_tiles(hands[k], ruleset, rng), wagers=wagers))
-    return RoundPlan(
+    return covered(RoundPlan(
         round_id=d.round_id, game=TILES, ruleset=ruleset, banker_seat=banker_seat,
         co_bank=co_bank, meter=None, dealer_dealt=_tokens(hands[-1]),
         dealer_sets=(tiles_house_way(hands[-1], ruleset),), dealer_wager=dealer_wager,
-        seats=tuple(plays))
+        seats=tuple(plays), vocabulary=d.vocabulary, patrons=_patrons(d, seats)), rng)
 
 
 def _raises(cards: Sequence[Card], ruleset: Ruleset) -> bool:
@@ -414,7 +517,8 @@ def _deal_caribbean(d: Deal) -> RoundPlan:
         round_id=d.round_id, game=CARIBBEAN, ruleset=ruleset, banker_seat=None,
         co_bank=False, meter=d.meter if any("progressive" in p.wagers for p in plays) else None,
         meter_follows=d.meter_follows,
-        dealer_dealt=_tokens(dealer), dealer_sets=(), dealer_wager=0, seats=tuple(plays))
+        dealer_dealt=_tokens(dealer), dealer_sets=(), dealer_wager=0, seats=tuple(plays),
+        vocabulary=d.vocabulary, patrons=_patrons(d, seats))
 
 
 DEALERS: dict[str, Callable[[Deal], RoundPlan]] = {

@@ -17,6 +17,13 @@ it alters the round, at one of four stages:
   an Envy payment cut or dropped; ``ace_high_mispaid``; the player banker's account,
   ``banker_mispaid``, ``banker_commission_wrong``, ``co_bank_share_wrong``;
   ``settled_not_placed``, a side wager settled that the seat never placed);
+- the facts of schema id 3 (never struck under an older one): the player banker's cover
+  short (``co_bank_without_cover``, ``bank_without_cover``), a patron who moved into the
+  banker's seat while the dealer matched the seat's wager (``dealer_wager_not_preceding_patron``);
+  and their record out of place: the reshuffle left out, a hand collected before its optional
+  wager is settled, its jackpot paid or the Envy Bonuses for it paid, a dealer's change or a
+  player's re-set after the banker's hand is shown (each restating the setting that stands),
+  the bank recorded as passed to another than the next banker;
 - the events themselves (``past_posting`` moves a ``WagerPlaced`` after the deal;
   ``missing_events`` drops an event, leaving a gap in ``table_seq``; ``duplicated_events``
   sends an event twice with the same ``event_id``).
@@ -41,17 +48,31 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ingest.sim_deal import CARIBBEAN, SIDE_CENTS, RoundPlan, SeatPlay, other_dealer_settings
+from ingest.sim_deal import (
+    CARIBBEAN,
+    SIDE_CENTS,
+    RoundPlan,
+    SeatPlay,
+    covered,
+    least_cover,
+    other_dealer_settings,
+)
 from ingest.sim_record import Entry, envy_amount, hand_class, qualifying
 from replay.tiles import parse_tile
 from schemas import (
     BankerSettled,
+    BankPassed,
     CardsDealt,
     EnvyBonusPaid,
+    HandChanged,
+    HandCollected,
+    HandSet,
+    HandsExposed,
     JackpotHit,
     JackpotVerified,
     Payload,
     RoundEvent,
+    Shuffled,
     TilesDealt,
     WagerPlaced,
     WagerSettled,
@@ -90,6 +111,24 @@ FAULT_KINDS: dict[str, str] = {
     "banker_commission_wrong": "a player banker's commission of the wrong amount",
     "co_bank_share_wrong": "a co-banking player's share of the bank settled for the wrong net",
     "settled_not_placed": "a settlement of a wager the seat never placed",
+    "reshuffle_skipped": "no reshuffle (nor deck change) recorded after the round",
+    "optional_settled_after_collected":
+        "an optional wager settled after the seat's hand went to the discard rack",
+    "jackpot_hand_collected_early": "a jackpot hand collected before the jackpot was paid",
+    "envy_hand_collected_early":
+        "an Envy Bonus Qualifying Hand collected before the Envy Bonuses for it were paid",
+    "hand_changed_after_banker_exposed":
+        "the dealer changed an exposed hand after the player banker's hand was exposed",
+    "player_reset_after_banker_exposed":
+        "a player set its hand again after the player banker's hand was exposed",
+    "bank_passed_not_followed":
+        "the bank recorded as passed to one party and the next round banked by another",
+    "co_bank_without_cover":
+        "a co-banking player's cover below half of the wagers against the bank",
+    "bank_without_cover":
+        "a player banking alone with a cover below the wagers against the bank",
+    "dealer_wager_not_preceding_patron": ("the dealer's wager against a player banker who "
+                                          "moved seats follows the seat, not the patron"),
 }
 """Every fault kind, with one line each (``--faults``, ``--help``)."""
 
@@ -236,7 +275,172 @@ def _candidates(kind: str, r: Round) -> list[Any]:
     if kind == "settled_not_placed":
         return [(s.seat, w) for s in r.plan.seats if s.wagers
                 for w in GAME_WAGERS[game] if w in UNPLACED_WAGERS and w not in s.wagers]
+    if kind in V3_KINDS:
+        return _v3_candidates(kind, r) if r.plan.vocabulary >= 3 else []
     raise AssertionError(kind)
+
+
+# --- the facts of schema id 3: collections, shuffles, the bank ---------------------------
+
+V3_KINDS = frozenset({"reshuffle_skipped", "optional_settled_after_collected",
+                      "jackpot_hand_collected_early", "envy_hand_collected_early",
+                      "hand_changed_after_banker_exposed", "player_reset_after_banker_exposed",
+                      "bank_passed_not_followed", "co_bank_without_cover", "bank_without_cover",
+                      "dealer_wager_not_preceding_patron"})
+"""The kinds about facts only schema id 3 records: they never strike a round recorded under
+an older schema id."""
+
+OPTIONAL_WAGERS = frozenset({"fortune", "ace_high", "progressive"})
+"""``optional_settled_after_collected``: the optional wagers of Face Up pai gow poker,
+settled before the hand goes to the discard rack (58 Pa. Code § 688a.7(i))."""
+
+
+def _left_face_up(r: Round) -> set[int]:
+    """Seats whose hand the rules keep on the layout past the seats' settlements: a jackpot
+    hand until paid, an Envy Bonus Qualifying Hand until the bonuses for it are paid."""
+    return ({p.seat for p in r.settled if isinstance(p, JackpotHit)}
+            | {p.for_seat for p in r.settled if isinstance(p, EnvyBonusPaid)
+               and p.for_seat is not None})
+
+
+def _v3_candidates(kind: str, r: Round) -> list[Any]:
+    plan = r.plan
+    jackpots = {p.seat for p in r.settled if isinstance(p, JackpotHit)}
+    player_banked_classic = plan.game == "pai_gow_poker" and plan.banker_seat is not None
+    if kind == "reshuffle_skipped":
+        # classic pai gow poker (settlement (17)), with a deal after it to be dealt unshuffled
+        return ([True] if plan.shuffle is not None and plan.game == "pai_gow_poker"
+                and not plan.last_at_table else [])
+    if kind == "optional_settled_after_collected":
+        if plan.game != "face_up_pai_gow":  # § 688a.7(i) is Face Up's
+            return []
+        kept = _left_face_up(r)
+        return _settlements(r, lambda p: p.wager in OPTIONAL_WAGERS and p.seat not in kept)
+    if kind == "jackpot_hand_collected_early":
+        return sorted(s for s in jackpots if s is not None)
+    if kind == "envy_hand_collected_early":
+        return sorted({p.for_seat for p in r.settled if isinstance(p, EnvyBonusPaid)
+                       and p.for_seat is not None and p.for_seat not in jackpots})
+    if kind == "hand_changed_after_banker_exposed":
+        return [True] if player_banked_classic and not plan.dealer_changes else []
+    if kind == "player_reset_after_banker_exposed":
+        return ([s for s in plan.seats if s.seat != plan.banker_seat and s.sets
+                 and s.action != "withdraw" and "main" in s.wagers]
+                if player_banked_classic else [])
+    if kind == "bank_passed_not_followed":
+        return [True] if plan.bank_passed is not None else []
+    if kind in ("co_bank_without_cover", "bank_without_cover"):
+        return ([True] if plan.banker_cover is not None
+                and plan.co_bank == (kind == "co_bank_without_cover")
+                and least_cover(plan) >= min(FAULT_CENTS) else [])
+    if kind == "dealer_wager_not_preceding_patron":
+        # another patron of the preceding dealer-banked hand, whose wager there was not the
+        # one the dealer matches, moved into the banker's seat
+        return _moved_patrons(r) if player_banked_classic and plan.dealer_wager else []
+    raise AssertionError(kind)
+
+
+def _moved_patrons(r: Round) -> list[str]:
+    """``dealer_wager_not_preceding_patron``: the patrons of the preceding dealer-banked hand
+    (other than the banker) whose main wager there differs from the dealer's wager now."""
+    plan = r.plan
+    if (plan.patrons is None or plan.banker_seat is None or not plan.preceding_patrons
+            or not plan.seat(plan.banker_seat).wagers):
+        return []  # a banker who placed no side wager is recorded under no tracking id
+    banker = plan.patrons[plan.banker_seat]
+    return sorted(p for p, w in plan.preceding_patrons.items()
+                  if p != banker and w != plan.dealer_wager)
+
+
+def _v3_facts(kind: str, r: Round, rng: random.Random) -> tuple[RoundPlan, Label]:
+    """The banker's cover short of what it must be (not judged again: the money is what the
+    wagers and hands make it), or the dealer's wager matching the seat (judged again)."""
+    plan = r.plan
+    if kind == "dealer_wager_not_preceding_patron":
+        # the round as it was, but the banker is a patron who moved into the banker's seat
+        # (the patron who banked otherwise sits out, or takes the mover's seat): the dealer
+        # matched the seat's wager on the preceding dealer-banked hand, not the patron's
+        mover = rng.choice(_moved_patrons(r))
+        assert plan.patrons is not None and plan.banker_seat is not None
+        assert plan.preceding_patrons is not None
+        seating = dict(plan.patrons)
+        banker = seating[plan.banker_seat]
+        for seat, who in plan.patrons.items():
+            if who == mover:
+                seating[seat] = banker
+        seating[plan.banker_seat] = mover
+        return (replace(plan, patrons=seating),
+                _label(r, kind, plan.banker_seat, "main",
+                       abs(plan.preceding_patrons[mover] - plan.dealer_wager)))
+    least = least_cover(plan)
+    short = rng.choice([c for c in FAULT_CENTS if c <= least])
+    return (replace(plan, banker_cover=least - short),
+            _label(r, kind, plan.banker_seat, None, short))
+
+
+def _main_stake(r: Round) -> int:
+    return sum(s.wagers.get("main", 0) for s in r.plan.seats) + r.plan.dealer_wager
+
+
+def _v3_entries(kind: str, r: Round, entries: list[Entry], rng: random.Random
+                ) -> tuple[list[Entry], Label]:
+    """The record of the round's collections, shuffle, dealer's change, player's re-set or
+    passing of the bank out of place; the money as the judge rules it."""
+    plan = r.plan
+    where = rng.choice(_candidates(kind, r))
+
+    def at(test: Callable[[Payload], bool]) -> int:
+        return next(i for i, (_, p) in enumerate(entries) if test(p))
+
+    def collect_before(seat: int, test: Callable[[Payload], bool]) -> None:
+        moved = entries.pop(at(lambda p: isinstance(p, HandCollected) and p.seat == seat))
+        entries.insert(at(test), moved)
+
+    if kind == "reshuffle_skipped":
+        del entries[at(lambda p: isinstance(p, Shuffled))]
+        return entries, _label(r, kind, None, None, _main_stake(r) or _all_wagers(r))
+    if kind == "optional_settled_after_collected":
+        p = r.settled[where]
+        assert isinstance(p, WagerSettled) and p.seat is not None
+        collect_before(p.seat, lambda q: q == p)
+        return entries, _label(r, kind, p.seat, p.wager, _wager(r, p))
+    if kind == "jackpot_hand_collected_early":
+        collect_before(where, lambda q: isinstance(q, JackpotVerified) and q.seat == where
+                       and q.step == "paid")
+        award = next(p.award_cents for p in r.settled
+                     if isinstance(p, JackpotHit) and p.seat == where)
+        return entries, _label(r, kind, where, "progressive", award)
+    if kind == "envy_hand_collected_early":
+        collect_before(where, lambda q: isinstance(q, EnvyBonusPaid) and q.for_seat == where)
+        bonus = sum(p.amount_cents for p in r.settled
+                    if isinstance(p, EnvyBonusPaid) and p.for_seat == where)
+        return entries, _label(r, kind, where, None, bonus)
+    if kind in ("hand_changed_after_banker_exposed", "player_reset_after_banker_exposed"):
+        dealer = entries[0][0]
+        shown = at(lambda p: isinstance(p, HandsExposed) and p.seat == plan.banker_seat)
+        if kind == "hand_changed_after_banker_exposed":
+            # the dealer turns the exposed hand over again into the setting that stands
+            high, low = plan.dealer_sets[-1]
+            entries.insert(shown + 1, (dealer, HandChanged(seat=None, high=high, low=low)))
+            return entries, _label(r, kind, None, None, _main_stake(r))
+        seat = where
+        high, low = seat.sets[-1]  # the setting that stands, sent again
+        entries.insert(shown + 1, (entries[at(lambda p: isinstance(p, HandSet)
+                                              and p.seat == seat.seat)][0],
+                                   HandSet(seat=seat.seat, high=high, low=low)))
+        return entries, _label(r, kind, seat.seat, "main", seat.wagers["main"])
+    if kind == "bank_passed_not_followed":
+        i = at(lambda p: isinstance(p, BankPassed))
+        who, passed = entries[i]
+        assert isinstance(passed, BankPassed)
+        others = [s for s in (None, *range(1, 7)) if s != passed.to_seat]
+        entries[i] = (who, replace(passed, to_seat=rng.choice(others)))
+        return entries, _label(r, kind, None, None, _main_stake(r))
+    raise AssertionError(kind)
+
+
+def _all_wagers(r: Round) -> int:
+    return sum(sum(s.wagers.values()) for s in r.plan.seats) + r.plan.dealer_wager
 
 
 UNPLACED_WAGERS = frozenset({"fortune", "ace_high"})
@@ -282,7 +486,8 @@ def applicable(kinds: Sequence[str], r: Round) -> list[str]:
 
 JUDGED_AGAIN = frozenset({"dealer_not_house_way", "raise_not_twice_ante",
                           "dealer_wager_not_preceding", "meter_jump"})
-FACTS = frozenset({"dealt_twice"})
+FACTS = frozenset({"dealt_twice", "co_bank_without_cover", "bank_without_cover",
+                   "dealer_wager_not_preceding_patron"})
 SETTLEMENTS = frozenset({"overpay", "underpay", "paid_loser", "collected_winner",
                          "commission_on_push_or_loss", "wrong_commission", "foul_paid",
                          "raise_paid_not_qualified", "jackpot_step_missing",
@@ -291,7 +496,10 @@ SETTLEMENTS = frozenset({"overpay", "underpay", "paid_loser", "collected_winner"
                          "winner_paid_before_losers_collected", "envy_underpaid",
                          "ace_high_mispaid", "banker_mispaid", "banker_commission_wrong",
                          "co_bank_share_wrong", "settled_not_placed"})
-ENTRIES = frozenset({"past_posting"})
+ENTRIES = frozenset({"past_posting", "reshuffle_skipped", "optional_settled_after_collected",
+                     "jackpot_hand_collected_early", "envy_hand_collected_early",
+                     "hand_changed_after_banker_exposed", "player_reset_after_banker_exposed",
+                     "bank_passed_not_followed"})
 EVENTS = frozenset({"missing_events", "duplicated_events"})
 assert set(FAULT_KINDS) == JUDGED_AGAIN | FACTS | SETTLEMENTS | ENTRIES | EVENTS
 
@@ -301,12 +509,14 @@ def alter_facts(kind: str, r: Round, rng: random.Random,
     """A fault in what the table did: the new facts and the label (None when, after all,
     the fault cannot strike: a dealer setting the judge still calls the house way)."""
     plan = r.plan
+    if kind in V3_KINDS:
+        return _v3_facts(kind, r, rng)
     if kind == "dealer_not_house_way":
         options = _candidates(kind, r)
         rng.shuffle(options)
         at_stake = sum(s.wagers.get("main", 0) for s in plan.seats) + plan.dealer_wager
         for setting in options:
-            new = replace(plan, dealer_sets=(setting,))
+            new = replace(plan, dealer_sets=(setting,), dealer_changes=0)
             if judge(new)["dealer"]["house_way"] is False:
                 return new, _label(r, kind, None, None, at_stake)
         return None
@@ -327,7 +537,7 @@ def alter_facts(kind: str, r: Round, rng: random.Random,
         assert right is not None
         wrong = rng.choice([x for x in (right - 500, right + 500, 2 * right)
                             if x > 0 and x != right])
-        return (replace(plan, dealer_wager=wrong),
+        return (covered(replace(plan, dealer_wager=wrong)),
                 _label(r, kind, plan.banker_seat, "main", abs(wrong - right)))
     if kind == "meter_jump":
         # far beyond what the round's contributions could explain, up or down; the meter
@@ -535,7 +745,9 @@ def _in_money_order(settled: list[Payload], r: Round) -> list[Payload]:
 def alter_entries(kind: str, r: Round, entries: list[Entry], rng: random.Random
                   ) -> tuple[list[Entry], Label]:
     """``past_posting``: a seat's wager (one that won, when one did) is placed after the
-    dealer's hand is dealt."""
+    dealer's hand is dealt; the kinds of schema id 3 (:func:`_v3_entries`)."""
+    if kind in V3_KINDS:
+        return _v3_entries(kind, r, entries, rng)
     assert kind == "past_posting"
     won = {(p.seat, p.wager) for p in r.settled
            if isinstance(p, WagerSettled) and p.outcome == "win"}
@@ -556,7 +768,11 @@ def alter_events(kind: str, r: Round, events: list[RoundEvent], rng: random.Rand
     ``duplicated_events`` sends a seat's settlement (a win when there is one) twice, the same
     event with the same id."""
     if kind == "missing_events":
-        deals = [i for i, e in enumerate(events) if isinstance(e.payload, CardsDealt | TilesDealt)]
+        # never the deal of a player banker without a wager of its own (nothing at stake),
+        # nor of a seat that withdrew (its tiles are never judged: only the gap would show)
+        staked = {s.seat for s in r.plan.seats if s.wagers and s.action != "withdraw"} | {None}
+        deals = [i for i, e in enumerate(events) if isinstance(e.payload, CardsDealt | TilesDealt)
+                 and e.payload.seat in staked]
         at = rng.choice(deals)
         seat = events[at].payload.seat  # type: ignore[union-attr]
         wagers = ([s for s in r.plan.seats if s.seat == seat] if seat is not None

@@ -4,20 +4,29 @@ the order the table devices send them (the protocol replay folds; used by
 
 The order, per round (README "Round documents" describes the document both sides build):
 
-1. ``RoundStarted``; ``ProgressiveMeterRead`` once when any seat makes a progressive wager;
-   ``WagerPlaced`` per seat and wager (the dealer's own, seat None, after the seats').
+1. ``RoundStarted`` (schema id 3: with the player banker's cover); ``ProgressiveMeterRead``
+   once when any seat makes a progressive wager; ``WagerPlaced`` per seat and wager (schema
+   id 3: with the patron's tracking id; the dealer's own, seat None, after the seats').
 2. ``CardsDealt`` / ``TilesDealt`` per seat, then the dealer's (seat None).
 3. Caribbean stud: per seat ``PlayerActed`` fold, or raise followed by ``WagerPlaced`` raise;
    the dealer's ``HandsExposed``; then any ``PlayerActed`` concede.
    Face Up: the dealer's ``HandSet`` and ``HandsExposed`` first, then the seats' ``HandSet``
    and ``HandsExposed``.
    Classic and tiles: the players' ``HandSet`` (re-sets after everyone's first), the player
-   banker's, the dealer's; ``PlayerActed`` withdraw; ``HandsExposed`` per player, the
-   banker's, the dealer's.
+   banker's; the dealer's ``HandSet`` and ``HandsExposed`` (pai gow poker procedure (4);
+   PR pai gow tiles ¶ C), now and then a ``HandChanged`` of the dealer's exposed hand
+   (schema id 3, procedure (9)); ``PlayerActed`` withdraw; ``HandsExposed`` of the player
+   banker, then of each player (procedure (5), (7); ¶ G).
 4. ``WagerSettled`` per wager placed (the main wagers first: the losers, the ties, then the
    winners; then the side wagers seat by seat), ``EnvyBonusPaid`` per (receiver, holder),
-   per winning Progressive ``JackpotHit`` and its ``JackpotVerified`` steps, ``BankerSettled``,
-   ``RoundEnded``.
+   per winning Progressive ``JackpotHit`` and its ``JackpotVerified`` steps, ``BankerSettled``.
+5. Schema id 3: ``HandCollected`` per seat in seat order, then the dealer's (seat None):
+   every wager of the seat settled, optional ones included (58 Pa. Code § 688a.7(i)), its
+   jackpot paid (§ 688a.7(h)(3)(i)(B)(4), Caribbean stud rule 9.5) and the Envy Bonuses its
+   hand earned paid (§ 688a.7(h)(2)(iii)); ``Shuffled`` (after all winning hands are paid:
+   pai gow poker settlement (17); now and then a deck change); ``BankPassed`` when the next
+   round at the table is banked by someone else (pai gow poker and tiles).
+6. ``RoundEnded``.
 """
 
 from __future__ import annotations
@@ -34,8 +43,11 @@ from replay.games.pai_gow_poker import rank_high
 from schemas import (
     JACKPOT_STEPS,
     BankerSettled,
+    BankPassed,
     CardsDealt,
     EnvyBonusPaid,
+    HandChanged,
+    HandCollected,
     HandSet,
     HandsExposed,
     JackpotHit,
@@ -45,6 +57,7 @@ from schemas import (
     ProgressiveMeterRead,
     RoundEnded,
     RoundStarted,
+    Shuffled,
     TilesDealt,
     WagerPlaced,
     WagerSettled,
@@ -179,12 +192,14 @@ def protocol(plan: RoundPlan, settled: Sequence[Payload], staff: Staff) -> list[
     dealer, device = staff.dealer, staff.device
     out: list[Entry] = [(dealer, RoundStarted(game=plan.game, dealer_id=dealer,
                                               banker_seat=plan.banker_seat,
-                                              co_bank=plan.co_bank))]
+                                              co_bank=plan.co_bank,
+                                              banker_cover_cents=plan.banker_cover))]
     if plan.meter is not None:
         out.append((device, ProgressiveMeterRead(meter_cents=plan.meter,
                                                  meter_id=staff.meter_id)))
     for s in plan.seats:
-        out += [(device, WagerPlaced(seat=s.seat, wager=name, amount_cents=amount))
+        out += [(device, WagerPlaced(seat=s.seat, wager=name, amount_cents=amount,
+                                     patron_id=patron(plan, s.seat)))
                 for name, amount in s.wagers.items() if name != "raise"]
     if plan.dealer_wager:
         out.append((device, WagerPlaced(seat=None, wager="main", amount_cents=plan.dealer_wager)))
@@ -202,7 +217,29 @@ def protocol(plan: RoundPlan, settled: Sequence[Payload], staff: Staff) -> list[
     else:
         out += _banked(plan, dealer, device)
     out += [(p.employee_id if isinstance(p, JackpotVerified) else dealer, p) for p in settled]
+    out += closing(plan, dealer)
     out.append((dealer, RoundEnded()))
+    return out
+
+
+def patron(plan: RoundPlan, seat: int) -> str | None:
+    """The tracking id of the patron at ``seat`` (None: not recorded)."""
+    return None if plan.patrons is None else plan.patrons[seat]
+
+
+def closing(plan: RoundPlan, dealer: str) -> list[Entry]:
+    """Schema id 3, after the last settlement: every seat's hand collected in seat order, the
+    dealer's last; the reshuffle; the bank passed (see the module doc). Nothing below 3."""
+    if plan.vocabulary < 3:
+        return []
+    out: list[Entry] = [(dealer, HandCollected(seat=s.seat)) for s in plan.seats]
+    out.append((dealer, HandCollected(seat=None)))
+    if plan.shuffle is not None:
+        kind, deck_id = plan.shuffle
+        out.append((dealer, Shuffled(kind=kind, deck_id=deck_id)))
+    if plan.bank_passed is not None:
+        to_seat, reason = plan.bank_passed
+        out.append((dealer, BankPassed(to_seat=to_seat, reason=reason)))
     return out
 
 
@@ -214,7 +251,8 @@ def _caribbean(plan: RoundPlan, dealer: str) -> list[Entry]:
         else:
             out.append((dealer, PlayerActed(seat=s.seat, action="raise")))
             out.append((dealer, WagerPlaced(seat=s.seat, wager="raise",
-                                            amount_cents=s.wagers["raise"])))
+                                            amount_cents=s.wagers["raise"],
+                                            patron_id=patron(plan, s.seat))))
     out.append((dealer, HandsExposed(seat=None)))
     out += [(dealer, PlayerActed(seat=s.seat, action="concede"))
             for s in plan.seats if s.action == "concede"]
@@ -222,17 +260,21 @@ def _caribbean(plan: RoundPlan, dealer: str) -> list[Entry]:
 
 
 def _banked(plan: RoundPlan, dealer: str, device: str) -> list[Entry]:
-    """Classic pai gow poker and tiles: players set, then the banker, then the dealer."""
+    """Classic pai gow poker and tiles: players set, then the banker; the dealer's hand is
+    set and exposed (and now and then changed), then the banker's exposed, then the players'
+    (pai gow poker procedure (1)-(9); PR pai gow tiles ¶ A-G)."""
     players = [s for s in plan.seats if s.seat != plan.banker_seat]
     banker = [s for s in plan.seats if s.seat == plan.banker_seat]
     out: list[Entry] = [(device, HandSet(seat=s.seat, high=s.sets[0][0], low=s.sets[0][1]))
                         for s in players if s.sets]
     out += [(device, HandSet(seat=s.seat, high=h, low=lo)) for s in players for h, lo in s.sets[1:]]
     out += [(device, HandSet(seat=s.seat, high=h, low=lo)) for s in banker for h, lo in s.sets]
-    out += [(dealer, HandSet(seat=None, high=h, low=lo)) for h, lo in plan.dealer_sets]
+    kept = len(plan.dealer_sets) - plan.dealer_changes
+    out += [(dealer, HandSet(seat=None, high=h, low=lo)) for h, lo in plan.dealer_sets[:kept]]
+    out.append((dealer, HandsExposed(seat=None)))
+    out += [(dealer, HandChanged(seat=None, high=h, low=lo)) for h, lo in plan.dealer_sets[kept:]]
     out += [(dealer, PlayerActed(seat=s.seat, action="withdraw"))
             for s in players if s.action == "withdraw"]
-    out += [(dealer, HandsExposed(seat=s.seat)) for s in players if s.action != "withdraw"]
     out += [(dealer, HandsExposed(seat=s.seat)) for s in banker]
-    out.append((dealer, HandsExposed(seat=None)))
+    out += [(dealer, HandsExposed(seat=s.seat)) for s in players if s.action != "withdraw"]
     return out

@@ -9,6 +9,15 @@ tiles with withdrawals (and player bankers); Caribbean stud with folds, raises, 
 the $1 progressive. A progressive meter per table grows by a share of every progressive
 wager and resets after a percentage award.
 
+Under schema id 3 (the default; ``--schema-id 2`` records none of it) the table also records
+its patrons' tracking ids (stable per patron; patrons move seats now and then, and the
+dealer's wager against a player banker matches the patron's wager on the preceding
+dealer-banked hand wherever the patron sat), the player banker's cover (at least the wagers
+against the bank, half of them co-banked), now and then the dealer's change of its exposed
+hand before the banker's is shown, each hand collected after everything it is owed is paid,
+the reshuffle (now and then a deck change) and the bank passed to whoever banks the next
+round (:mod:`ingest.sim_record` gives the order).
+
 The truth of a round is its round document (README "Round documents") judged by
 :func:`replay.adjudicate.judge_document`; the table settles exactly that
 (:mod:`ingest.sim_record` gives the events in the protocol's order), except in the rounds
@@ -35,7 +44,16 @@ from pathlib import Path
 from typing import Any
 
 from ingest.kafka_io import TOPIC_SETTINGS_HELP
-from ingest.sim_deal import CLASSIC, DEALERS, METER_BASE_CENTS, Deal, RoundPlan, document
+from ingest.sim_deal import (
+    CLASSIC,
+    DEALERS,
+    METER_BASE_CENTS,
+    PLAYER_BANK_RATE,
+    TILES,
+    Deal,
+    RoundPlan,
+    document,
+)
 from ingest.sim_faults import (
     ENTRIES,
     EVENTS,
@@ -64,6 +82,22 @@ EVENT_EVERY_US = 1_500_000
 METER_SHARE_BPS = 2_000
 """The share of each progressive wager that goes onto the meter (20%)."""
 DEFAULT_RICH_HANDS = 0.02
+VOCABULARY = 3
+"""The schema id the simulator records by default (``--schema-id``): the newest."""
+VOCABULARIES = (2, 3)
+"""The schema ids the simulator can record under; under 2 none of the facts only schema id 3
+carries are recorded (no patrons, cover, dealer's change, collections, shuffles or passes)."""
+MOVE_RATE = 0.25
+"""Between two rounds, a patron moves to another seat (changing places with whoever holds
+it); schema id 3 only, where the patron's tracking id follows the patron."""
+NEW_PATRON_RATE = 0.03
+"""Between two rounds, a seat is taken by a patron new to the table."""
+DECK_CHANGE_RATE = 0.03
+"""The share of rounds after which the deck (or tile set) is changed, not reshuffled."""
+PASS_WEIGHTS = (5, 2, 3)
+"""When the bank goes from a player back to the dealer, how often it is because the bank
+rotated, the next player declined it, or could not cover half the wagers and passed the deal
+(procedure (11)): ``BankPassed`` reasons rotation, declined, cannot_cover."""
 
 __all__ = ["FAULT_KINDS", "GAMES", "Label", "main", "simulate_shift"]
 
@@ -73,7 +107,7 @@ class TableSimulator:
 
     def __init__(self, *, casino: str, table_index: int, seed: int, fault_rate: float,
                  game: str, faults: Sequence[str], rich_hands: float,
-                 book: Rulebook | None = None) -> None:
+                 book: Rulebook | None = None, vocabulary: int = VOCABULARY) -> None:
         self.casino = casino
         self.game = game
         self.table_id = f"T{table_index:02d}"
@@ -93,7 +127,21 @@ class TableSimulator:
         self.dealer_banked: dict[int, int] = {}
         """The seats' main wagers on the table's last dealer-banked round (classic pai gow
         poker), which a player banker's dealer wager equals (pai gow poker procedure (10))."""
+        self.dealer_banked_patrons: dict[str, int] = {}
+        """The same by patron (schema id 3): the dealer matches the patron, wherever seated."""
+        self.vocabulary = vocabulary
+        self.patrons = 0
+        self.seating: dict[int, str] | None = None
+        if vocabulary >= 3:
+            self.seating = {seat: self._new_patron() for seat in range(1, 8)}
+        self.next_bank: tuple[int | None, bool] | None = None
+        """Who banks the next round, as this one passed the bank (None: not decided yet)."""
+        self.decks = 1
         self.labels: list[Label] = []
+
+    def _new_patron(self) -> str:
+        self.patrons += 1
+        return f"{self.casino}-{self.table_id}-P{self.patrons:03d}"
 
     def _envelope(self, round_id: str, recorded_by: str, payload: Payload) -> RoundEvent:
         self.seq += 1
@@ -105,8 +153,9 @@ class TableSimulator:
             payload=payload,
         )
 
-    def round(self, number: int) -> list[RoundEvent]:
-        """Deal, play, settle and record round ``number``."""
+    def round(self, number: int, *, last: bool = False) -> list[RoundEvent]:
+        """Deal, play, settle and record round ``number`` (``last``: the shift's last at the
+        table, after which the bank passes to no one)."""
         rng = self.rng
         round_id = f"{self.table_id}-{number:06d}"
         staff = Staff(dealer=self.dealers[(number // 20) % 2], device=f"{self.table_id}-device",
@@ -115,7 +164,11 @@ class TableSimulator:
         plan = DEALERS[self.game](Deal(round_id=round_id, ruleset=self.ruleset, rng=rng,
                                        meter=self.meter, rich=self.rich_hands,
                                        preceding=self.dealer_banked,
-                                       meter_follows=self.meter_follows))
+                                       meter_follows=self.meter_follows,
+                                       vocabulary=self.vocabulary, patrons=self.seating,
+                                       preceding_patrons=self.dealer_banked_patrons,
+                                       bank=self.next_bank))
+        plan = self._after(plan, last)
         result = self._judge(plan)
         truth = Round(plan=plan, result=result, settled=tuple(settlements(plan, result, staff)))
         kind = None
@@ -146,7 +199,46 @@ class TableSimulator:
         if truth.plan.game == CLASSIC and truth.plan.banker_seat is None:
             self.dealer_banked = {s.seat: s.wagers["main"] for s in truth.plan.seats
                                   if "main" in s.wagers}
+            if truth.plan.patrons is not None:
+                self.dealer_banked_patrons = {truth.plan.patrons[seat]: wager
+                                              for seat, wager in self.dealer_banked.items()}
         return events
+
+    def _after(self, plan: RoundPlan, last: bool) -> RoundPlan:
+        """What happens at the table after the round is settled, decided before it is
+        recorded: the patrons who change seats for the next round, who banks it (and the
+        bank passed when someone else will), the reshuffle or a deck change."""
+        rng = self.rng
+        moved: list[int] = []
+        if self.seating is not None:
+            if rng.random() < MOVE_RATE:
+                moved = rng.sample(range(1, 7), 2)  # the first seat's patron moves to the second
+                a, b = moved
+                self.seating[a], self.seating[b] = self.seating[b], self.seating[a]
+            if rng.random() < NEW_PATRON_RATE:
+                self.seating[rng.choice(sorted(self.seating))] = self._new_patron()
+        passed = None
+        if plan.game in (CLASSIC, TILES):
+            seat = rng.randint(1, 6) if rng.random() < PLAYER_BANK_RATE else None
+            if seat is not None and moved and rng.random() < 0.5:
+                seat = moved[1]  # the patron who moved takes the bank there
+            co_bank = seat is not None and rng.random() < 0.5
+            reason = "rotation"
+            if seat is None and plan.banker_seat is not None:
+                # the bank leaves the player: its turn is over, the next player declines it,
+                # or cannot cover half the wagers and passes the deal (procedure (11))
+                reason = rng.choices(("rotation", "declined", "cannot_cover"),
+                                     weights=PASS_WEIGHTS)[0]
+            self.next_bank = (seat, co_bank)
+            if seat != plan.banker_seat and not last:
+                passed = (seat, reason)
+        if self.vocabulary < 3:
+            return plan
+        shuffle: tuple[str, str | None] = ("reshuffle", None)
+        if rng.random() < DECK_CHANGE_RATE:
+            self.decks += 1
+            shuffle = ("deck_change", f"{self.table_id}-D{self.decks:03d}")
+        return replace(plan, shuffle=shuffle, bank_passed=passed, last_at_table=last)
 
     def _judge(self, plan: RoundPlan) -> dict[str, Any]:
         """The judge's result object for the plan's round document, as a plain dict, under
@@ -172,7 +264,7 @@ def simulate_shift(*, tables: int, rounds: int, seed: int, fault_rate: float,
                    casino: str = "C01", games: Sequence[str] | None = None,
                    faults: Sequence[str] | None = None,
                    rich_hands: float = DEFAULT_RICH_HANDS,
-                   book: Rulebook | None = None,
+                   book: Rulebook | None = None, vocabulary: int = VOCABULARY,
                    ) -> tuple[list[RoundEvent], list[Label]]:
     """Every event of a shift (tables interleaved in time order) and the injected faults.
 
@@ -180,17 +272,23 @@ def simulate_shift(*, tables: int, rounds: int, seed: int, fault_rate: float,
     kinds of :data:`FAULT_KINDS`) are the kinds injected at ``fault_rate``; ``rich_hands``
     is the share of rounds where one party is dealt a strong hand; ``book`` the rulesets
     the tables deal by (replay/rulebook.py; default the shipped ones): the casino's own in
-    force on the day of the shift, else the shipped one. NoRulesetInForceError when the
+    force on the day of the shift, else the shipped one; ``vocabulary`` the schema id the
+    events are for (:data:`VOCABULARIES`; below 3 the facts only schema id 3 carries are not
+    recorded, and the fault kinds about them never strike). NoRulesetInForceError when the
     casino filed rulesets for a game and none is in force that day."""
     games = tuple(games) if games is not None else GAMES
     faults = tuple(faults) if faults is not None else tuple(FAULT_KINDS)
     _check_names("game", games, GAMES)
     _check_names("fault kind", faults, tuple(FAULT_KINDS))
+    if vocabulary not in VOCABULARIES:
+        raise ValueError(f"unknown schema id {vocabulary}; known: "
+                         f"{', '.join(map(str, VOCABULARIES))}")
     sims = [TableSimulator(casino=casino, table_index=t, seed=seed, fault_rate=fault_rate,
                            game=games[(t - 1) % len(games)], faults=faults,
-                           rich_hands=rich_hands, book=book)
+                           rich_hands=rich_hands, book=book, vocabulary=vocabulary)
             for t in range(1, tables + 1)]
-    events = [e for sim in sims for n in range(1, rounds + 1) for e in sim.round(n)]
+    events = [e for sim in sims for n in range(1, rounds + 1)
+              for e in sim.round(n, last=n == rounds)]
     events.sort(key=lambda e: (e.occurred_at_us, e.table_id, e.table_seq))
     return events, [label for sim in sims for label in sim.labels]
 
@@ -267,6 +365,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="deal by the casino's own rulesets in DIR (DIR/<casino>/<id>.json: "
                    "docs/rulesets.md; default $CATWALK_RULESETS, else the shipped ones); "
                    "a DIR with any problem is refused")
+    p.add_argument("--schema-id", type=int, default=VOCABULARY, choices=VOCABULARIES,
+                   help=f"write the events under this schema id (default {VOCABULARY}); under "
+                   "2 the facts only schema id 3 carries (patrons, the banker's cover, hands "
+                   "collected, shuffles, the bank passed, the dealer's changed hand) are not "
+                   "recorded")
     p.add_argument("--topic", default=None, help="Kafka topic (default round-events)")
     p.add_argument("--bootstrap", default=None,
                    help="Kafka host:port (default $KAFKA_BOOTSTRAP or the local broker)")
@@ -286,11 +389,12 @@ FLUSH_TIMEOUT_S = 60.0
 
 
 def produce(servers: str, topic: str, events: Sequence[RoundEvent],
-            settings: Any = None, *, pace: float = 0.0) -> int:
+            settings: Any = None, *, pace: float = 0.0, schema_id: int = VOCABULARY) -> int:
     """Send the events (keyed by table) and wait for every acknowledgement; print what
     failed. Returns the number of events not delivered (0: all acknowledged). Never hangs:
     every wait on the broker is bounded (ingest/kafka_io.py). ``pace`` (events per second,
-    0 for as fast as the broker takes them) spreads the shift over time, as live tables do."""
+    0 for as fast as the broker takes them) spreads the shift over time, as live tables do;
+    ``schema_id`` is the writer schema of every event."""
     from kafka.errors import KafkaError
 
     from ingest.kafka_io import ensure_topic, producer
@@ -326,7 +430,8 @@ def produce(servers: str, topic: str, events: Sequence[RoundEvent],
             try:
                 # stamped with the simulated table's (right) clock, as a gateway would
                 # stamp the shift it forwards: replay compares the two (replay/clock.py)
-                future = kp.send(topic, value=encode(event), key=event.table_id.encode(),
+                future = kp.send(topic, value=encode(event, schema_id=schema_id),
+                                 key=event.table_id.encode(),
                                  timestamp_ms=event.occurred_at_us // 1000)
             except KafkaError as exc:  # send() itself gave up (max_block_ms)
                 failed(exc)
@@ -404,14 +509,16 @@ def main(argv: list[str] | None = None) -> int:
         events, labels = simulate_shift(tables=args.tables, rounds=args.rounds,
                                         seed=args.seed, fault_rate=args.fault_rate,
                                         casino=args.casino, games=games, faults=faults,
-                                        rich_hands=args.rich_hands, book=book)
+                                        rich_hands=args.rich_hands, book=book,
+                                        vocabulary=args.schema_id)
     except NoRulesetInForceError as exc:
         print(f"simulate: {exc}", file=sys.stderr)
         return 2
     if args.labels is not None:
         args.labels.parent.mkdir(parents=True, exist_ok=True)
         args.labels.write_text("".join(label.to_json() + "\n" for label in labels))
-    failed = produce(servers, topic, events, settings, pace=args.pace)
+    failed = produce(servers, topic, events, settings, pace=args.pace,
+                     schema_id=args.schema_id)
     if failed:
         return 1
     print(f"simulate: {args.tables} tables x {args.rounds} rounds = {len(events):,} events to "

@@ -26,17 +26,22 @@ REPORTS = Path(__file__).resolve().parent.parent / "checks" / "reports"
 
 def _round(table: Table, round_id: str, *, mains: dict[int, int], banker: int | None = None,
            dealer_wager: int | None = None, co_bank: bool = False,
-           game: str = "pai_gow_poker", fortune: dict[int, int] | None = None) -> list:
+           game: str = "pai_gow_poker", fortune: dict[int, int] | None = None,
+           patrons: dict[int, str] | None = None) -> list:
     """A round with the seats' main wagers (the banker's seat places none: it banks), the
-    dealer's own wager against a player banker, and Fortune wagers."""
+    dealer's own wager against a player banker, and Fortune wagers; ``patrons``: the
+    player-tracking id of the patron at a seat, on every wager placed from it."""
     out = [table.event(round_id, RoundStarted(game=game, dealer_id="E011", banker_seat=banker,
                                               co_bank=co_bank))]
+    who = patrons or {}
     for seat, cents in mains.items():
         out.append(table.event(round_id, WagerPlaced(seat=seat, wager="main",
-                                                     amount_cents=cents)))
+                                                     amount_cents=cents,
+                                                     patron_id=who.get(seat))))
     for seat, cents in (fortune or {}).items():
         out.append(table.event(round_id, WagerPlaced(seat=seat, wager="fortune",
-                                                     amount_cents=cents)))
+                                                     amount_cents=cents,
+                                                     patron_id=who.get(seat))))
     if dealer_wager is not None:
         out.append(table.event(round_id, WagerPlaced(seat=None, wager="main",
                                                      amount_cents=dealer_wager)))
@@ -174,6 +179,104 @@ def test_no_preceding_dealer_banked_hand_is_not_evaluated_never_flagged_nor_pass
     assert report[0]["why"] == "no earlier hand banked by the dealer at this table"
     assert report[1]["why"] == ("seat 3 placed no main wager on the preceding dealer-banked "
                                 "hand T02-000001")
+
+
+def test_a_patron_who_moved_seats_is_matched_with_their_own_wager_on_the_preceding_hand(
+        tmp_path):
+    # patron P bet 4,000 at seat 3 when the dealer banked, then banks from seat 5 (a Fortune
+    # wager carries the banker's tracking id); Q bet 2,500 at seat 5 then. The dealer
+    # matches P's 4,000: lawful, though seat 5's earlier wager was 2,500
+    t = Table()
+    events = [*_round(t, "T01-000001", mains={3: 4000, 5: 2500}, patrons={3: "P", 5: "Q"}),
+              *_round(t, "T01-000002", mains={2: 1000}, banker=5, dealer_wager=4000,
+                      fortune={5: 500}, patrons={2: "Q", 5: "P"}),
+              *_round(t, "T01-000003", mains={2: 1000}, banker=5, dealer_wager=2500,
+                      fortune={5: 500}, patrons={2: "Q", 5: "P"})]
+    rows = _rows(tmp_path, events, CHECK)
+    assert _flagged(rows) == [("C01", "T01", "T01-000003", 5, 2500, 4000)]
+    assert rows[0]["detail"] == (
+        "dealer's wager 2500 against the player banker at seat 5 (patron P), whose wager on "
+        "the preceding dealer-banked hand T01-000001 (at seat 3) was 4000 (cents)")
+    assert _report(tmp_path, "dealer_wager_unjudged") == []
+
+
+def test_another_patron_in_the_bankers_old_seat_is_not_the_banker(tmp_path):
+    # P bet 4,000 at seat 3 when the dealer banked; Q, who bet 2,500 at seat 5 then, sits at
+    # seat 3 and banks: the dealer must match Q's 2,500, not seat 3's 4,000
+    t = Table()
+    events = [*_round(t, "T01-000001", mains={3: 4000, 5: 2500}, patrons={3: "P", 5: "Q"}),
+              *_round(t, "T01-000002", mains={2: 1000}, banker=3, dealer_wager=4000,
+                      fortune={3: 500}, patrons={2: "R", 3: "Q"}),
+              *_round(t, "T01-000003", mains={2: 1000}, banker=3, dealer_wager=2500,
+                      fortune={3: 500}, patrons={2: "R", 3: "Q"})]
+    assert _flagged(_rows(tmp_path, events, CHECK)) == [
+        ("C01", "T01", "T01-000002", 3, 4000, 2500)]
+
+
+def test_without_patron_ids_on_either_hand_the_seat_stands_for_the_player(tmp_path):
+    # the banker names a patron, but the preceding hand's wagers name none: the seat counts
+    t = Table()
+    events = [*_round(t, "T01-000001", mains={3: 4000, 5: 2500}),
+              *_round(t, "T01-000002", mains={2: 1000}, banker=5, dealer_wager=4000,
+                      fortune={5: 500}, patrons={5: "P"}),
+              *_round(t, "T01-000003", mains={2: 1000}, banker=3, dealer_wager=4000)]
+    rows = _rows(tmp_path, events, CHECK)
+    assert _flagged(rows) == [("C01", "T01", "T01-000002", 5, 4000, 2500)]
+    assert rows[0]["detail"].endswith("(cents; seat, not patron: the log names no patron)")
+
+
+def test_a_patron_who_did_not_bet_on_the_preceding_hand_is_not_evaluated(tmp_path):
+    # P sat out the dealer-banked hand (seat 3 was Q's then): not judged on seat 3's wager
+    t = Table()
+    events = [*_round(t, "T01-000001", mains={3: 4000}, patrons={3: "Q"}),
+              *_round(t, "T01-000002", mains={2: 1000}, banker=3, dealer_wager=4000,
+                      fortune={3: 500}, patrons={2: "Q", 3: "P"})]
+    assert _rows(tmp_path, events, CHECK) == []
+    report = _report(tmp_path, "dealer_wager_unjudged")
+    assert [(r["round_id"], r["why"]) for r in report] == [
+        ("T01-000002", "patron P (the banker at seat 3) placed no main wager on the preceding "
+                       "dealer-banked hand T01-000001")]
+
+
+def test_a_banker_whose_patron_is_not_recorded_is_not_judged_on_a_seat_another_patron_left(
+        tmp_path):
+    # P bet 2,500 at seat 2 and Q 9,500 at seat 4 when the dealer banked; then seat 4 banks
+    # with no wager of its own (so no patron id), and Q plays at seat 2: seat 4's 9,500 was
+    # Q's, not the banker's. Not evaluated, never flagged; the report says why.
+    t = Table()
+    events = [*_round(t, "T01-000001", mains={2: 2500, 4: 9500}, patrons={2: "P", 4: "Q"}),
+              *_round(t, "T01-000002", mains={2: 6500}, banker=4, dealer_wager=2500,
+                      patrons={2: "Q"})]
+    assert _rows(tmp_path, events, CHECK) == []
+    assert [(r["round_id"], r["why"]) for r in _report(tmp_path, "dealer_wager_unjudged")] == [
+        ("T01-000002", "the banker's patron is not recorded (no wager of seat 4 names one), "
+                       "and patron Q, who sat at seat 4 on the preceding dealer-banked hand "
+                       "T01-000001, plays at seat 2 now")]
+
+
+def test_a_dealer_wager_matching_a_patron_who_now_plays_elsewhere_is_flagged(tmp_path):
+    # P bet 2,500 at seat 2, Q 9,500 at seat 4 and R 6,000 at seat 5 when the dealer banked;
+    # then seat 4 banks with no wager of its own, Q plays at seat 2 and the dealer matches
+    # 9,500: Q's bet, and Q is not the banker; P and R, who might be, bet other amounts
+    t = Table()
+    events = [*_round(t, "T01-000001", mains={2: 2500, 4: 9500, 5: 6000},
+                      patrons={2: "P", 4: "Q", 5: "R"}),
+              *_round(t, "T01-000002", mains={2: 6500}, banker=4, dealer_wager=9500,
+                      patrons={2: "Q"})]
+    rows = _rows(tmp_path, events, CHECK)
+    assert _flagged(rows) == [("C01", "T01", "T01-000002", 4, 9500, None)]
+    assert rows[0]["detail"] == (
+        "dealer's wager 9500 against the player banker at seat 4 matches the wager on the "
+        "preceding dealer-banked hand T01-000001 of patron Q, who sat at seat 4 then and "
+        "plays at seat 2 now: not the banker (whose patron is not recorded; no other patron "
+        "of that hand who might be the banker bet 9500 there)")
+    assert _report(tmp_path, "dealer_wager_unjudged") == []
+    # R bet 9,500 too, and might be the banker: not evaluated
+    events = [*_round(t, "T01-000003", mains={2: 2500, 4: 9500, 5: 9500},
+                      patrons={2: "P", 4: "Q", 5: "R"}),
+              *_round(t, "T01-000004", mains={2: 6500}, banker=4, dealer_wager=9500,
+                      patrons={2: "Q"})]
+    assert _rows(tmp_path / "again", events, CHECK) == []
 
 
 def test_pai_gow_tiles_player_banks_are_not_judged_by_the_pai_gow_poker_procedure(tmp_path):

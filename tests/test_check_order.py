@@ -425,7 +425,7 @@ def test_a_simulated_shift_with_winners_paid_first_is_flagged_there_and_nowhere_
         tmp_path):
     from ingest.simulate import simulate_shift
 
-    events, labels = simulate_shift(tables=4, rounds=25, seed=18, fault_rate=0.3,
+    events, labels = simulate_shift(tables=4, rounds=25, seed=20, fault_rate=0.3,
                                     faults=["winner_paid_before_losers_collected"],
                                     games=["pai_gow_poker", "face_up_pai_gow",
                                            "pai_gow_tiles", "caribbean_stud"])

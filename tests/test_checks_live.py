@@ -29,7 +29,10 @@ def cut_shift(tmp_path_factory):
 
     def kept(e):
         payload = type(e.payload).__name__
-        cut = payload in ("WagerSettled", "BankerSettled", "RoundEnded")
+        # the settlements and all after them (the hands collected, the reshuffle, the bank
+        # passed, the end) are lost
+        cut = payload in ("WagerSettled", "BankerSettled", "HandCollected", "Shuffled",
+                          "BankPassed", "RoundEnded")
         return not (cut and e.round_id in (t01_last, t02_third))
 
     events = [e for e in events if kept(e)]

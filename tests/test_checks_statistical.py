@@ -192,11 +192,12 @@ def test_a_seat_overpaid_far_more_often_than_the_dealers_other_seats_is_a_lead(t
 
 def test_statistical_checks_are_declared_so_and_rule_checks_are_not():
     kinds = {c.id: c.kind for c in load_checks()}
-    assert kinds["peer_outlier"] == kinds["repeat_overpay_seat"] == "statistical"
-    assert {k for i, k in kinds.items() if i not in ("peer_outlier", "repeat_overpay_seat")
-            } == {"rule"}
+    statistical = ("peer_outlier", "repeat_overpay_seat", "repeat_overpay_patron")
+    assert {kinds[i] for i in statistical} == {"statistical"}
+    assert {k for i, k in kinds.items() if i not in statistical} == {"rule"}
 
 
-@pytest.mark.parametrize("check_id", ["peer_outlier", "repeat_overpay_seat"])
+@pytest.mark.parametrize("check_id", ["peer_outlier", "repeat_overpay_seat",
+                                      "repeat_overpay_patron"])
 def test_a_statistical_check_on_an_empty_shift_gives_nothing(tmp_path, check_id):
     assert _leads(_write(tmp_path, [], []), check_id) == []

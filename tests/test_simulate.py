@@ -21,8 +21,11 @@ from replay.rulesets import default_ruleset
 from schemas import (
     JACKPOT_STEPS,
     BankerSettled,
+    BankPassed,
     CardsDealt,
     EnvyBonusPaid,
+    HandChanged,
+    HandCollected,
     HandSet,
     HandsExposed,
     JackpotHit,
@@ -32,6 +35,7 @@ from schemas import (
     RoundEnded,
     RoundEvent,
     RoundStarted,
+    Shuffled,
     TilesDealt,
     WagerPlaced,
     WagerSettled,
@@ -54,15 +58,16 @@ def kinds(evs: list[RoundEvent], kind: type) -> list[Any]:
 
 
 def round_document(evs: list[RoundEvent]) -> dict[str, Any]:
-    """The round document the events describe: the last HandSet of each party counts, a
-    Caribbean seat that neither folded nor conceded raised, a seat that withdrew shows no
-    hands."""
+    """The round document the events describe: the last HandSet (or the dealer's
+    HandChanged) of each party counts, a Caribbean seat that neither folded nor conceded
+    raised, a seat that withdrew shows no hands."""
     start = kinds(evs, RoundStarted)[0]
     tiles = bool(kinds(evs, TilesDealt))
     key = "tiles" if tiles else "cards"
     dealt = {p.seat: (p.tiles if tiles else p.cards)
              for p in kinds(evs, TilesDealt) + kinds(evs, CardsDealt)}
-    sets = {p.seat: (p.high, p.low) for p in kinds(evs, HandSet)}
+    sets = {e.payload.seat: (e.payload.high, e.payload.low) for e in evs
+            if isinstance(e.payload, HandSet | HandChanged)}
     actions = {p.seat: p.action for p in kinds(evs, PlayerActed)}
     wagers: dict[int | None, dict[str, int]] = defaultdict(dict)
     for p in kinds(evs, WagerPlaced):
@@ -311,8 +316,10 @@ def test_the_event_protocol_holds(shift):
         assert all(i < first_deal for i in placed if p[i].wager != "raise")
         settles = _index(evs, lambda x: isinstance(x, WagerSettled | EnvyBonusPaid | JackpotHit
                                                    | JackpotVerified | BankerSettled))
-        before = _index(evs, lambda x: isinstance(x, HandSet | HandsExposed | PlayerActed))
-        assert max(before) < min(settles) and max(settles) == len(p) - 2
+        before = _index(evs, lambda x: isinstance(x, HandSet | HandsExposed | PlayerActed
+                                                   | HandChanged))
+        assert max(before) < min(settles)
+        _closing_protocol(p, max(settles))
         stage = [SETTLEMENT_ORDER[type(p[i])] for i in settles]
         assert stage == sorted(stage)
         for i in _index(evs, lambda x: isinstance(x, JackpotHit)):
@@ -329,6 +336,20 @@ def test_the_event_protocol_holds(shift):
             _exposed_after_last_set(p)
         else:
             _banked_protocol(p, dealer_exposed[0])
+
+
+def _closing_protocol(p: list[Any], last_settlement: int) -> None:
+    """After the last settlement: every party's hand collected once (the dealer's last),
+    the reshuffle or a deck change, the bank passed when it is, then RoundEnded."""
+    tail = p[last_settlement + 1:]
+    seats = [x.seat for x in p if isinstance(x, CardsDealt | TilesDealt)]
+    collected = [x.seat for x in tail if isinstance(x, HandCollected)]
+    assert collected == [*sorted(s for s in seats if s is not None), None]
+    assert isinstance(tail[len(collected)], Shuffled)
+    rest = [type(x) for x in tail[len(collected) + 1:]]
+    assert rest in ([RoundEnded], [BankPassed, RoundEnded])
+    assert not any(isinstance(x, HandCollected | Shuffled | BankPassed)
+                   for x in p[:last_settlement])
 
 
 def _exposed_after_last_set(p: list[Any]) -> None:
@@ -368,15 +389,21 @@ def _banked_protocol(p: list[Any], dealer_exposed: int) -> None:
     assert dealer_sets and max(players + banker_sets, default=-1) < min(dealer_sets)
     assert not players or not banker_sets or max(players) < min(banker_sets)
     assert bool(banker_sets) == (banker is not None)
+    # the dealer's hand exposed first, then the player banker's, then the players'
+    # (pai gow poker procedure (4), (5), (7); PR pai gow tiles ¶ C, ¶ G)
     exposed = [(i, x.seat) for i, x in enumerate(p) if isinstance(x, HandsExposed)]
-    assert exposed[-1] == (dealer_exposed, None)
+    assert exposed[0] == (dealer_exposed, None) and dealer_exposed > max(dealer_sets)
     if banker is not None:
-        assert exposed[-2][1] == banker
-    assert min(i for i, _ in exposed) > max(dealer_sets)
+        assert exposed[1][1] == banker
+    # the dealer changes the exposed hand (and only its own) before the banker's is shown
+    for i, x in enumerate(p):
+        if isinstance(x, HandChanged):
+            assert x.seat is None and banker is not None and p[0].game == "pai_gow_poker"
+            assert dealer_exposed < i < exposed[1][0]
     for i, x in enumerate(p):
         if isinstance(x, PlayerActed):
             assert x.action == "withdraw" and x.seat != banker
-            assert max(dealer_sets) < i < min(j for j, _ in exposed)
+            assert dealer_exposed < i < min(j for j, s in exposed if s is not None)
             assert not any(isinstance(y, HandSet | HandsExposed) and y.seat == x.seat for y in p)
     _exposed_after_last_set(p)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from typing import Any
 
 import pytest
 
@@ -14,12 +15,18 @@ from replay.adjudicate import judge_document
 from replay.document import DocumentError
 from replay.tiles import parse_tile
 from schemas import (
+    BankPassed,
     CardsDealt,
     EnvyBonusPaid,
+    HandChanged,
+    HandCollected,
+    HandSet,
+    HandsExposed,
     JackpotHit,
     JackpotVerified,
     RoundEvent,
     RoundStarted,
+    Shuffled,
     TilesDealt,
     WagerPlaced,
     WagerSettled,
@@ -35,13 +42,40 @@ SIGNED = {"overpay": 1, "underpay": -1, "paid_loser": 1, "collected_winner": -1,
 def _clean(evs: list[RoundEvent]) -> bool:
     seqs = [e.table_seq for e in evs]
     return (deviations(evs) == set() and len({e.event_id for e in evs}) == len(evs)
-            and seqs == list(range(seqs[0], seqs[0] + len(seqs))))
+            and seqs == list(range(seqs[0], seqs[0] + len(seqs))) and _v3_lawful(evs))
+
+
+def _v3_lawful(evs: list[RoundEvent]) -> bool:
+    """The facts of schema id 3 within the round as the rules want them: every hand collected
+    after the last settlement (its optional wagers, jackpot and Envy Bonuses paid), then the
+    reshuffle; a dealer's change of its exposed hand only before the player banker's hand is
+    shown, and no player setting again after that; a player banker's cover at least the
+    wagers against the bank (half co-banked)."""
+    p = [e.payload for e in evs]
+    (start,) = kinds(evs, RoundStarted)
+    settles = [i for i, x in enumerate(p) if isinstance(x, WagerSettled | EnvyBonusPaid
+                                                         | JackpotHit | JackpotVerified)]
+    collects = [i for i, x in enumerate(p) if isinstance(x, HandCollected)]
+    shuffles = [i for i, x in enumerate(p) if isinstance(x, Shuffled)]
+    if not collects or len(shuffles) != 1 or min(collects) < max(settles, default=0) \
+            or shuffles[0] < max(collects):
+        return False
+    banker = start.banker_seat
+    if banker is None:
+        return not kinds(evs, HandChanged) and start.banker_cover_cents is None
+    shown = next(i for i, x in enumerate(p) if isinstance(x, HandsExposed) and x.seat == banker)
+    if any(isinstance(x, HandChanged | HandSet) for x in p[shown:]):
+        return False
+    against = sum(x.amount_cents for x in kinds(evs, WagerPlaced)
+                  if x.wager == "main" and x.seat != banker)
+    cover = start.banker_cover_cents
+    return cover is not None and (2 * cover if start.co_bank else cover) >= against
 
 
 @pytest.fixture(scope="module", params=list(FAULT_KINDS))
 def faulty(request):
     kind = request.param
-    events, labels = simulate_shift(tables=4, rounds=30, seed=11, fault_rate=1.0,
+    events, labels = simulate_shift(tables=4, rounds=30, seed=12, fault_rate=1.0,
                                     faults=[kind], rich_hands=0.5)
     return kind, by_round(events), labels
 
@@ -236,7 +270,75 @@ CHECKS = {
     "outcome_word_wrong": _word, "envy_underpaid": _envy_short,
     "banker_mispaid": _banker, "banker_commission_wrong": _banker,
     "co_bank_share_wrong": _banker, "settled_not_placed": _not_placed,
+    "reshuffle_skipped": lambda k, e, lb: _v3_fault(k, e, lb),
+    **dict.fromkeys(("optional_settled_after_collected", "jackpot_hand_collected_early",
+                     "envy_hand_collected_early", "hand_changed_after_banker_exposed",
+                     "player_reset_after_banker_exposed", "bank_passed_not_followed",
+                     "co_bank_without_cover", "bank_without_cover",
+                     "dealer_wager_not_preceding_patron"),
+                    lambda k, e, lb: _v3_fault(k, e, lb)),
 }
+
+
+def _index_of(p: list[Any], test: Any) -> int:
+    return next(i for i, x in enumerate(p) if test(x))
+
+
+def _v3_fault(kind, evs, label):
+    """A fact of schema id 3 out of place (or the cover short); the money as the rules
+    require. The faults reaching across rounds (the bank passed to another than the next
+    banker, the dealer matching the seat) are followed to the next or preceding round in
+    tests/test_simulate_v3.py."""
+    assert deviations(evs) == set()
+    p = [e.payload for e in evs]
+    (start,) = kinds(evs, RoundStarted)
+    placed = {(x.seat, x.wager): x.amount_cents for x in kinds(evs, WagerPlaced)}
+    mains = sum(a for (_, w), a in placed.items() if w == "main")
+
+    def collected(seat):
+        return _index_of(p, lambda x: isinstance(x, HandCollected) and x.seat == seat)
+
+    if kind == "reshuffle_skipped":
+        assert not kinds(evs, Shuffled)
+        assert label.amount_cents == (mains or sum(placed.values()))  # Caribbean: no main
+    elif kind == "optional_settled_after_collected":
+        settled = _index_of(p, lambda x: isinstance(x, WagerSettled)
+                            and (x.seat, x.wager) == (label.seat, label.wager))
+        assert collected(label.seat) < settled and label.wager in ("fortune", "ace_high",
+                                                                   "progressive")
+        assert label.amount_cents == placed[(label.seat, label.wager)]
+    elif kind == "jackpot_hand_collected_early":
+        paid = _index_of(p, lambda x: isinstance(x, JackpotVerified) and x.seat == label.seat
+                         and x.step == "paid")
+        assert collected(label.seat) < paid
+        (hit,) = [x for x in kinds(evs, JackpotHit) if x.seat == label.seat]
+        assert label.amount_cents == hit.award_cents
+    elif kind == "envy_hand_collected_early":
+        bonuses = [i for i, x in enumerate(p) if isinstance(x, EnvyBonusPaid)
+                   and x.for_seat == label.seat]
+        assert collected(label.seat) < bonuses[0]
+        assert label.amount_cents == sum(p[i].amount_cents for i in bonuses)
+    elif kind in ("hand_changed_after_banker_exposed", "player_reset_after_banker_exposed"):
+        shown = _index_of(p, lambda x: isinstance(x, HandsExposed)
+                          and x.seat == start.banker_seat)
+        late = [x for x in p[shown:] if isinstance(x, HandChanged | HandSet)]
+        assert len(late) == 1 and late[0].seat == label.seat
+        assert isinstance(late[0], HandChanged) == (kind == "hand_changed_after_banker_exposed")
+        stake = mains if label.seat is None else placed[(label.seat, "main")]
+        assert label.amount_cents == stake
+    elif kind == "bank_passed_not_followed":
+        assert len(kinds(evs, BankPassed)) == 1 and label.amount_cents == mains
+    elif kind in ("co_bank_without_cover", "bank_without_cover"):
+        against = sum(a for (seat, w), a in placed.items()
+                      if w == "main" and seat != start.banker_seat)
+        least = (against + 1) // 2 if start.co_bank else against
+        assert start.co_bank == (kind == "co_bank_without_cover")
+        assert least - start.banker_cover_cents == label.amount_cents
+        assert label.seat == start.banker_seat
+    else:
+        assert kind == "dealer_wager_not_preceding_patron"
+        assert (None, "main") in placed and label.seat == start.banker_seat
+        assert any(x.seat == label.seat and x.patron_id for x in kinds(evs, WagerPlaced))
 
 
 def test_a_shift_with_every_kind_labels_one_fault_per_faulty_round():

@@ -8,7 +8,10 @@
 -- The problem kinds with their own checks are left to them: past_posting (wager_after_deal),
 -- dealt_twice (card_dealt_twice), not_ended (round_not_ended), void_without_reason
 -- (void_without_reason), settled_not_placed (settled_not_placed), meter_changed
--- (meter_unexplained). rule_irregularity is the rules engine's, for several things: a
+-- (meter_unexplained), hand_changed_after_banker_exposed (hand_changed_after_banker_exposed,
+-- which reads the HandChanged from the timeline, in the rounds recorded under schema id 3:
+-- a round that mixes schema ids is judged at its smallest, and is flagged here).
+-- rule_irregularity is the rules engine's, for several things: a
 -- Caribbean stud raise not twice the ante has its own check (raise_not_twice_ante), so the
 -- kind is flagged here only when one of the round's problems (one element of
 -- rounds.problems each, which says no kind of its own) holds another sentence than those
@@ -20,7 +23,10 @@ WITH judged AS (
            list_filter(coalesce(r.problem_kinds, []),
                        lambda k: k NOT IN ('past_posting', 'dealt_twice', 'not_ended',
                                            'void_without_reason', 'settled_not_placed',
-                                           'meter_changed', 'rule_irregularity')) AS other_kinds,
+                                           'meter_changed', 'rule_irregularity')
+                                 AND NOT (k = 'hand_changed_after_banker_exposed'
+                                          AND coalesce(r.vocabulary >= 3, false)))
+               AS other_kinds,
            -- what is left of each problem once the sentences other checks name are taken out
            list_transform(coalesce(r.problems, []), lambda p: regexp_replace(p,
                '(?:dealer|seat \d+) placed \S+ -?\d+ after the cards were dealt \(table_seq \d+\): past-posting'
