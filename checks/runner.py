@@ -499,6 +499,10 @@ def _read(con: duckdb.DuckDBPyConnection, path: Path, name: str) -> duckdb.DuckD
     An ``envy`` file without ``qualifying_minimum_cents`` (an older replay's) has it null:
     the minimum unknown, which the Envy checks never take as a pass."""
     rel = con.read_parquet(str(path))
+    if name == "rounds" and "seat_order" not in rel.columns:
+        # an older replay's: no table layout known, so the order around the table is not
+        # evaluated (the checks say so), never passed
+        rel = rel.project("*, NULL::INTEGER[] AS seat_order")
     if name == "rounds" and "progressive_meter_id" not in rel.columns:
         # an older replay's: the meter is then its table's, and a hit's reading not judged
         return rel.project("*, NULL::VARCHAR AS progressive_meter_id, "

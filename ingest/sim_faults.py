@@ -30,7 +30,8 @@ for a late wager its amount; for a card dealt twice or a missing deal the party'
 (the dealer's: all wagers of the round); for a duplicated settlement, or a settlement whose
 outcome word is wrong and its money right, the wager settled; for a
 dealer not setting by the house way the main wagers in play; for a winner paid before the
-losers, the winning wager.
+losers, the winning wager; for a player shown or paid out of turn around the table (the
+table's layout), that player's main wager.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from schemas import (
     BankerSettled,
     CardsDealt,
     EnvyBonusPaid,
+    HandsExposed,
     JackpotHit,
     JackpotVerified,
     Payload,
@@ -90,6 +92,12 @@ FAULT_KINDS: dict[str, str] = {
     "banker_commission_wrong": "a player banker's commission of the wrong amount",
     "co_bank_share_wrong": "a co-banking player's share of the bank settled for the wrong net",
     "settled_not_placed": "a settlement of a wager the seat never placed",
+    "tiles_exposed_out_of_order": ("pai gow tiles: two players' hands shown out of turn "
+                                   "from the dealer's far right"),
+    "tiles_winners_paid_out_of_order": ("pai gow tiles: two winning wagers paid out of turn "
+                                        "from the dealer's far right"),
+    "players_exposed_out_of_order": ("pai gow poker: two players' hands exposed out of turn "
+                                     "from the banker's right"),
 }
 """Every fault kind, with one line each (``--faults``, ``--help``)."""
 
@@ -236,7 +244,50 @@ def _candidates(kind: str, r: Round) -> list[Any]:
     if kind == "settled_not_placed":
         return [(s.seat, w) for s in r.plan.seats if s.wagers
                 for w in GAME_WAGERS[game] if w in UNPLACED_WAGERS and w not in s.wagers]
+    if kind in TURN_FAULTS:
+        return _turn_candidates(kind, r)
     raise AssertionError(kind)
+
+
+# --- the order around the table: two players taken out of turn ----------------------------
+
+TURN_FAULTS = {"tiles_exposed_out_of_order": "pai_gow_tiles",
+               "tiles_winners_paid_out_of_order": "pai_gow_tiles",
+               "players_exposed_out_of_order": "pai_gow_poker"}
+"""The faults of the order around the table (the table's layout, replay/layouts.py) and the
+game each strikes. The simulator exposes and pays in turn (ingest/sim_record.py ``turns``);
+each of these swaps two players next to each other in that sequence, so the one whose turn
+came first is taken after the other: the seat labelled. Tiles only when the dealer banks
+(a player-banked tiles round may lawfully go from the banker's right too, docs/rules.md
+6a.20, and a swap across the banker's seat would be lawful there)."""
+
+
+def _winning_mains(r: Round) -> list[int]:
+    return _settlements(r, lambda p: _players_main(p, r) and p.net_cents > 0)
+
+
+def _turn_candidates(kind: str, r: Round) -> list[Any]:
+    plan = r.plan
+    if plan.game != TURN_FAULTS[kind] or (plan.uses_tiles and plan.banker_seat is not None):
+        return []
+    if kind == "tiles_winners_paid_out_of_order":
+        won = _winning_mains(r)
+        return won[:-1]
+    shown = [s for s in plan.seats if s.seat != plan.banker_seat and s.action != "withdraw"]
+    return [True] if len(shown) >= 2 else []
+
+
+def _swap_turns(kind: str, r: Round, entries: list[Entry], rng: random.Random
+                ) -> tuple[list[Entry], Label]:
+    """Two players' exposures, next to each other in turn, recorded the other way round."""
+    shown = [i for i, (_, p) in enumerate(entries) if isinstance(p, HandsExposed)
+             and p.seat is not None and p.seat != r.plan.banker_seat]
+    k = rng.randrange(len(shown) - 1)
+    first, second = shown[k], shown[k + 1]
+    entries[first], entries[second] = entries[second], entries[first]
+    seat = entries[second][1].seat  # type: ignore[union-attr]
+    assert seat is not None
+    return entries, _label(r, kind, seat, None, r.plan.seat(seat).wagers.get("main", 0))
 
 
 UNPLACED_WAGERS = frozenset({"fortune", "ace_high"})
@@ -290,8 +341,10 @@ SETTLEMENTS = frozenset({"overpay", "underpay", "paid_loser", "collected_winner"
                          "envy_without_qualifying_wager", "outcome_word_wrong",
                          "winner_paid_before_losers_collected", "envy_underpaid",
                          "ace_high_mispaid", "banker_mispaid", "banker_commission_wrong",
-                         "co_bank_share_wrong", "settled_not_placed"})
-ENTRIES = frozenset({"past_posting"})
+                         "co_bank_share_wrong", "settled_not_placed",
+                         "tiles_winners_paid_out_of_order"})
+ENTRIES = frozenset({"past_posting", "tiles_exposed_out_of_order",
+                     "players_exposed_out_of_order"})
 EVENTS = frozenset({"missing_events", "duplicated_events"})
 assert set(FAULT_KINDS) == JUDGED_AGAIN | FACTS | SETTLEMENTS | ENTRIES | EVENTS
 
@@ -395,6 +448,14 @@ def alter_settlements(kind: str, r: Round, rng: random.Random
                   if isinstance(p, WagerSettled | EnvyBonusPaid)), default=0)
         settled.insert(at, bonus)
         return settled, _label(r, kind, receiver, None, amount)
+    if kind == "tiles_winners_paid_out_of_order":
+        # the winner paid after the next one in turn: the two payments swapped
+        winners = _winning_mains(r)
+        first, second = where, winners[winners.index(where) + 1]
+        settled[first], settled[second] = settled[second], settled[first]
+        late = settled[second]
+        assert isinstance(late, WagerSettled)
+        return settled, _label(r, kind, late.seat, "main", _wager(r, late))
     if kind == "winner_paid_before_losers_collected":
         won = settled.pop(where)
         assert isinstance(won, WagerSettled)
@@ -535,7 +596,10 @@ def _in_money_order(settled: list[Payload], r: Round) -> list[Payload]:
 def alter_entries(kind: str, r: Round, entries: list[Entry], rng: random.Random
                   ) -> tuple[list[Entry], Label]:
     """``past_posting``: a seat's wager (one that won, when one did) is placed after the
-    dealer's hand is dealt."""
+    dealer's hand is dealt; the exposure faults of :data:`TURN_FAULTS`: two players'
+    exposures swapped."""
+    if kind in TURN_FAULTS:
+        return _swap_turns(kind, r, entries, rng)
     assert kind == "past_posting"
     won = {(p.seat, p.wager) for p in r.settled
            if isinstance(p, WagerSettled) and p.outcome == "win"}

@@ -1,0 +1,114 @@
+-- id: tiles_winners_paid_out_of_order
+-- title: Pai gow tiles: a winning wager paid out of turn (not from the dealer's far right, right to left around the table)
+-- severity: low
+-- rule: PR pai gow tiles ¶ J (the dealer pays the winning wagers starting with the player at the dealer's far right and continuing right to left around the table)
+-- next: pull the video of the payments: a winner paid out of turn is how a payment to a confederate, or a short one, is slipped in out of the camera's sweep; confirm the table layout filed for the table is the one in use, check the round's money flags, and retrain the dealer
+-- catches: tiles_winners_paid_out_of_order
+-- Facts: the order of events within the round (the view play, by table_seq: a corrected
+-- settlement stands at the place of the one it corrects; occurred_at is shown, never used
+-- to order, so events at the same instant pass), what each settlement did with the money,
+-- whatever its word (a net above 0 is a payment; a wrong word with the right money is
+-- outcome_word_wrong's to say), and the table's seat order (rounds.seat_order: the seats
+-- from the dealer's far right, right to left, by the layout the casino filed for the table
+-- in force when the round was dealt, docs/rulesets.md "Table layouts"; the convention is
+-- docs/rules.md 6a.20). The sequence is each player's first payment of the main wager;
+-- the losers, the ties, the side wagers, the player banker's account and the dealer's own
+-- wager against the bank are not part of it (winners paid before the losers are collected
+-- are winner_paid_before_losers' to say). When a player banks, both readings of 6a.20 are
+-- lawful (from the dealer's far right, as ¶ J says, or from the player banker's right, as
+-- pai gow poker settlement (12)(b) does), so the round is flagged only when the payments
+-- follow neither. Offending rows: one per seat paid after a seat that comes after it in
+-- the order, naming the first such seat. Not evaluated (a row without a seat, saying why;
+-- never a pass): a round with two or more winners paid and no layout filed for the table
+-- at the time (seat_order null), or whose layout does not list a seat paid (or the player
+-- banker's seat): a layout that does not know a seat cannot place it; one winner has no
+-- order to judge.
+WITH r AS (
+    SELECT casino, table_id, round_id, seat_order, len(seat_order) AS n,
+           CASE WHEN banker LIKE 'seat %'
+                THEN TRY_CAST(split_part(banker, ' ', 2) AS INTEGER) END AS banker_seat
+    FROM rounds
+    WHERE game = 'pai_gow_tiles'
+), shown AS (
+    -- each winner's first payment of its main wager (a net above 0, whatever its word)
+    SELECT casino, table_id, round_id, seat, min(table_seq) AS seq,
+           arg_min(occurred_at, table_seq) AS at
+    FROM play
+    WHERE game = 'pai_gow_tiles' AND event = 'wager settled' AND wager = 'main'
+      AND seat IS NOT NULL AND position <> 'banker' AND net_cents > 0
+    GROUP BY casino, table_id, round_id, seat
+), placed AS (
+    SELECT s.*, r.seat_order, r.banker_seat, r.n,
+           list_position(r.seat_order, s.seat) AS pos,
+           list_position(r.seat_order, r.banker_seat) AS banker_pos
+    FROM shown AS s
+    JOIN r USING (casino, table_id, round_id)
+), rounds_judged AS (
+    SELECT casino, table_id, round_id, count(*) AS players,
+           bool_or(seat_order IS NULL) AS no_layout,
+           min(CASE WHEN seat_order IS NOT NULL AND pos IS NULL THEN seat END) AS unknown_seat,
+           bool_or(banker_seat IS NOT NULL AND seat_order IS NOT NULL AND banker_pos IS NULL)
+               AS unknown_banker,
+           any_value(banker_seat) AS banker_seat
+    FROM placed
+    GROUP BY casino, table_id, round_id
+), turns AS (
+    -- each seat's turn under the dealer's reading (from the dealer's far right) and, when a
+    -- player banks, under the banker's (from the seat after the banker's, wrapping round)
+    SELECT p.*, p.pos AS dealer_turn,
+           CASE WHEN p.banker_pos IS NOT NULL THEN (p.pos - p.banker_pos + p.n) % p.n END
+               AS banker_turn
+    FROM placed AS p
+    JOIN rounds_judged AS j USING (casino, table_id, round_id)
+    WHERE NOT j.no_layout AND j.unknown_seat IS NULL AND NOT j.unknown_banker
+), late AS (
+    -- a seat shown after one whose turn comes after it, under each reading
+    SELECT a.casino, a.table_id, a.round_id, a.seat, a.seq, a.at,
+           arg_min(b.seat, b.seq) FILTER (WHERE b.dealer_turn > a.dealer_turn) AS dealer_after,
+           min(b.seq) FILTER (WHERE b.dealer_turn > a.dealer_turn) AS dealer_after_seq,
+           bool_or(b.banker_turn > a.banker_turn) AS banker_late
+    FROM turns AS a
+    JOIN turns AS b
+      ON b.casino = a.casino AND b.table_id = a.table_id AND b.round_id = a.round_id
+     AND b.seq < a.seq
+    GROUP BY a.casino, a.table_id, a.round_id, a.seat, a.seq, a.at
+), banker_bad AS (
+    SELECT casino, table_id, round_id, bool_or(banker_late) AS any_late
+    FROM late
+    GROUP BY casino, table_id, round_id
+)
+SELECT
+    l.casino,
+    l.table_id,
+    l.round_id,
+    l.seat,
+    'seat ' || l.seat || '''s winning main wager was paid (table_seq ' || l.seq || ', '
+        || strftime(l.at, '%Y-%m-%dT%H:%M:%S.%fZ') || ') after seat ' || l.dealer_after
+        || '''s (table_seq ' || l.dealer_after_seq || '), which comes after it from the '
+        || 'dealer''s far right, right to left (seat order '
+        || array_to_string(t.seat_order, ' ') || ')'
+        || CASE WHEN t.banker_turn IS NOT NULL
+                THEN '; nor was it in turn from the player banker''s right (seat '
+                     || t.banker_seat || ' banks)' ELSE '' END AS detail
+FROM late AS l
+JOIN turns AS t USING (casino, table_id, round_id, seat)
+LEFT JOIN banker_bad AS b USING (casino, table_id, round_id)
+WHERE l.dealer_after IS NOT NULL
+  AND (t.banker_turn IS NULL OR coalesce(b.any_late, false))
+UNION ALL
+SELECT
+    casino,
+    table_id,
+    round_id,
+    NULL::INTEGER AS seat,
+    'not evaluated: ' || CASE
+        WHEN no_layout THEN 'no table layout filed for table ' || table_id || ' of casino '
+            || casino || ' in force when the round was dealt, so the order of the '
+            || players || ' winners'' payments cannot be judged'
+        WHEN unknown_seat IS NOT NULL THEN 'the table layout in force does not list seat '
+            || unknown_seat || ', which was paid: it cannot place it in the order'
+        ELSE 'the table layout in force does not list seat ' || banker_seat
+            || ', the player banker''s: the banker''s right cannot be placed' END AS detail
+FROM rounds_judged
+WHERE players >= 2 AND (no_layout OR unknown_seat IS NOT NULL OR unknown_banker)
+ORDER BY casino, table_id, round_id, seat NULLS FIRST
