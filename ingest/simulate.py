@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import random
 import sys
 import time
@@ -82,8 +83,12 @@ class TableSimulator:
         self.faults = tuple(faults)
         self.rich_hands = rich_hands
         self.book = shipped_book() if book is None else book
-        self.ruleset = self.book.in_force(casino, game, dt.datetime.fromtimestamp(
-            SHIFT_START_US / 1e6, dt.UTC).date())
+        start = dt.datetime.fromtimestamp(SHIFT_START_US / 1e6, dt.UTC)
+        self.ruleset = self.book.in_force(casino, game, start.date())
+        self.seat_order = (self.book.seat_order(casino, self.table_id, start)
+                           or default_seat_order(table_index))
+        """The table's seats from the dealer's far right (its layout: the one the casino
+        filed, else :func:`default_seat_order`), the order the dealer exposes and pays in."""
         self.seq = 0
         self.clock_us = SHIFT_START_US + table_index * 17_000_000
         self.dealers = (f"E{table_index:02d}1", f"E{table_index:02d}2")
@@ -110,7 +115,8 @@ class TableSimulator:
         rng = self.rng
         round_id = f"{self.table_id}-{number:06d}"
         staff = Staff(dealer=self.dealers[(number // 20) % 2], device=f"{self.table_id}-device",
-                      floorperson=self.floorperson, meter_id=f"{self.table_id}-progressive")
+                      floorperson=self.floorperson, meter_id=f"{self.table_id}-progressive",
+                      seat_order=self.seat_order)
         self.clock_us = max(self.clock_us, SHIFT_START_US + number * ROUND_EVERY_US)
         plan = DEALERS[self.game](Deal(round_id=round_id, ruleset=self.ruleset, rng=rng,
                                        meter=self.meter, rich=self.rich_hands,
@@ -166,6 +172,48 @@ class TableSimulator:
         self.meter = max(base, truth.plan.meter - taken) if taken else truth.plan.meter
         wagered = sum(s.wagers.get("progressive", 0) for s in truth.plan.seats)
         self.meter += wagered * METER_SHARE_BPS // 10_000
+
+
+LAYOUT_FROM = "2026-01-01T00:00:00Z"
+"""When the simulator's own table layouts come into force (before any simulated shift)."""
+
+
+def default_seat_order(table_index: int) -> tuple[int, ...]:
+    """The seats of a simulated table from the dealer's far right, right to left, when its
+    casino filed no layout for it: seat 7 at the dealer's far right (seat 1 at the far
+    left) at tables T01 to T03, T08 to T11 ..., the other way round at T04 to T07 ..., so
+    that a shift has tables of both numberings."""
+    seats = (7, 6, 5, 4, 3, 2, 1)
+    return seats if (table_index // 4) % 2 == 0 else seats[::-1]
+
+
+def layout_files(*, tables: int, casino: str = "C01",
+                 book: Rulebook | None = None) -> dict[str, str]:
+    """The table layouts a simulated shift of ``tables`` tables deals by and that its
+    casino did not file in ``book``, as the files of a rulesets directory
+    (``<casino>/tables/<table_id>.json``, docs/rulesets.md "Table layouts") to judge its
+    rounds by: replay (and the checks) learn a table's layout only from a filing, as they
+    learn its rules, so a shift replayed without them has its order around the table not
+    evaluated. ``--layouts-out DIR`` writes them."""
+    start = dt.datetime.fromtimestamp(SHIFT_START_US / 1e6, dt.UTC)
+    out = {}
+    for t in range(1, tables + 1):
+        table_id = f"T{t:02d}"
+        if book is not None and book.seat_order(casino, table_id, start) is not None:
+            continue
+        doc = {"casino": casino, "table_id": table_id,
+               "layouts": [{"seats_from_dealer_right": list(default_seat_order(t)),
+                            "effective_from": LAYOUT_FROM, "effective_to": None}]}
+        out[f"{casino}/tables/{table_id}.json"] = json.dumps(doc, indent=2) + "\n"
+    return out
+
+
+def write_layout_files(directory: Path, files: dict[str, str]) -> None:
+    """Write :func:`layout_files` under ``directory`` (an existing file is replaced)."""
+    for relative, text in files.items():
+        path = directory / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
 
 
 def simulate_shift(*, tables: int, rounds: int, seed: int, fault_rate: float,
@@ -267,6 +315,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="deal by the casino's own rulesets in DIR (DIR/<casino>/<id>.json: "
                    "docs/rulesets.md; default $CATWALK_RULESETS, else the shipped ones); "
                    "a DIR with any problem is refused")
+    p.add_argument("--layouts-out", type=Path, default=None, metavar="DIR",
+                   help="write the layouts of the simulated tables (seat 7 or seat 1 at the "
+                   "dealer's far right) that the casino has not filed, as "
+                   "DIR/<casino>/tables/<table_id>.json, so that `python -m replay --rulesets "
+                   "DIR` judges the order around the table (docs/rulesets.md)")
     p.add_argument("--topic", default=None, help="Kafka topic (default round-events)")
     p.add_argument("--bootstrap", default=None,
                    help="Kafka host:port (default $KAFKA_BOOTSTRAP or the local broker)")
@@ -408,6 +461,9 @@ def main(argv: list[str] | None = None) -> int:
     except NoRulesetInForceError as exc:
         print(f"simulate: {exc}", file=sys.stderr)
         return 2
+    if args.layouts_out is not None:
+        write_layout_files(args.layouts_out, layout_files(tables=args.tables,
+                                                          casino=args.casino, book=book))
     if args.labels is not None:
         args.labels.parent.mkdir(parents=True, exist_ok=True)
         args.labels.write_text("".join(label.to_json() + "\n" for label in labels))
