@@ -75,9 +75,9 @@ def _write_floor_file(values: list[bytes], path: Path) -> None:
     that its blocks hold exactly those bodies, in order."""
     from fastavro import block_reader, schemaless_reader, writer
 
-    from schemas import writer_schema
+    from schemas import CURRENT_SCHEMA_ID, writer_schema
 
-    schema = writer_schema(2)
+    schema = writer_schema(CURRENT_SCHEMA_ID)
     records = [schemaless_reader(io.BytesIO(v[5:]), schema, None, return_record_name=True)
                for v in values]
     with path.open("wb") as fo:

@@ -330,6 +330,23 @@ def _plain_type(t: Any) -> bool:
         isinstance(t, list) and all(isinstance(u, str) and u in _PRIMITIVE for u in t))
 
 
+def _named_records(schema: Any, found: dict[str, Any]) -> dict[str, Any]:
+    """Every record defined anywhere in a parsed schema, by full name: a record is defined
+    where it first appears (a payload of schema id 3 first appears in a correction's
+    replacement union) and named by a bare string afterwards."""
+    if isinstance(schema, list):
+        for branch in schema:
+            _named_records(branch, found)
+    elif isinstance(schema, dict):
+        if schema.get("type") == "record" and isinstance(schema.get("name"), str):
+            found.setdefault(schema["name"], schema)
+            for f in schema.get("fields", ()):
+                _named_records(f.get("type"), found)
+        elif schema.get("type") == "array":
+            _named_records(schema.get("items"), found)
+    return found
+
+
 @cache
 def _payload_plans(schema_id: int) -> dict[str, tuple[type, tuple[str, ...]]]:
     """Per payload name of ``schema_id``, its class and its array fields, for the payloads
@@ -339,9 +356,11 @@ def _payload_plans(schema_id: int) -> dict[str, tuple[type, tuple[str, ...]]]:
     called with the same arguments. Any other payload (a correction, say) goes through
     ``_payload``."""
     plans: dict[str, tuple[type, tuple[str, ...]]] = {}
-    payload: Any = next((f["type"] for f in writer_schema(schema_id)["fields"]
-                         if f["name"] == "payload"), [])
-    for record in payload if isinstance(payload, list) else []:
+    schema = writer_schema(schema_id)
+    named = _named_records(schema, {})
+    payload: Any = next((f["type"] for f in schema["fields"] if f["name"] == "payload"), [])
+    for branch in payload if isinstance(payload, list) else []:
+        record = named.get(branch) if isinstance(branch, str) else branch
         if not isinstance(record, dict) or record.get("name") not in PAYLOAD_TYPES:
             continue
         arrays = []

@@ -5,11 +5,21 @@ body (the Confluent wire format). The registry is ``registry.json`` beside this 
 never reused, so a reader can always find the schema a payload was written with.
 
 Versions: schema id 1 is the first vocabulary (six events, the banker as text); schema id 2
-(``CURRENT_SCHEMA_ID``) adds tiles, player actions, exposure, Envy, the progressive meter,
-jackpots and their verification, voids, corrections and the player banker's account. Every
-id is read: an event written under id 1 is upcast to the classes of ``schemas.events``
-(``_UPCAST``); ``encode(event, schema_id=1)`` writes the old form, for as long as old table
-devices must be imitated in tests.
+adds tiles, player actions, exposure, Envy, the progressive meter, jackpots and their
+verification, voids, corrections and the player banker's account; schema id 3
+(``CURRENT_SCHEMA_ID``) adds the reshuffle and the deck change (``Shuffled``), the collection
+of a hand (``HandCollected``), the passing of the bank (``BankPassed``), the dealer's change of
+an exposed hand (``HandChanged``), the patron's tracking id on a wager
+(``WagerPlaced.patron_id``) and the player banker's cover (``RoundStarted.banker_cover_cents``).
+
+Every id is read, into the classes of ``schemas.events`` (the newest vocabulary). An event
+written under id 1 is upcast (``_UPCAST``: the banker as text becomes ``banker_seat``); one
+written under id 2 needs nothing, since every field id 3 added is nullable and its class
+defaults it to None (not recorded). ``encode(event, schema_id=1)`` and ``schema_id=2`` write
+the old forms, for as long as old table devices must be imitated in tests, and raise
+EventError naming why when the event has no such form (a payload an older id does not know,
+a field it cannot carry set, a correction whose replacement has none): an older form never
+drops a fact silently.
 """
 
 from __future__ import annotations
@@ -31,7 +41,9 @@ from fastavro.schema import load_schema
 from schemas.events import (
     AVRO_NAMES,
     PAYLOAD_TYPES,
+    V3_TYPES,
     CardsDealt,
+    EventCorrected,
     EventError,
     HandSet,
     RoundEnded,
@@ -42,8 +54,8 @@ from schemas.events import (
 )
 
 MAGIC = 0
-CURRENT_SCHEMA_ID = 2
-SCHEMA_IDS = (1, 2)
+CURRENT_SCHEMA_ID = 3
+SCHEMA_IDS = (1, 2, 3)
 """Every schema id this reader reads (registry.json)."""
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _MICRO = dt.timedelta(microseconds=1)
@@ -77,13 +89,43 @@ def _fields(payload: Any) -> dict[str, Any]:
 
 
 _V1_TYPES = (RoundStarted, WagerPlaced, CardsDealt, HandSet, WagerSettled, RoundEnded)
+_V3_FIELDS: dict[type, tuple[str, ...]] = {
+    RoundStarted: ("banker_cover_cents",),
+    WagerPlaced: ("patron_id",),
+}
+"""The fields schema id 3 added to payloads older ids know (nullable: None is not recorded)."""
 
 
-def _v1_payload(payload: Any) -> tuple[str, dict[str, Any]]:
-    """The schema id 1 form of a payload, for payloads that have one."""
-    if type(payload) not in _V1_TYPES:
-        raise EventError(f"{type(payload).__name__} has no schema id 1 form")
-    fields = _fields(payload)
+def _older_payload(payload: Any, schema_id: int) -> tuple[str, dict[str, Any]]:
+    """The schema id 1 or 2 form of a payload, for payloads that have one: EventError naming
+    why otherwise (never a fact dropped on the way)."""
+    name = type(payload).__name__
+    if schema_id == 1 and type(payload) not in _V1_TYPES:
+        raise EventError(f"{name} has no schema id 1 form")
+    if type(payload) in V3_TYPES:
+        raise EventError(f"{name} has no schema id {schema_id} form (schema id 3 added it)")
+    added = _V3_FIELDS.get(type(payload), ())
+    for field in added:
+        if getattr(payload, field) is not None:
+            raise EventError(f"a {name} with {field} set has no schema id {schema_id} form "
+                             f"(schema id 3 added {field})")
+    if isinstance(payload, EventCorrected) and payload.replacement is not None:
+        try:
+            replacement = _older_payload(payload.replacement, schema_id)
+        except EventError as exc:
+            raise EventError(f"a correction whose replacement has no schema id {schema_id} "
+                             f"form: {exc}") from exc
+        return AVRO_NAMES[EventCorrected], {"corrects": payload.corrects,
+                                            "reason": payload.reason,
+                                            "replacement": replacement}
+    fields = {k: v for k, v in _fields(payload).items() if k not in added}
+    if schema_id == 1:
+        return _v1_form(payload, fields)
+    return AVRO_NAMES[type(payload)], fields
+
+
+def _v1_form(payload: Any, fields: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The schema id 1 form of a payload of a schema id 1 type (its v2 fields given)."""
     if isinstance(payload, RoundStarted):
         if payload.co_bank:
             raise EventError("a co-banked round has no schema id 1 form")
@@ -95,7 +137,7 @@ def _v1_payload(payload: Any) -> tuple[str, dict[str, Any]]:
 
 
 def _to_avro(event: RoundEvent, schema_id: int) -> dict[str, Any]:
-    payload = (_v1_payload(event.payload) if schema_id == 1
+    payload = (_older_payload(event.payload, schema_id) if schema_id in (1, 2)
                else (AVRO_NAMES[type(event.payload)], _fields(event.payload)))
     return {
         "event_id": event.event_id,
@@ -111,7 +153,8 @@ def _to_avro(event: RoundEvent, schema_id: int) -> dict[str, Any]:
 
 def encode(event: RoundEvent, *, schema_id: int = CURRENT_SCHEMA_ID) -> bytes:
     """Frame and encode one event with the writer schema ``schema_id``; EventError when the
-    event has no form in that schema (a tile deal in schema id 1, say)."""
+    event has no form in that schema (a tile deal in schema id 1, a reshuffle or a wager
+    with a patron's tracking id in schema id 2, say)."""
     buf = io.BytesIO()
     buf.write(struct.pack(">bI", MAGIC, schema_id))
     schemaless_writer(buf, writer_schema(schema_id), _to_avro(event, schema_id),

@@ -10,7 +10,7 @@ and ``python -m replay round --proof`` both build their proofs here, so the two 
 disagree on what a proof is.
 
 A proof is also a proof of completeness. Every event carries its table's own sequence
-number (``table_seq``: 1, 2, 3 ... without gaps, schemas/v2/catwalk.RoundEvent.avsc), so a
+number (``table_seq``: 1, 2, 3 ... without gaps, schemas/v3/catwalk.RoundEvent.avsc), so a
 round is whole when the numbers from its RoundStarted to its RoundEnded are each held by
 exactly one event, every one of that round at that casino and table, and all of them are
 in the proof. :func:`round_proof` refuses a round with a gap, no RoundStarted or

@@ -17,6 +17,7 @@ from ingest.log import LogWriter, Received
 from replay.batch_decode import Entry, decode_entries, log_entries
 from replay.run import events_from_log
 from schemas import DecodeError, RoundEvent, decode, encode, writer_schema
+from schemas.events import V3_TYPES
 from schemas.logformat import LogError, read_log
 from tests.events_factory import Table
 
@@ -94,7 +95,7 @@ def test_a_clean_block_decodes_as_one_by_one_without_calling_decode(monkeypatch)
 
 def test_blocks_are_cut_by_size_and_schema_id(monkeypatch):
     monkeypatch.setattr(bd, "BLOCK", 4)
-    values = [encode(e, schema_id=1 + (i // 3) % 2) for i, e in enumerate(_events(2))]
+    values = [encode(e, schema_id=1 + (i // 3) % 3) for i, e in enumerate(_events(2))]
     assert _batched(values) == _one_by_one(values)
 
 
@@ -236,7 +237,16 @@ def test_every_payload_kind_decodes_as_one_by_one(monkeypatch):
     from dataclasses import replace as replaced
 
     from ingest.simulate import simulate_shift
-    from schemas import EventCorrected, RoundVoided, WagerPlaced
+    from schemas import (
+        BankPassed,
+        EventCorrected,
+        HandChanged,
+        HandCollected,
+        RoundStarted,
+        RoundVoided,
+        Shuffled,
+        WagerPlaced,
+    )
 
     events, _ = simulate_shift(tables=8, rounds=30, seed=3, fault_rate=0.3)
     last = events[-1]
@@ -250,6 +260,19 @@ def test_every_payload_kind_decodes_as_one_by_one(monkeypatch):
         replaced(last, event_id=str(uuid.uuid4()), table_seq=last.table_seq + 3,
                  payload=EventCorrected(corrects=events[-4].event_id, reason="struck")),
     ]
+    v3 = [  # schema id 3's events and fields, whether or not the simulator records them yet
+        RoundStarted(game="pai_gow_poker", dealer_id="E011", banker_seat=3,
+                     banker_cover_cents=40_000),
+        WagerPlaced(seat=2, wager="main", amount_cents=2500, patron_id="P-000417"),
+        HandChanged(seat=2, high=("As", "Kd", "Qh", "Jc", "Tc"), low=("9s", "Jk")),
+        HandCollected(seat=2), HandCollected(seat=None),
+        Shuffled(), Shuffled(kind="deck_change", deck_id="D-7"),
+        BankPassed(to_seat=4, reason="rotation"), BankPassed(to_seat=None, reason="declined"),
+        EventCorrected(corrects=events[-5].event_id, reason="wrong seat",
+                       replacement=HandCollected(seat=1)),
+    ]
+    events += [replaced(last, event_id=str(uuid.uuid4()), table_seq=last.table_seq + 4 + i,
+                        payload=p) for i, p in enumerate(v3)]
     kinds = {e.kind for e in events}
     assert kinds == {name.split(".")[1] for name in bd.PAYLOAD_TYPES}
     values = [encode(e) for e in events]
@@ -260,7 +283,10 @@ def test_every_payload_kind_decodes_as_one_by_one(monkeypatch):
     monkeypatch.setattr(bd, "decode", lambda raw: pytest.fail("went to decode"))
     assert _batched(values) == [decode(v) for v in values] == events
     assert set(general) == {"catwalk.EventCorrected"}
-    assert set(bd._payload_plans(2)) == set(bd.PAYLOAD_TYPES) - {"catwalk.EventCorrected"}
+    v2_names = {f"catwalk.{t.__name__}" for t in bd.PAYLOAD_TYPES.values()
+                if t not in V3_TYPES}
+    assert set(bd._payload_plans(2)) == v2_names - {"catwalk.EventCorrected"}
+    assert set(bd._payload_plans(3)) == set(bd.PAYLOAD_TYPES) - {"catwalk.EventCorrected"}
 
 
 def test_an_impossible_payload_is_the_finding_decode_gives():

@@ -3,7 +3,9 @@ of allowed values in it equals the code (schemas/vocabulary.py, the schemas, the
 the checks), every quarantine reason it promises is what ingest says, and every example round
 in it is real: its lines, framed as the vendor frames them, decode with the codec (which
 writes the very same bytes back), fold into one round without a finding or a problem, and
-are judged evaluated, settled as the rules require, with the notation the doc shows."""
+are judged evaluated, settled as the rules require, with the notation the doc shows. The
+same lines under schema id 2 decode to the same events (older feeds stay valid), and the
+lines showing what schema id 3 adds decode under schema id 3 and have no schema id 2 form."""
 
 from __future__ import annotations
 
@@ -27,7 +29,17 @@ from replay.games.results import Outcome
 from replay.reconstruct import judge_state, judged_hand
 from replay.rulesets import shipped_rulesets
 from replay.tiles import FACES
-from schemas import DecodeError, JackpotHit, decode, encode, events, vocabulary, writer_schema
+from schemas import (
+    CURRENT_SCHEMA_ID,
+    DecodeError,
+    EventError,
+    JackpotHit,
+    decode,
+    encode,
+    events,
+    vocabulary,
+    writer_schema,
+)
 from tests.test_replay_games import _replay
 
 REPO = Path(__file__).resolve().parents[1]
@@ -134,6 +146,36 @@ def test_banker_kinds_and_the_games_that_take_a_player_banker():
         assert ("co_bank" in kinds) == ("co_bank_share_bps" in REGISTRY[game].option_names)
 
 
+def test_shuffle_kinds_and_why_the_bank_passed_are_the_vocabulary():
+    assert words("shuffle_kinds") == list(vocabulary.SHUFFLE_KINDS)
+    assert set(words("shuffle_kinds")) == events.SHUFFLE_KINDS
+    assert words("bank_pass_reasons") == list(vocabulary.BANK_PASS_REASONS)
+    assert set(words("bank_pass_reasons")) == events.BANK_PASS_REASONS
+
+
+def _avsc(version: int, record: str) -> dict[str, Any]:
+    return json.loads((REPO / "schemas" / f"v{version}" / f"{record}.avsc").read_text())
+
+
+def test_the_records_table_lists_every_record_of_the_current_schema_with_its_fields():
+    """Section 3: one row per payload record of the current schema id, its fields named in
+    the order of the .avsc, and the envelope's payload union counted right."""
+    rows = dict(re.findall(r"^\| `(catwalk\.\w+)` \| (.*?) \| .* \|$", DOC, re.M))
+    union = _avsc(CURRENT_SCHEMA_ID, "catwalk.RoundEvent")["fields"][-1]["type"]
+    assert set(rows) == set(union) == set(events.PAYLOAD_TYPES)
+    for name, fields in rows.items():
+        listed = re.findall(r"`(\w+)` \(", fields)
+        assert listed == [f["name"] for f in _avsc(CURRENT_SCHEMA_ID, name)["fields"]], name
+    assert f"union of the {len(union)} records below" in DOC
+
+
+def test_the_doc_says_which_schema_id_is_current_and_that_older_feeds_remain_valid():
+    assert f"(`{CURRENT_SCHEMA_ID}`)" in DOC
+    assert f"A new device sends schema id {CURRENT_SCHEMA_ID}." in DOC
+    assert "Schema ids 1 and 2 remain valid feeds" in DOC
+    assert "*not evaluated*" in DOC.split("## 2.")[0]
+
+
 def test_card_notation_is_the_events_card_tokens():
     ranks, suits = words("card_ranks"), words("card_suits")
     assert ranks == list("23456789TJQKA") and suits == list("cdhs")
@@ -215,13 +257,14 @@ def _examples() -> dict[str, tuple[list[dict[str, Any]], str]]:
 EXAMPLES = _examples()
 
 
-def _wire(line: dict[str, Any]) -> bytes:
+def _wire(line: dict[str, Any], schema_id: int = CURRENT_SCHEMA_ID) -> bytes:
     """The bytes a vendor sends for one line: the record, its payload union by record name,
-    Avro binary under schema id 2, framed (docs/events.md section 1)."""
+    Avro binary under the schema id (the current one unless told), a field the line leaves
+    out written as its default, framed (docs/events.md section 1)."""
     ((name, fields),) = line["payload"].items()
     buf = io.BytesIO()
-    schemaless_writer(buf, writer_schema(2), {**line, "payload": (name, fields)})
-    return _frame(buf.getvalue())
+    schemaless_writer(buf, writer_schema(schema_id), {**line, "payload": (name, fields)})
+    return _frame(buf.getvalue(), schema_id)
 
 
 def test_there_is_one_example_round_per_game():
@@ -234,6 +277,7 @@ def test_each_example_round_decodes_folds_and_is_judged_as_the_doc_says(game):
     wire = [_wire(line) for line in lines]
     decoded = [decode(raw) for raw in wire]
     assert [encode(e) for e in decoded] == wire  # the codec writes what the vendor writes
+    assert [decode(_wire(line, 2)) for line in lines] == decoded  # a schema id 2 feed: the same
     assert [judge_one(e.table_id.encode(), raw) for e, raw in zip(decoded, wire, strict=True)
             ] == [None] * len(wire)
     assert [e.table_seq for e in decoded] == list(range(decoded[0].table_seq,
@@ -261,3 +305,35 @@ def test_the_example_rounds_raise_no_flag_through_replay_and_the_checks(tmp_path
     table, flags = _replay(tmp_path, decoded)
     assert [r["evaluated"] for r in table("rounds")] == [True] * len(vocabulary.GAMES)
     assert [f["check_id"] for f in flags if f["kind"] == "rule"] == []
+
+
+# What schema id 3 adds ----------------------------------------------------------------------
+
+V3_LINES = [json.loads(line) for line in re.search(
+    r"<!-- v3 lines -->\n```jsonl\n(.*?)```", DOC, re.S).group(1).splitlines()]
+
+
+def test_the_schema_id_3_lines_show_every_new_record_and_field():
+    names = {name for line in V3_LINES for name in line["payload"]}
+    assert {f"catwalk.{cls.__name__}" for cls in events.V3_TYPES} <= names
+    fields = {k for line in V3_LINES for p in line["payload"].values() for k, v in p.items()
+              if v is not None}
+    assert {"banker_cover_cents", "patron_id", "deck_id"} <= fields
+
+
+def test_the_schema_id_3_lines_decode_are_accepted_and_have_no_schema_id_2_form():
+    wire = [_wire(line) for line in V3_LINES]
+    decoded = [decode(raw) for raw in wire]
+    assert [encode(e) for e in decoded] == wire
+    assert [judge_one(e.table_id.encode(), raw) for e, raw in zip(decoded, wire, strict=True)
+            ] == [None] * len(wire)
+    for line, event in zip(V3_LINES, decoded, strict=True):
+        ((_, fields),) = line["payload"].items()
+        carries_v3 = (type(event.payload) in events.V3_TYPES
+                      or fields.get("patron_id") is not None
+                      or fields.get("banker_cover_cents") is not None)
+        if carries_v3:
+            with pytest.raises(EventError, match="no schema id 2 form"):
+                encode(event, schema_id=2)
+        else:  # an unrated patron's wager is the same fact in schema id 2
+            assert decode(encode(event, schema_id=2)) == event

@@ -2,8 +2,11 @@
 
 ``tests/golden/events/v1`` holds bytes written by the schema id 1 encoder as it was
 released (generated from the commit before schema id 2 existed); ``v2`` holds the bytes of
-the current writer. Each file must decode to the event written out below by hand, in the
-newest vocabulary (schema id 1 events upcast: ``banker "seat 3"`` becomes ``banker_seat 3``).
+the schema id 2 writer; ``v3`` holds frames written by hand from the Avro specification
+(``V3_HAND_WRITTEN`` below spells each one out, byte by byte, without the encoder under test,
+and a test holds the files to it). Each file must decode to the event written out below by
+hand, in the newest vocabulary (schema id 1 events upcast: ``banker "seat 3"`` becomes
+``banker_seat 3``; schema id 1 and 2 events have no patron id, no banker's cover: None).
 A new schema id must add its own folder here: the last test refuses a registry id without
 golden bytes. Regenerate v2 only on purpose: ``CATWALK_WRITE_GOLDEN=1 pytest this file``.
 """
@@ -23,9 +26,12 @@ import schemas
 from schemas import (
     SCHEMA_IDS,
     BankerSettled,
+    BankPassed,
     CardsDealt,
     EnvyBonusPaid,
     EventCorrected,
+    HandChanged,
+    HandCollected,
     HandSet,
     HandsExposed,
     JackpotHit,
@@ -36,6 +42,7 @@ from schemas import (
     RoundEvent,
     RoundStarted,
     RoundVoided,
+    Shuffled,
     TilesDealt,
     WagerPlaced,
     WagerSettled,
@@ -92,7 +99,110 @@ V2_EXPECTED = {
     "17_RoundEnded": RoundEnded(),
 }
 
-EXPECTED = {1: V1_EXPECTED, 2: V2_EXPECTED}
+V3_EXPECTED = {
+    "01_RoundStarted_cover": RoundStarted(game="pai_gow_poker", dealer_id="E011", banker_seat=3,
+                                          banker_cover_cents=50_000),
+    "02_WagerPlaced_patron": WagerPlaced(seat=3, wager="main", amount_cents=2500,
+                                         patron_id="P-000417"),
+    "03_WagerPlaced_no_patron": WagerPlaced(seat=1, wager="main", amount_cents=1000),
+    "04_HandChanged": HandChanged(seat=2, high=("As", "Kd", "Qh", "Jc", "Tc"), low=("9s", "Jk")),
+    "05_HandCollected": HandCollected(seat=3),
+    "06_HandCollected_dealer": HandCollected(seat=None),
+    "07_Shuffled": Shuffled(kind="reshuffle"),
+    "08_Shuffled_deck_change": Shuffled(kind="deck_change", deck_id="D-0042"),
+    "09_BankPassed": BankPassed(to_seat=4, reason="rotation"),
+    "10_BankPassed_dealer": BankPassed(to_seat=None, reason="cannot_cover"),
+    "11_EventCorrected_shuffled": EventCorrected(
+        corrects="00000000-0000-4000-8000-000000000008", reason="deck id keyed wrong",
+        replacement=Shuffled(kind="deck_change", deck_id="D-0043")),
+    "12_RoundEnded": RoundEnded(),
+}
+
+EXPECTED = {1: V1_EXPECTED, 2: V2_EXPECTED, 3: V3_EXPECTED}
+
+
+# Schema id 3 by hand (Avro 1.11 specification, binary encoding): an int or a long is
+# zig-zag then a base-128 varint, low group first; a string is its UTF-8 length as a long,
+# then the bytes; a union is the branch's index as a long, then the branch; an array is a
+# block count as a long, the items, then 0; a boolean is one byte; a record is its fields in
+# order. The branches of the v3 RoundEvent payload are numbered as listed in its .avsc.
+
+def _long(n: int) -> bytes:
+    z = (n << 1) ^ (n >> 63)
+    out = bytearray()
+    while True:
+        if z < 0x80:
+            return bytes(out + bytes([z]))
+        out.append((z & 0x7F) | 0x80)
+        z >>= 7
+
+
+def _str(text: str) -> bytes:
+    return _long(len(text.encode())) + text.encode()
+
+
+def _null() -> bytes:
+    return b"\x00"                 # branch 0 of ["null", X]
+
+
+def _some(value: bytes) -> bytes:
+    return b"\x02" + value         # branch 1 of ["null", X]: zig-zag(1) = 2
+
+
+def _strings(items: tuple[str, ...]) -> bytes:
+    return _long(len(items)) + b"".join(_str(s) for s in items) + b"\x00"
+
+
+ROUND_STARTED, WAGER_PLACED, EVENT_CORRECTED, ROUND_ENDED = 0, 1, 14, 15
+HAND_CHANGED, HAND_COLLECTED, SHUFFLED, BANK_PASSED = 16, 17, 18, 19
+"""Payload branches of the schema id 3 RoundEvent (and of EventCorrected's replacement:
+null 0, then WagerPlaced 1 ... JackpotVerified 11, HandChanged 12, HandCollected 13,
+Shuffled 14, BankPassed 15)."""
+
+
+def _frame3(seq: int, branch: int, payload: bytes) -> bytes:
+    return (b"\x00" + (3).to_bytes(4, "big")            # magic byte, schema id 3
+            + _str(f"00000000-0000-4000-8000-{seq:012d}") + _str("C01") + _str("T01")
+            + _long(seq) + _str("T01-000001") + _long(T0 + seq) + _str("E011")
+            + _long(branch) + payload)
+
+
+V3_HAND_WRITTEN = {
+    "01_RoundStarted_cover": _frame3(1, ROUND_STARTED, _str("pai_gow_poker") + _null()
+                                     + _str("E011") + _some(_long(3)) + b"\x00"
+                                     + _some(_long(50_000))),
+    "02_WagerPlaced_patron": _frame3(2, WAGER_PLACED, _some(_long(3)) + _str("main")
+                                     + _long(2500) + _some(_str("P-000417"))),
+    "03_WagerPlaced_no_patron": _frame3(3, WAGER_PLACED, _some(_long(1)) + _str("main")
+                                        + _long(1000) + _null()),
+    "04_HandChanged": _frame3(4, HAND_CHANGED, _some(_long(2))
+                              + _strings(("As", "Kd", "Qh", "Jc", "Tc")) + _strings(("9s", "Jk"))),
+    "05_HandCollected": _frame3(5, HAND_COLLECTED, _some(_long(3))),
+    "06_HandCollected_dealer": _frame3(6, HAND_COLLECTED, _null()),
+    "07_Shuffled": _frame3(7, SHUFFLED, _str("reshuffle") + _null()),
+    "08_Shuffled_deck_change": _frame3(8, SHUFFLED, _str("deck_change") + _some(_str("D-0042"))),
+    "09_BankPassed": _frame3(9, BANK_PASSED, _some(_long(4)) + _str("rotation")),
+    "10_BankPassed_dealer": _frame3(10, BANK_PASSED, _null() + _str("cannot_cover")),
+    "11_EventCorrected_shuffled": _frame3(
+        11, EVENT_CORRECTED, _str("00000000-0000-4000-8000-000000000008")
+        + _str("deck id keyed wrong") + _long(14) + _str("deck_change") + _some(_str("D-0043"))),
+    "12_RoundEnded": _frame3(12, ROUND_ENDED, _null()),
+}
+
+
+def test_the_v3_golden_files_are_the_frames_written_by_hand():
+    assert set(V3_HAND_WRITTEN) == set(V3_EXPECTED)
+    for name, raw in V3_HAND_WRITTEN.items():
+        assert (GOLDEN / "v3" / f"{name}.bin").read_bytes() == raw, name
+
+
+def test_the_hand_writing_is_the_avro_specification():
+    """The spec's own examples of zig-zag varints (0, -1, 1, -2, 2, -64, 64), and a cover of
+    500.00 dollars: 50000 -> zig-zag 100000 = 0x186a0 -> varint a0 8d 06."""
+    assert [_long(n) for n in (0, -1, 1, -2, 2, -64, 64)] == [
+        b"\x00", b"\x01", b"\x02", b"\x03", b"\x04", b"\x7f", b"\x80\x01"]
+    assert _long(50_000) == bytes.fromhex("a08d06")
+    assert _str("main") == b"\x08main"
 
 
 def _cases():

@@ -46,13 +46,14 @@ PAYLOADS = [
 def test_every_event_round_trips_through_avro(payload):
     event = Table().event("T01-000001", payload)
     raw = encode(event)
-    assert raw[0] == 0 and struct.unpack(">I", raw[1:5])[0] == 2
+    assert raw[0] == 0 and struct.unpack(">I", raw[1:5])[0] == 3
     assert decode(raw) == event
 
 
 def test_frame_carries_the_registered_schema_id():
     registry = json.loads((SCHEMA_DIR / "registry.json").read_text())
     assert registry["schemas"]["2"] == "v2/catwalk.RoundEvent.avsc"
+    assert registry["schemas"]["3"] == "v3/catwalk.RoundEvent.avsc"
     for name in registry["schemas"].values():
         parse_schema(load_schema(str(SCHEMA_DIR / name)))
 
@@ -63,7 +64,7 @@ def test_frame_carries_the_registered_schema_id():
         (lambda raw: b"", "shorter than the 5-byte frame header"),
         (lambda raw: b"\x07" + raw[1:], "not the magic byte"),
         (lambda raw: raw[:1] + struct.pack(">I", 99) + raw[5:], "unknown schema id 99"),
-        (lambda raw: raw[:30], "does not match schema id 2"),
+        (lambda raw: raw[:30], "does not match schema id 3"),
         (lambda raw: raw + b"\x00", "1 bytes left over"),
     ],
     ids=["empty", "magic", "schema-id", "truncated", "trailing"],
@@ -78,9 +79,10 @@ def test_impossible_event_is_refused_when_decoded():
     """A negative wager fits the Avro schema but is not a fact; decode names the field."""
     good = encode(Table().event("T01-000001", WagerPlaced(seat=3, wager="main",
                                                           amount_cents=2500)))
-    # The amount is the last field: zig-zag 2500 -> 5000 -> varint 0x88 0x27; -2500 -> 4999.
-    assert good.endswith(b"\x88\x27")
-    bad = good[:-2] + b"\x87\x27"
+    # The amount comes before the patron id (null: branch 0): zig-zag 2500 -> 5000 ->
+    # varint 0x88 0x27; -2500 -> 4999.
+    assert good.endswith(b"\x88\x27\x00")
+    bad = good[:-3] + b"\x87\x27\x00"
     with pytest.raises(DecodeError, match="amount_cents must not be negative, got -2500"):
         decode(bad)
 
