@@ -9,13 +9,14 @@ from collections import Counter
 
 import pytest
 
-from ingest.simulate import FAULT_KINDS, simulate_shift
+from ingest.simulate import FAULT_KINDS, default_seat_order, simulate_shift
 from replay.adjudicate import judge_document
 from replay.document import DocumentError
 from replay.tiles import parse_tile
 from schemas import (
     CardsDealt,
     EnvyBonusPaid,
+    HandsExposed,
     JackpotHit,
     JackpotVerified,
     RoundEvent,
@@ -225,7 +226,34 @@ def _not_placed(kind, evs, label):
     assert abs(p.net_cents) == label.amount_cents and p.commission_cents == 0
 
 
+def _out_of_turn(kind, evs, label):
+    """Right in money, wrong in order around the table: the labelled seat's exposure (or
+    winning payment) comes right after the one of the seat next after it in turn (the
+    simulator's layout of the table: from the dealer's far right; in pai gow poker from
+    the player banker's right), and swapping the two puts every one in turn."""
+    assert deviations(evs) == set()
+    (start,) = kinds(evs, RoundStarted)
+    order = list(default_seat_order(int(evs[0].table_id[1:])))
+    banker = start.banker_seat
+    if start.game == "pai_gow_poker" and banker is not None:
+        order = order[order.index(banker) + 1:] + order[:order.index(banker)]
+    if kind == "tiles_winners_paid_out_of_order":
+        seq = [p.seat for p in kinds(evs, WagerSettled)
+               if p.wager == "main" and p.seat is not None and p.net_cents > 0]
+    else:
+        seq = [p.seat for p in kinds(evs, HandsExposed)
+               if p.seat is not None and p.seat != banker]
+    at = seq.index(label.seat)
+    assert at > 0 and order.index(seq[at - 1]) > order.index(seq[at])
+    seq[at - 1], seq[at] = seq[at], seq[at - 1]
+    assert seq == sorted(seq, key=order.index)
+    placed = [w for w in kinds(evs, WagerPlaced) if (w.seat, w.wager) == (label.seat, "main")]
+    assert [w.amount_cents for w in placed] == [label.amount_cents]
+
+
 CHECKS = {
+    "tiles_exposed_out_of_order": _out_of_turn, "players_exposed_out_of_order": _out_of_turn,
+    "tiles_winners_paid_out_of_order": _out_of_turn,
     "winner_paid_before_losers_collected": _winner_first,
     "envy_for_own_or_dealer_hand": _envy, "envy_without_qualifying_wager": _envy,
     "jackpot_step_missing": _jackpot, "award_from_inventory": _jackpot,

@@ -82,6 +82,7 @@ SELECT
     l.table_id,
     l.round_id,
     l.seat,
+    'main' AS wager,
     'seat ' || l.seat || '''s winning main wager was paid (table_seq ' || l.seq || ', '
         || strftime(l.at, '%Y-%m-%dT%H:%M:%S.%fZ') || ') after seat ' || l.dealer_after
         || '''s (table_seq ' || l.dealer_after_seq || '), which comes after it from the '
@@ -101,6 +102,7 @@ SELECT
     table_id,
     round_id,
     NULL::INTEGER AS seat,
+    NULL::VARCHAR AS wager,
     'not evaluated: ' || CASE
         WHEN no_layout THEN 'no table layout filed for table ' || table_id || ' of casino '
             || casino || ' in force when the round was dealt, so the order of the '
