@@ -5,7 +5,8 @@ and lets pass every order the rule texts allow (a withdrawn or unshown seat skip
 banker's and the dealer's own exposures outside the sequence, events at the same instant, a
 corrected event standing where the event it corrects stood, either reading of a tiles
 round a player banks); a round without a layout, or whose layout does not list a seat, is
-not evaluated, never passed."""
+not evaluated, never passed: neither flagged nor passed, and listed with why by the report
+checks/reports/seat_order_unjudged.sql."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from checks.runner import run_checks
+from checks.runner import connect, run_checks
 from replay.run import TABLES
 from tests.outputs_support import sign_replay
 from tests.test_check_order import START, ev, round_rows, settled
@@ -49,6 +50,22 @@ def run(tmp_path: Path, check_id: str, *rounds: tuple[dict, list[dict]]) -> list
             if f["check_id"] == check_id]
 
 
+REPORT = Path(__file__).resolve().parent.parent / "checks" / "reports" / "seat_order_unjudged.sql"
+
+
+def unjudged(tmp_path: Path) -> list[tuple[str, str, str]]:
+    """(round, check, why) of the report of the rounds these checks could not judge, over
+    the replay directory :func:`run` wrote."""
+    con = connect(tmp_path / "replay")
+    try:
+        rows = con.sql(REPORT.read_text(encoding="utf-8")).fetchall()
+        cols = ["casino", "table_id", "round_id", "check_id", "players", "why"]
+        return [(r["round_id"], r["check_id"], r["why"])
+                for r in (dict(zip(cols, row, strict=True)) for row in rows)]
+    finally:
+        con.close()
+
+
 def seats(flags: list[dict]) -> list[tuple[str, int | None]]:
     return [(f["round_id"], f["seat"]) for f in flags]
 
@@ -69,6 +86,7 @@ def test_tiles_hands_shown_from_the_dealers_far_right_right_to_left_pass(tmp_pat
     other_way_round = a_round("G2", TILES, [*tiles_setting(1, 4, 6), *shown(1, 4, 6)],
                               seat_order=[1, 2, 3, 4, 5, 6, 7])
     assert run(tmp_path, "tiles_exposed_out_of_order", in_turn, other_way_round) == []
+    assert unjudged(tmp_path) == []
 
 
 def test_a_tiles_seat_shown_before_the_seat_at_its_right_is_flagged_at_the_later_seat(tmp_path):
@@ -128,13 +146,15 @@ def test_a_tiles_round_without_a_layout_or_with_a_seat_it_does_not_list_is_not_e
                            seat_order=SEVEN)
     unknown_banker = a_round("G14", TILES, [*tiles_setting(2, 5), *shown(5, 2)],
                              seat_order=[7, 6, 5, 4, 3, 2], banker="seat 1")
-    flags = run(tmp_path, "tiles_exposed_out_of_order", no_layout, one_player, unknown_seat,
-                unknown_banker)
-    assert seats(flags) == [("G11", None), ("G13", None), ("G14", None)]
-    words = [f["detail"] for f in flags]
-    assert all(w.startswith("not evaluated: ") for w in words)
-    assert "no table layout filed" in words[0]
-    assert "does not list seat 8" in words[1] and "does not list seat 1" in words[2]
+    assert run(tmp_path, "tiles_exposed_out_of_order", no_layout, one_player, unknown_seat,
+               unknown_banker) == []
+    check = "tiles_exposed_out_of_order"
+    assert unjudged(tmp_path) == [
+        ("G11", check, "no table layout filed for table T01 of casino C01 in force when the "
+                       "round was dealt"),
+        ("G13", check, "the table layout in force does not list seat 8"),
+        ("G14", check, "the table layout in force does not list seat 1, the player "
+                       "banker's")]
 
 
 # --- PR pai gow tiles ¶ J: winners paid from the dealer's far right, right to left ----------
@@ -205,10 +225,12 @@ def test_tiles_payments_without_a_layout_or_of_a_seat_it_does_not_list_are_not_e
                                        settled(2, "win")], seat_order=None)
     unknown = a_round("J11", TILES, [*tiles_shown(2, 9), settled(9, "win"),
                                      settled(2, "win")], seat_order=SEVEN)
-    flags = run(tmp_path, "tiles_winners_paid_out_of_order", no_layout, unknown)
-    assert seats(flags) == [("J10", None), ("J11", None)]
-    assert "no table layout filed" in flags[0]["detail"]
-    assert "does not list seat 9" in flags[1]["detail"]
+    assert run(tmp_path, "tiles_winners_paid_out_of_order", no_layout, unknown) == []
+    found = [(r, why) for r, check, why in unjudged(tmp_path)
+             if check == "tiles_winners_paid_out_of_order"]
+    assert [r for r, _ in found] == ["J10", "J11"]
+    assert found[0][1].startswith("no table layout filed")
+    assert found[1][1] == "the table layout in force does not list seat 9"
 
 
 # --- pai gow poker procedure (7): from the player banker's right side -------------------------
@@ -259,13 +281,17 @@ def test_events_at_one_instant_and_a_corrected_exposure_are_judged_by_where_they
     assert run(tmp_path, "players_exposed_out_of_order", same_instant, corrected) == []
 
 
-def test_other_games_are_not_judged_and_a_round_without_a_layout_is_not_evaluated(tmp_path):
+def test_other_games_are_not_judged_and_a_round_without_a_layout_is_not_evaluated(
+        tmp_path):
     face_up = a_round("P8", "face_up_pai_gow", [ev("hand set"), ev("hands exposed"),
                                                 *shown(1, 4, 6)], seat_order=SEVEN)
     no_layout = a_round("P9", POKER, [*poker_exposed(2, 5), *shown(5, 2)], seat_order=None)
     unknown_banker = a_round("P10", POKER, [*poker_exposed(2, 5, banker=8), *shown(5, 2)],
                              seat_order=SEVEN, banker="seat 8")
-    flags = run(tmp_path, "players_exposed_out_of_order", face_up, no_layout, unknown_banker)
-    assert seats(flags) == [("P10", None), ("P9", None)]
-    assert "player banker's" in flags[0]["detail"]
-    assert flags[1]["detail"].startswith("not evaluated: no table layout filed for table T01")
+    assert run(tmp_path, "players_exposed_out_of_order", face_up, no_layout,
+               unknown_banker) == []
+    assert unjudged(tmp_path) == [
+        ("P10", "players_exposed_out_of_order", "the table layout in force does not list "
+                                                "seat 8, the player banker's"),
+        ("P9", "players_exposed_out_of_order", "no table layout filed for table T01 of "
+                                               "casino C01 in force when the round was dealt")]

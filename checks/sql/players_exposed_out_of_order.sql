@@ -9,18 +9,19 @@
 -- order, so events at the same instant pass) and the table's seat order
 -- (rounds.seat_order: the seats from the dealer's far right, right to left, by the layout
 -- the casino filed for the table in force when the round was dealt, docs/rulesets.md
--- "Table layouts"). The convention (docs/rules.md 6a.20): the dealer faces the players,
--- so the dealer's own right side starts the seat order; a player banker faces the dealer,
--- so the banker's right side is the seats after the banker's in the seat order, wrapping
+-- "Table layouts"). The convention (docs/rules.md 6a.20): the dealer faces the players, so
+-- the dealer's own right side starts the seat order; a player banker faces the dealer, so
+-- the banker's right side is the seats after the banker's in the seat order, wrapping
 -- round to the first. The sequence is each remaining player's first HandsExposed (classic
 -- pai gow poker; Face Up has no player banker and its own order, § 688a.7(b)); the player
 -- banker's and the dealer's exposures are not part of it (when they come is
 -- hands_set_out_of_order's and the banker checks' to say). Offending rows: one per seat
 -- exposed after a seat that comes after it in the order, naming the first such seat. Not
--- evaluated (a row without a seat, saying why; never a pass): a round with two or more
--- players exposed and no layout filed for the table at the time (seat_order null), or
+-- evaluated (neither flagged nor passed; the report checks/reports/seat_order_unjudged.sql
+-- lists each round with why): a round with two or more players exposed and no layout filed
+-- for the table in force when it was dealt (seat_order null: "no table layout filed"), or
 -- whose layout does not list a seat exposed (or the player banker's seat): a layout that
--- does not know a seat cannot place it; one player exposed has no order to judge.
+-- does not know a seat cannot place it. One player has no order to judge.
 WITH r AS (
     SELECT casino, table_id, round_id, seat_order, len(seat_order) AS n,
            CASE WHEN banker LIKE 'seat %'
@@ -85,20 +86,4 @@ SELECT
 FROM late AS l
 JOIN turns AS t USING (casino, table_id, round_id, seat)
 WHERE l.after IS NOT NULL
-UNION ALL
-SELECT
-    casino,
-    table_id,
-    round_id,
-    NULL::INTEGER AS seat,
-    'not evaluated: ' || CASE
-        WHEN no_layout THEN 'no table layout filed for table ' || table_id || ' of casino '
-            || casino || ' in force when the round was dealt, so the order of the '
-            || players || ' players'' hands exposed cannot be judged'
-        WHEN unknown_seat IS NOT NULL THEN 'the table layout in force does not list seat '
-            || unknown_seat || ', whose hands were exposed: it cannot place it in the order'
-        ELSE 'the table layout in force does not list seat ' || banker_seat
-            || ', the player banker''s: the banker''s right cannot be placed' END AS detail
-FROM rounds_judged
-WHERE players >= 2 AND (no_layout OR unknown_seat IS NOT NULL OR unknown_banker)
-ORDER BY casino, table_id, round_id, seat NULLS FIRST
+ORDER BY casino, table_id, round_id, seat

@@ -15,11 +15,12 @@
 -- says nothing of the banker, and pai gow poker procedure (7) starts from the player
 -- banker's right: both readings are lawful (6a.20), so the round is flagged only when the
 -- showing follows neither. Offending rows: one per seat shown after a seat that comes
--- after it in the order, naming the first such seat. Not evaluated (a row without a seat,
--- saying why; never a pass): a round with two or more players shown and no layout filed
--- for the table at the time (seat_order null), or whose layout does not list a seat shown
--- (or the player banker's seat): a layout that does not know a seat cannot place it; one
--- player shown has no order to judge.
+-- after it in the order, naming the first such seat. Not evaluated (neither flagged nor
+-- passed; the report checks/reports/seat_order_unjudged.sql lists each round with why): a
+-- round with two or more players shown and no layout filed for the table in force when it
+-- was dealt (seat_order null: "no table layout filed"), or whose layout does not list a
+-- seat shown (or the player banker's seat): a layout that does not know a seat cannot
+-- place it. One player has no order to judge.
 WITH r AS (
     SELECT casino, table_id, round_id, seat_order, len(seat_order) AS n,
            CASE WHEN banker LIKE 'seat %'
@@ -91,20 +92,4 @@ JOIN turns AS t USING (casino, table_id, round_id, seat)
 LEFT JOIN banker_bad AS b USING (casino, table_id, round_id)
 WHERE l.dealer_after IS NOT NULL
   AND (t.banker_turn IS NULL OR coalesce(b.any_late, false))
-UNION ALL
-SELECT
-    casino,
-    table_id,
-    round_id,
-    NULL::INTEGER AS seat,
-    'not evaluated: ' || CASE
-        WHEN no_layout THEN 'no table layout filed for table ' || table_id || ' of casino '
-            || casino || ' in force when the round was dealt, so the order of the '
-            || players || ' players'' hands shown cannot be judged'
-        WHEN unknown_seat IS NOT NULL THEN 'the table layout in force does not list seat '
-            || unknown_seat || ', whose hands were shown: it cannot place it in the order'
-        ELSE 'the table layout in force does not list seat ' || banker_seat
-            || ', the player banker''s: the banker''s right cannot be placed' END AS detail
-FROM rounds_judged
-WHERE players >= 2 AND (no_layout OR unknown_seat IS NOT NULL OR unknown_banker)
-ORDER BY casino, table_id, round_id, seat NULLS FIRST
+ORDER BY casino, table_id, round_id, seat

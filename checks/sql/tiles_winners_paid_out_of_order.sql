@@ -11,18 +11,19 @@
 -- outcome_word_wrong's to say), and the table's seat order (rounds.seat_order: the seats
 -- from the dealer's far right, right to left, by the layout the casino filed for the table
 -- in force when the round was dealt, docs/rulesets.md "Table layouts"; the convention is
--- docs/rules.md 6a.20). The sequence is each player's first payment of the main wager;
--- the losers, the ties, the side wagers, the player banker's account and the dealer's own
+-- docs/rules.md 6a.20). The sequence is each player's first payment of the main wager; the
+-- losers, the ties, the side wagers, the player banker's account and the dealer's own
 -- wager against the bank are not part of it (winners paid before the losers are collected
 -- are winner_paid_before_losers' to say). When a player banks, both readings of 6a.20 are
 -- lawful (from the dealer's far right, as ¶ J says, or from the player banker's right, as
 -- pai gow poker settlement (12)(b) does), so the round is flagged only when the payments
 -- follow neither. Offending rows: one per seat paid after a seat that comes after it in
--- the order, naming the first such seat. Not evaluated (a row without a seat, saying why;
--- never a pass): a round with two or more winners paid and no layout filed for the table
--- at the time (seat_order null), or whose layout does not list a seat paid (or the player
--- banker's seat): a layout that does not know a seat cannot place it; one winner has no
--- order to judge.
+-- the order, naming the first such seat. Not evaluated (neither flagged nor passed; the
+-- report checks/reports/seat_order_unjudged.sql lists each round with why): a round with
+-- two or more winners paid and no layout filed for the table in force when it was dealt
+-- (seat_order null: "no table layout filed"), or whose layout does not list a seat paid
+-- (or the player banker's seat): a layout that does not know a seat cannot place it. One
+-- winner has no order to judge.
 WITH r AS (
     SELECT casino, table_id, round_id, seat_order, len(seat_order) AS n,
            CASE WHEN banker LIKE 'seat %'
@@ -96,21 +97,4 @@ JOIN turns AS t USING (casino, table_id, round_id, seat)
 LEFT JOIN banker_bad AS b USING (casino, table_id, round_id)
 WHERE l.dealer_after IS NOT NULL
   AND (t.banker_turn IS NULL OR coalesce(b.any_late, false))
-UNION ALL
-SELECT
-    casino,
-    table_id,
-    round_id,
-    NULL::INTEGER AS seat,
-    NULL::VARCHAR AS wager,
-    'not evaluated: ' || CASE
-        WHEN no_layout THEN 'no table layout filed for table ' || table_id || ' of casino '
-            || casino || ' in force when the round was dealt, so the order of the '
-            || players || ' winners'' payments cannot be judged'
-        WHEN unknown_seat IS NOT NULL THEN 'the table layout in force does not list seat '
-            || unknown_seat || ', which was paid: it cannot place it in the order'
-        ELSE 'the table layout in force does not list seat ' || banker_seat
-            || ', the player banker''s: the banker''s right cannot be placed' END AS detail
-FROM rounds_judged
-WHERE players >= 2 AND (no_layout OR unknown_seat IS NOT NULL OR unknown_banker)
-ORDER BY casino, table_id, round_id, seat NULLS FIRST
+ORDER BY casino, table_id, round_id, seat
