@@ -1,7 +1,7 @@
 """The fault kinds of the simulator that the catalogue's Envy, Ace High, bank, placement
-and order-around-the-table checks answer: a simulated shift whose only fault is one of them is flagged by
-its check (the one whose ``-- catches:`` line names the kind) at every labelled round and
-seat, and by no rule check on a round without a label."""
+and order-around-the-table checks answer: a simulated shift whose only fault is one of them
+is flagged by its check (the one whose ``-- catches:`` line names the kind) at every
+labelled round and seat, and by no rule check on a round without a label."""
 
 from __future__ import annotations
 
