@@ -91,6 +91,13 @@ def main() -> int:
         rulesets = [] if args.rulesets is None else ["--rulesets", str(args.rulesets)]
         dealing = [*rulesets, *(["--games", args.games] if args.games else []),
                    *(["--rich-hands", args.rich_hands] if args.rich_hands else [])]
+        # the tables' layouts reach replay as filings, beside the casinos' rulesets: the
+        # simulators write those they deal by and their casinos did not file
+        filings = data / "filings"
+        shutil.rmtree(filings, ignore_errors=True)
+        if args.rulesets is not None:
+            shutil.copytree(args.rulesets, filings, symlinks=True)
+        dealing += ["--layouts-out", str(filings)]
         for i in range(args.first_casino, args.first_casino + args.casinos):
             casino = f"C{i:02d}"
             labels.append(data / f"labels-{casino}.jsonl")
@@ -102,7 +109,7 @@ def main() -> int:
         _run("ingest", ["ingest", "--data", str(data), "--topic", topic, "--until-idle", "10",
                         "--quiet"], env)
         _run("replay", ["replay", "--data", str(data), "--workers", str(args.workers),
-                        *rulesets], env)
+                        "--rulesets", str(filings)], env)
         checks = _run("checks", ["checks", "--data", str(data)], env)
         evaluation = _run("evaluate", ["checks.evaluate", "--data", str(data),
                                        *[x for path in labels for x in ("--labels", str(path))]],
@@ -110,10 +117,11 @@ def main() -> int:
         if evaluation.returncode not in (0, 1):
             sys.exit(f"checks.evaluate failed:\n{evaluation.stderr}")
         games = args.games or "all four games"
-        filings = "" if args.rulesets is None else f", judged by the filings in {args.rulesets}"
+        judged = ("" if args.rulesets is None
+                  else f", judged by the filings in {args.rulesets}")
         print(f"{rounds:,} rounds ({args.casinos} casinos x {args.tables} tables x "
               f"{args.rounds}), {games}, every fault kind at --fault-rate "
-              f"{args.fault_rate}, seed {args.seed}{filings}; Python "
+              f"{args.fault_rate}, seed {args.seed}{judged} and the tables' layouts; Python "
               f"{platform.python_version()}, {os.cpu_count()} CPUs\n")
         print("| stage | wall s |\n|---|---:|")
         for name, elapsed in TIMES:

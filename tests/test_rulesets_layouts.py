@@ -200,3 +200,20 @@ def test_replay_writes_the_seats_of_the_layout_in_force_when_each_round_was_deal
     replay(log, tmp_path / "none")
     assert all(r["seat_order"] is None for r in pq.read_table(
         tmp_path / "none" / "rounds.parquet", columns=["seat_order"]).to_pylist())
+
+
+def test_the_simulators_layouts_are_clean_filings_of_the_tables_its_casino_did_not_file(
+        tmp_path):
+    from ingest.simulate import default_seat_order, layout_files, write_layout_files
+
+    layout(tmp_path / "casino", entry([1, 2]), casino="C05", table="T01")
+    book = load_rulebook(tmp_path / "casino")
+    files = layout_files(tables=5, casino="C05", book=book)
+    assert sorted(files) == [f"C05/tables/T0{t}.json" for t in (2, 3, 4, 5)]
+    write_layout_files(tmp_path / "sim", files)
+    found = read_filings(tmp_path / "sim")
+    assert found.problems == ()
+    at = dt.datetime(2026, 11, 28, 18, tzinfo=dt.UTC)
+    assert found.book().seat_order("C05", "T03", at) == (7, 6, 5, 4, 3, 2, 1)
+    assert found.book().seat_order("C05", "T04", at) == (1, 2, 3, 4, 5, 6, 7)
+    assert default_seat_order(8) == (7, 6, 5, 4, 3, 2, 1)
