@@ -409,7 +409,9 @@ problem; ``unjudged``, the keys of the rounds not evaluated (a check keeps to ju
 with ``ANTI JOIN unjudged USING (casino, table_id, round_id)``); ``envy_paid``, the Envy
 payments per seat; ``play_marks`` and ``marked_play``, the marks of the order of play per
 round and the events of the rounds marked (the seven checks of the order of play read
-these, not the timeline). A check reads them as it reads the views; a wager settled
+these, not the timeline); ``seat_turns``, each player's exposure and tiles payment in the
+rounds with a table layout, with its place in the seat order (the three checks of the
+order around the table read it). A check reads them as it reads the views; a wager settled
 lawfully, or a judged round without a problem, is in none of them."""
 
 PLAY = """

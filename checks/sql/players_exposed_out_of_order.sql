@@ -22,31 +22,12 @@
 -- for the table in force when it was dealt (seat_order null: "no table layout filed"), or
 -- whose layout does not list a seat exposed (or the player banker's seat): a layout that
 -- does not know a seat cannot place it. One player has no order to judge.
-WITH r AS (
-    SELECT casino, table_id, round_id, seat_order, len(seat_order) AS n,
-           CASE WHEN banker LIKE 'seat %'
-                THEN TRY_CAST(split_part(banker, ' ', 2) AS INTEGER) END AS banker_seat
-    FROM rounds
-    WHERE game = 'pai_gow_poker'
-), shown AS (
-    SELECT casino, table_id, round_id, seat, min(table_seq) AS seq,
-           arg_min(occurred_at, table_seq) AS at
-    FROM play
-    WHERE game = 'pai_gow_poker' AND event = 'hands exposed' AND seat IS NOT NULL
-      AND position <> 'banker'
-    GROUP BY casino, table_id, round_id, seat
-), placed AS (
-    SELECT s.*, r.seat_order, r.banker_seat, r.n,
-           list_position(r.seat_order, s.seat) AS pos,
-           list_position(r.seat_order, r.banker_seat) AS banker_pos
-    FROM shown AS s
-    JOIN r USING (casino, table_id, round_id)
+WITH placed AS (
+    SELECT * FROM seat_turns WHERE game = 'pai_gow_poker' AND step = 'shown'
 ), rounds_judged AS (
     SELECT casino, table_id, round_id, count(*) AS players,
-           bool_or(seat_order IS NULL) AS no_layout,
-           min(CASE WHEN seat_order IS NOT NULL AND pos IS NULL THEN seat END) AS unknown_seat,
-           bool_or(banker_seat IS NOT NULL AND seat_order IS NOT NULL AND banker_pos IS NULL)
-               AS unknown_banker,
+           min(CASE WHEN pos IS NULL THEN seat END) AS unknown_seat,
+           bool_or(banker_seat IS NOT NULL AND banker_pos IS NULL) AS unknown_banker,
            any_value(banker_seat) AS banker_seat
     FROM placed
     GROUP BY casino, table_id, round_id
@@ -58,7 +39,7 @@ WITH r AS (
                 ELSE p.pos END AS turn
     FROM placed AS p
     JOIN rounds_judged AS j USING (casino, table_id, round_id)
-    WHERE NOT j.no_layout AND j.unknown_seat IS NULL AND NOT j.unknown_banker
+    WHERE j.unknown_seat IS NULL AND NOT j.unknown_banker
 ), late AS (
     -- a seat exposed after one whose turn comes after it
     SELECT a.casino, a.table_id, a.round_id, a.seat, a.seq, a.at,
