@@ -8,7 +8,10 @@ Usage: .venv/bin/python bench/precision_recall.py [--casinos 10] [--tables 20]
 ``--rulesets DIR`` deals and judges each casino by its own filings (docs/rulesets.md):
 ``--rulesets docs/examples/rulesets --first-casino 2 --casinos 1 --games pai_gow_poker``
 measures a shift of casino C02, whose dealers set by the Flamingo house way of its filing
-(docs/house-way.md), not by Catwalk's reference-1.3.
+(docs/house-way.md), not by Catwalk's reference-1.3. Either way the tables' layouts (which
+seat is at the dealer's right: the simulator's own for the tables a casino did not lay out)
+are filed beside the rulesets in DATA/filings, the simulators deal by them and put players
+out of turn, and replay judges by them (docs/rulesets.md, "Table layouts").
 
 Needs the local broker (`make kafka-up`) or KAFKA_BOOTSTRAP. Simulates one shift per casino
 (C01, C02 ...; seed + casino number), every game and every fault kind at --fault-rate, each
@@ -35,6 +38,12 @@ import uuid
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from ingest.simulate import layout_files, write_layout_files  # noqa: E402
+from replay.filings import load_rulebook  # noqa: E402
+
 TIMES: list[tuple[str, float]] = []
 """Each stage's wall time, in order."""
 
@@ -88,16 +97,20 @@ def main() -> int:
     rounds = args.casinos * args.tables * args.rounds
     try:
         labels = []
-        rulesets = [] if args.rulesets is None else ["--rulesets", str(args.rulesets)]
-        dealing = [*rulesets, *(["--games", args.games] if args.games else []),
-                   *(["--rich-hands", args.rich_hands] if args.rich_hands else [])]
-        # the tables' layouts reach replay as filings, beside the casinos' rulesets: the
-        # simulators write those they deal by and their casinos did not file
+        # the tables' layouts filed beside the casinos' rulesets (the simulator's own for
+        # the tables a casino did not lay out): the simulators deal by them and put players
+        # out of turn, and replay judges by them
         filings = data / "filings"
         shutil.rmtree(filings, ignore_errors=True)
         if args.rulesets is not None:
             shutil.copytree(args.rulesets, filings, symlinks=True)
-        dealing += ["--layouts-out", str(filings)]
+        own = None if args.rulesets is None else load_rulebook(args.rulesets)
+        for i in range(args.first_casino, args.first_casino + args.casinos):
+            write_layout_files(filings, layout_files(tables=args.tables, casino=f"C{i:02d}",
+                                                     book=own))
+        rulesets = ["--rulesets", str(filings)]
+        dealing = [*rulesets, *(["--games", args.games] if args.games else []),
+                   *(["--rich-hands", args.rich_hands] if args.rich_hands else [])]
         for i in range(args.first_casino, args.first_casino + args.casinos):
             casino = f"C{i:02d}"
             labels.append(data / f"labels-{casino}.jsonl")
@@ -109,7 +122,7 @@ def main() -> int:
         _run("ingest", ["ingest", "--data", str(data), "--topic", topic, "--until-idle", "10",
                         "--quiet"], env)
         _run("replay", ["replay", "--data", str(data), "--workers", str(args.workers),
-                        "--rulesets", str(filings)], env)
+                        *rulesets], env)
         checks = _run("checks", ["checks", "--data", str(data)], env)
         evaluation = _run("evaluate", ["checks.evaluate", "--data", str(data),
                                        *[x for path in labels for x in ("--labels", str(path))]],

@@ -44,6 +44,7 @@ from ingest.sim_faults import (
     FAULT_KINDS,
     JUDGED_AGAIN,
     SETTLEMENTS,
+    TURN_FAULTS,
     Label,
     Round,
     alter_entries,
@@ -54,6 +55,7 @@ from ingest.sim_faults import (
 )
 from ingest.sim_record import Staff, meter_awards, protocol, settlements
 from replay.adjudicate import judge_document
+from replay.layouts import TableLayout, parse_instant
 from replay.rulebook import Rulebook, shipped_book
 from schemas import Payload, RoundEvent
 
@@ -85,10 +87,14 @@ class TableSimulator:
         self.book = shipped_book() if book is None else book
         start = dt.datetime.fromtimestamp(SHIFT_START_US / 1e6, dt.UTC)
         self.ruleset = self.book.in_force(casino, game, start.date())
-        self.seat_order = (self.book.seat_order(casino, self.table_id, start)
-                           or default_seat_order(table_index))
+        filed = self.book.seat_order(casino, self.table_id, start)
+        self.seat_order = filed or default_seat_order(table_index)
         """The table's seats from the dealer's far right (its layout: the one the casino
         filed, else :func:`default_seat_order`), the order the dealer exposes and pays in."""
+        self.layout_filed = filed is not None
+        """Whether replay can know the table's layout (its casino filed it): only then are
+        the faults of the order around the table (``TURN_FAULTS``) injected, as a fault no
+        check can see is no test of the catalogue (:func:`with_layouts`)."""
         self.seq = 0
         self.clock_us = SHIFT_START_US + table_index * 17_000_000
         self.dealers = (f"E{table_index:02d}1", f"E{table_index:02d}2")
@@ -126,7 +132,8 @@ class TableSimulator:
         truth = Round(plan=plan, result=result, settled=tuple(settlements(plan, result, staff)))
         kind = None
         if self.fault_rate and rng.random() < self.fault_rate:
-            kinds = applicable(self.faults, truth)
+            kinds = [k for k in applicable(self.faults, truth)
+                     if self.layout_filed or k not in TURN_FAULTS]
             kind = rng.choice(kinds) if kinds else None
         label = None
         if kind in JUDGED_AGAIN or kind in FACTS:
@@ -187,6 +194,32 @@ def default_seat_order(table_index: int) -> tuple[int, ...]:
     return seats if (table_index // 4) % 2 == 0 else seats[::-1]
 
 
+def sim_layouts(*, tables: int, casino: str = "C01",
+                book: Rulebook | None = None) -> tuple[TableLayout, ...]:
+    """The simulator's own layouts (:func:`default_seat_order`) of the tables of a shift of
+    ``tables`` tables whose casino filed none in ``book``, in force from
+    :data:`LAYOUT_FROM`."""
+    start = dt.datetime.fromtimestamp(SHIFT_START_US / 1e6, dt.UTC)
+    return tuple(
+        TableLayout(casino=casino, table_id=f"T{t:02d}",
+                    seats_from_dealer_right=default_seat_order(t),
+                    effective_from=parse_instant(LAYOUT_FROM), source="ingest/simulate.py")
+        for t in range(1, tables + 1)
+        if book is None or book.seat_order(casino, f"T{t:02d}", start) is None)
+
+
+def with_layouts(*, tables: int, casino: str = "C01",
+                 book: Rulebook | None = None) -> Rulebook:
+    """``book`` (default the shipped rulesets) with the simulator's own layouts of the
+    tables its casino did not lay out, as if the casino had filed them: the simulator deals
+    by it and injects the faults of the order around the table, and replay judges by it.
+    The in-memory form of :func:`layout_files` (files: none)."""
+    base = shipped_book() if book is None else book
+    return Rulebook(shipped=base.shipped, filed=base.filed, files=base.files,
+                    layouts=(*base.layouts, *sim_layouts(tables=tables, casino=casino,
+                                                         book=base)))
+
+
 def layout_files(*, tables: int, casino: str = "C01",
                  book: Rulebook | None = None) -> dict[str, str]:
     """The table layouts a simulated shift of ``tables`` tables deals by and that its
@@ -194,17 +227,14 @@ def layout_files(*, tables: int, casino: str = "C01",
     (``<casino>/tables/<table_id>.json``, docs/rulesets.md "Table layouts") to judge its
     rounds by: replay (and the checks) learn a table's layout only from a filing, as they
     learn its rules, so a shift replayed without them has its order around the table not
-    evaluated. ``--layouts-out DIR`` writes them."""
-    start = dt.datetime.fromtimestamp(SHIFT_START_US / 1e6, dt.UTC)
+    evaluated. ``--layouts-out DIR`` writes them; a shift dealt by them (``--rulesets DIR``)
+    has the faults of the order around the table too."""
     out = {}
-    for t in range(1, tables + 1):
-        table_id = f"T{t:02d}"
-        if book is not None and book.seat_order(casino, table_id, start) is not None:
-            continue
-        doc = {"casino": casino, "table_id": table_id,
-               "layouts": [{"seats_from_dealer_right": list(default_seat_order(t)),
+    for x in sim_layouts(tables=tables, casino=casino, book=book):
+        doc = {"casino": casino, "table_id": x.table_id,
+               "layouts": [{"seats_from_dealer_right": list(x.seats_from_dealer_right),
                             "effective_from": LAYOUT_FROM, "effective_to": None}]}
-        out[f"{casino}/tables/{table_id}.json"] = json.dumps(doc, indent=2) + "\n"
+        out[f"{casino}/tables/{x.table_id}.json"] = json.dumps(doc, indent=2) + "\n"
     return out
 
 

@@ -23,8 +23,7 @@ from checks.evaluate import (
 from checks.runner import FLAG_SCHEMA, load_checks, parse_check, run_checks
 from ingest.log import LogWriter, Received
 from ingest.sim_faults import FAULT_KINDS
-from ingest.simulate import layout_files, simulate_shift, write_layout_files
-from replay.filings import load_rulebook
+from ingest.simulate import simulate_shift, with_layouts
 from replay.run import replay
 from schemas import encode
 from tests.outputs_support import sign_replay
@@ -182,15 +181,16 @@ def test_a_small_simulated_shift_is_caught_whole_by_the_map_the_catches_lines_gi
     """Every fault kind at a high rate, all four games, without a broker: the log written as
     ingest writes it, replayed, checked; each labelled fault is flagged by the check whose
     catches line names its kind, and no rule check flags a round without a label. The
-    tables' layouts reach replay as a casino's filings (ingest.simulate.layout_files)."""
+    tables' layouts are filed (ingest.simulate.with_layouts): the simulator deals by them and
+    puts players out of turn, and replay judges by them."""
+    book = with_layouts(tables=8)
     events, labels = simulate_shift(tables=8, rounds=40, seed=5, fault_rate=0.6,
-                                    rich_hands=0.3)
-    write_layout_files(tmp_path / "filings", layout_files(tables=8))
+                                    rich_hands=0.3, book=book)
     log = LogWriter(tmp_path / "log", tmp_path / "quarantine")
     log.append([Received(topic="round-events", partition=0, offset=i, timestamp_ms=i,
                          key=e.table_id.encode(), value=encode(e))
                 for i, e in enumerate(events)], [])
-    replay(tmp_path / "log", tmp_path / "replay", book=load_rulebook(tmp_path / "filings"))
+    replay(tmp_path / "log", tmp_path / "replay", book=book)
     sign_replay(tmp_path)
     run_checks(tmp_path / "replay", tmp_path / "checks")
     flags = pq.read_table(tmp_path / "checks" / "flags.parquet").to_pylist()

@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from ingest.simulate import FAULT_KINDS, default_seat_order, simulate_shift
+from ingest.simulate import FAULT_KINDS, default_seat_order, simulate_shift, with_layouts
 from replay.adjudicate import judge_document
 from replay.document import DocumentError
 from replay.tiles import parse_tile
@@ -43,7 +43,8 @@ def _clean(evs: list[RoundEvent]) -> bool:
 def faulty(request):
     kind = request.param
     events, labels = simulate_shift(tables=4, rounds=30, seed=11, fault_rate=1.0,
-                                    faults=[kind], rich_hands=0.5)
+                                    faults=[kind], rich_hands=0.5,
+                                    book=with_layouts(tables=4))  # the layouts filed
     return kind, by_round(events), labels
 
 
@@ -288,3 +289,13 @@ def test_faults_limited_to_the_kinds_asked_for():
     assert {label.kind for label in labels} == {"overpay", "missing_events"}
     with pytest.raises(ValueError, match="unknown fault kind 'mispay'"):
         simulate_shift(tables=1, rounds=1, seed=1, fault_rate=1.0, faults=["mispay"])
+
+
+def test_the_order_around_the_table_is_put_wrong_only_where_the_layout_is_filed():
+    """Without the tables' layouts filed, replay could not see a player taken out of turn,
+    so the simulator injects none (and deals by its own layouts all the same)."""
+    turn = ["tiles_exposed_out_of_order", "players_exposed_out_of_order"]
+    _, unfiled = simulate_shift(tables=4, rounds=20, seed=11, fault_rate=1.0, faults=turn)
+    _, filed = simulate_shift(tables=4, rounds=20, seed=11, fault_rate=1.0, faults=turn,
+                              book=with_layouts(tables=4))
+    assert unfiled == [] and {label.kind for label in filed} == set(turn)

@@ -10,8 +10,7 @@ import pytest
 
 from checks.evaluate import FAULT_CHECKS
 from checks.runner import run_all
-from ingest.simulate import layout_files, simulate_shift, write_layout_files
-from replay.filings import load_rulebook
+from ingest.simulate import simulate_shift, with_layouts
 from replay.run import replay
 from schemas import encode
 from tests.test_replay_workers import _write as _write_log
@@ -33,11 +32,11 @@ SHIFTS = {
 
 def _shift(tmp_path, kind):
     games, rounds, seed = SHIFTS[kind]
+    book = with_layouts(tables=4)  # the tables' layouts filed, for the order around the table
     events, labels = simulate_shift(tables=4, rounds=rounds, seed=seed, fault_rate=0.5,
-                                    faults=[kind], rich_hands=0.5, games=games)
+                                    faults=[kind], rich_hands=0.5, games=games, book=book)
     log = _write_log(tmp_path, [(e.table_id.encode(), encode(e)) for e in events], batch=500)
-    write_layout_files(tmp_path / "filings", layout_files(tables=4))  # the tables' layouts
-    replay(log, tmp_path / "replay", book=load_rulebook(tmp_path / "filings"))
+    replay(log, tmp_path / "replay", book=book)
     run_all(tmp_path / "replay", tmp_path / "checks")
     flags = pq.read_table(tmp_path / "checks" / "flags.parquet").to_pylist()
     return labels, [f for f in flags if f["kind"] == "rule"]
