@@ -187,11 +187,11 @@ LAYOUT_FROM = "2026-01-01T00:00:00Z"
 
 def default_seat_order(table_index: int) -> tuple[int, ...]:
     """The seats of a simulated table from the dealer's far right, right to left, when its
-    casino filed no layout for it: seat 7 at the dealer's far right (seat 1 at the far
-    left) at tables T01 to T03, T08 to T11 ..., the other way round at T04 to T07 ..., so
-    that a shift has tables of both numberings."""
-    seats = (7, 6, 5, 4, 3, 2, 1)
-    return seats if (table_index // 4) % 2 == 0 else seats[::-1]
+    casino filed no layout for it. Seats are numbered from the dealer's left, so the highest
+    is at the dealer's far right: seats 7 to 1 at tables T01 to T03, T08 to T11 ...; 6 to 1
+    at T04 to T07 ... (six-seat tables: the simulator's pai gow seats are 1 to 6), so that a
+    shift has tables of both sizes."""
+    return (7, 6, 5, 4, 3, 2, 1) if (table_index // 4) % 2 == 0 else (6, 5, 4, 3, 2, 1)
 
 
 def sim_layouts(*, tables: int, casino: str = "C01",
@@ -346,7 +346,7 @@ def _parser() -> argparse.ArgumentParser:
                    "docs/rulesets.md; default $CATWALK_RULESETS, else the shipped ones); "
                    "a DIR with any problem is refused")
     p.add_argument("--layouts-out", type=Path, default=None, metavar="DIR",
-                   help="write the layouts of the simulated tables (seat 7 or seat 1 at the "
+                   help="write the layouts of the simulated tables (the highest seat at the "
                    "dealer's far right) that the casino has not filed, as "
                    "DIR/<casino>/tables/<table_id>.json, so that `python -m replay --rulesets "
                    "DIR` judges the order around the table (docs/rulesets.md)")

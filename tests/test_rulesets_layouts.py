@@ -215,5 +215,5 @@ def test_the_simulators_layouts_are_clean_filings_of_the_tables_its_casino_did_n
     assert found.problems == ()
     at = dt.datetime(2026, 11, 28, 18, tzinfo=dt.UTC)
     assert found.book().seat_order("C05", "T03", at) == (7, 6, 5, 4, 3, 2, 1)
-    assert found.book().seat_order("C05", "T04", at) == (1, 2, 3, 4, 5, 6, 7)
+    assert found.book().seat_order("C05", "T04", at) == (6, 5, 4, 3, 2, 1)
     assert default_seat_order(8) == (7, 6, 5, 4, 3, 2, 1)
