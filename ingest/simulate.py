@@ -88,13 +88,15 @@ class TableSimulator:
         start = dt.datetime.fromtimestamp(SHIFT_START_US / 1e6, dt.UTC)
         self.ruleset = self.book.in_force(casino, game, start.date())
         filed = self.book.seat_order(casino, self.table_id, start)
-        self.seat_order = filed or default_seat_order(table_index)
-        """The table's seats from the dealer's far right (its layout: the one the casino
-        filed, else :func:`default_seat_order`), the order the dealer exposes and pays in."""
+        self.seat_order = filed or ()
+        """The table's seats from the dealer's far right by the layout its casino filed
+        (docs/rulesets.md), the order the dealer exposes and pays in; empty when none is
+        filed: then by seat number, as replay cannot judge the order anyway."""
         self.layout_filed = filed is not None
         """Whether replay can know the table's layout (its casino filed it): only then are
         the faults of the order around the table (``TURN_FAULTS``) injected, as a fault no
-        check can see is no test of the catalogue (:func:`with_layouts`)."""
+        check can see is no test of the catalogue (:func:`with_layouts` files the
+        simulator's own layouts, :func:`default_seat_order`)."""
         self.seq = 0
         self.clock_us = SHIFT_START_US + table_index * 17_000_000
         self.dealers = (f"E{table_index:02d}1", f"E{table_index:02d}2")
@@ -346,10 +348,11 @@ def _parser() -> argparse.ArgumentParser:
                    "docs/rulesets.md; default $CATWALK_RULESETS, else the shipped ones); "
                    "a DIR with any problem is refused")
     p.add_argument("--layouts-out", type=Path, default=None, metavar="DIR",
-                   help="write the layouts of the simulated tables (the highest seat at the "
-                   "dealer's far right) that the casino has not filed, as "
-                   "DIR/<casino>/tables/<table_id>.json, so that `python -m replay --rulesets "
-                   "DIR` judges the order around the table (docs/rulesets.md)")
+                   help="file the simulator's own layouts of the tables the casino has not "
+                   "laid out (the highest seat at the dealer's far right): the shift is dealt "
+                   "by them, players put out of turn among the faults, and they are written "
+                   "as DIR/<casino>/tables/<table_id>.json for `python -m replay --rulesets "
+                   "DIR` (docs/rulesets.md); without layouts a table deals by seat number")
     p.add_argument("--topic", default=None, help="Kafka topic (default round-events)")
     p.add_argument("--bootstrap", default=None,
                    help="Kafka host:port (default $KAFKA_BOOTSTRAP or the local broker)")
@@ -483,6 +486,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"simulate: {exc}", file=sys.stderr)
         return 2
     topic = args.topic or _default_topic()
+    if args.layouts_out is not None:
+        # the simulator's own layouts filed for the tables the casino did not lay out: the
+        # shift is dealt by them, and replay judges by the files written
+        write_layout_files(args.layouts_out, layout_files(tables=args.tables,
+                                                          casino=args.casino, book=book))
+        book = with_layouts(tables=args.tables, casino=args.casino, book=book)
     try:
         events, labels = simulate_shift(tables=args.tables, rounds=args.rounds,
                                         seed=args.seed, fault_rate=args.fault_rate,
@@ -491,9 +500,6 @@ def main(argv: list[str] | None = None) -> int:
     except NoRulesetInForceError as exc:
         print(f"simulate: {exc}", file=sys.stderr)
         return 2
-    if args.layouts_out is not None:
-        write_layout_files(args.layouts_out, layout_files(tables=args.tables,
-                                                          casino=args.casino, book=book))
     if args.labels is not None:
         args.labels.parent.mkdir(parents=True, exist_ok=True)
         args.labels.write_text("".join(label.to_json() + "\n" for label in labels))

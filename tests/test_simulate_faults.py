@@ -293,9 +293,15 @@ def test_faults_limited_to_the_kinds_asked_for():
 
 def test_the_order_around_the_table_is_put_wrong_only_where_the_layout_is_filed():
     """Without the tables' layouts filed, replay could not see a player taken out of turn,
-    so the simulator injects none (and deals by its own layouts all the same)."""
+    so the simulator injects none, and shows the players by seat number."""
     turn = ["tiles_exposed_out_of_order", "players_exposed_out_of_order"]
-    _, unfiled = simulate_shift(tables=4, rounds=20, seed=11, fault_rate=1.0, faults=turn)
+    events, unfiled = simulate_shift(tables=4, rounds=20, seed=11, fault_rate=1.0,
+                                     faults=turn)
+    for evs in by_round(events).values():
+        (start,) = kinds(evs, RoundStarted)
+        shown = [p.seat for p in kinds(evs, HandsExposed)
+                 if p.seat is not None and p.seat != start.banker_seat]
+        assert shown == sorted(shown)
     _, filed = simulate_shift(tables=4, rounds=20, seed=11, fault_rate=1.0, faults=turn,
                               book=with_layouts(tables=4))
     assert unfiled == [] and {label.kind for label in filed} == set(turn)
