@@ -62,9 +62,10 @@ SELECT
         || CASE WHEN t.banker_seat IS NOT NULL
                 THEN 'player banker''s right (seat ' || t.banker_seat || ' banks)'
                 ELSE 'dealer''s own right' END
-        || ' (seat order from the dealer''s far right ' || array_to_string(t.seat_order, ' ')
+        || ' (seat order from the dealer''s far right ' || array_to_string(o.seat_order, ' ')
         || ')' AS detail
 FROM late AS l
 JOIN turns AS t USING (casino, table_id, round_id, seat)
+JOIN rounds AS o USING (casino, table_id, round_id)
 WHERE l.after IS NOT NULL
 ORDER BY casino, table_id, round_id, seat

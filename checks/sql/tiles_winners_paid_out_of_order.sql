@@ -70,12 +70,13 @@ SELECT
         || strftime(l.at, '%Y-%m-%dT%H:%M:%S.%fZ') || ') after seat ' || l.dealer_after
         || '''s (table_seq ' || l.dealer_after_seq || '), which comes after it from the '
         || 'dealer''s far right, right to left (seat order '
-        || array_to_string(t.seat_order, ' ') || ')'
+        || array_to_string(o.seat_order, ' ') || ')'
         || CASE WHEN t.banker_turn IS NOT NULL
                 THEN '; nor was it in turn from the player banker''s right (seat '
                      || t.banker_seat || ' banks)' ELSE '' END AS detail
 FROM late AS l
 JOIN turns AS t USING (casino, table_id, round_id, seat)
+JOIN rounds AS o USING (casino, table_id, round_id)
 LEFT JOIN banker_bad AS b USING (casino, table_id, round_id)
 WHERE l.dealer_after IS NOT NULL
   AND (t.banker_turn IS NULL OR coalesce(b.any_late, false))

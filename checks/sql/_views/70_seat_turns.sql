@@ -7,7 +7,8 @@
 -- of a pai gow tiles player's main wager (step 'paid': a net above 0, whatever its word),
 -- with the table_seq it stands at (a corrected event where the one it corrects stood) and
 -- its time; and each seat's place in the seat order (pos, from 1; null: a seat the layout
--- does not list), the layout's length and the player banker's seat and place. A round
+-- does not list), the layout's length and the player banker's seat and place (not the
+-- seat order itself: a list per row; a check reads it from rounds for its flags). A round
 -- without a layout is in no row: the checks do not judge it (the report
 -- checks/reports/seat_order_unjudged.sql says why).
 WITH r AS (
@@ -28,7 +29,7 @@ WITH r AS (
               AND net_cents > 0)
     GROUP BY casino, table_id, round_id, step, seat
 )
-SELECT e.*, r.seat_order, r.n, r.banker_seat,
+SELECT e.*, r.n, r.banker_seat,
        list_position(r.seat_order, e.seat) AS pos,
        list_position(r.seat_order, r.banker_seat) AS banker_pos
 FROM ev AS e
