@@ -8,7 +8,10 @@ Usage: .venv/bin/python bench/precision_recall.py [--casinos 10] [--tables 20]
 ``--rulesets DIR`` deals and judges each casino by its own filings (docs/rulesets.md):
 ``--rulesets docs/examples/rulesets --first-casino 2 --casinos 1 --games pai_gow_poker``
 measures a shift of casino C02, whose dealers set by the Flamingo house way of its filing
-(docs/house-way.md), not by Catwalk's reference-1.3.
+(docs/house-way.md), not by Catwalk's reference-1.3. Either way the tables' layouts (which
+seat is at the dealer's right: the simulator's own for the tables a casino did not lay out)
+are filed beside the rulesets in DATA/filings, the simulators deal by them and put players
+out of turn, and replay judges by them (docs/rulesets.md, "Table layouts").
 
 Needs the local broker (`make kafka-up`) or KAFKA_BOOTSTRAP. Simulates one shift per casino
 (C01, C02 ...; seed + casino number), every game and every fault kind at --fault-rate, each
@@ -35,6 +38,12 @@ import uuid
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from ingest.simulate import layout_files, write_layout_files  # noqa: E402
+from replay.filings import load_rulebook  # noqa: E402
+
 TIMES: list[tuple[str, float]] = []
 """Each stage's wall time, in order."""
 
@@ -88,7 +97,18 @@ def main() -> int:
     rounds = args.casinos * args.tables * args.rounds
     try:
         labels = []
-        rulesets = [] if args.rulesets is None else ["--rulesets", str(args.rulesets)]
+        # the tables' layouts filed beside the casinos' rulesets (the simulator's own for
+        # the tables a casino did not lay out): the simulators deal by them and put players
+        # out of turn, and replay judges by them
+        filings = data / "filings"
+        shutil.rmtree(filings, ignore_errors=True)
+        if args.rulesets is not None:
+            shutil.copytree(args.rulesets, filings, symlinks=True)
+        own = None if args.rulesets is None else load_rulebook(args.rulesets)
+        for i in range(args.first_casino, args.first_casino + args.casinos):
+            write_layout_files(filings, layout_files(tables=args.tables, casino=f"C{i:02d}",
+                                                     book=own))
+        rulesets = ["--rulesets", str(filings)]
         dealing = [*rulesets, *(["--games", args.games] if args.games else []),
                    *(["--rich-hands", args.rich_hands] if args.rich_hands else [])]
         for i in range(args.first_casino, args.first_casino + args.casinos):
@@ -110,10 +130,11 @@ def main() -> int:
         if evaluation.returncode not in (0, 1):
             sys.exit(f"checks.evaluate failed:\n{evaluation.stderr}")
         games = args.games or "all four games"
-        filings = "" if args.rulesets is None else f", judged by the filings in {args.rulesets}"
+        judged = ("" if args.rulesets is None
+                  else f", judged by the filings in {args.rulesets}")
         print(f"{rounds:,} rounds ({args.casinos} casinos x {args.tables} tables x "
               f"{args.rounds}), {games}, every fault kind at --fault-rate "
-              f"{args.fault_rate}, seed {args.seed}{filings}; Python "
+              f"{args.fault_rate}, seed {args.seed}{judged} and the tables' layouts; Python "
               f"{platform.python_version()}, {os.cpu_count()} CPUs\n")
         print("| stage | wall s |\n|---|---:|")
         for name, elapsed in TIMES:

@@ -237,6 +237,21 @@ def assemble(order: np.ndarray, parts: list[pa.Array]) -> pa.Array:
 
 # One chunk of rounds ----------------------------------------------------------------------
 
+SEATS_FROM_DEALER_RIGHT = np.arange(1, 8, dtype=np.int32)
+"""Every synthetic table's layout (rounds.seat_order): seat 1 at the dealer's far right; the
+timeline shows and pays the players in turn by it (docs/rules.md 6a.20), except that the
+order faults of the settlements put some winners out of turn too."""
+
+
+def seat_order(n: int) -> pa.Array:
+    """``rounds.seat_order`` of ``n`` rounds, each table laid out as
+    :data:`SEATS_FROM_DEALER_RIGHT`."""
+    width = len(SEATS_FROM_DEALER_RIGHT)
+    return pa.ListArray.from_arrays(
+        pa.array(np.arange(0, width * (n + 1), width, dtype=np.int32)),
+        pa.array(np.tile(SEATS_FROM_DEALER_RIGHT, n))).cast(pa.list_(pa.int32()))
+
+
 def chunk(p: Params, lo: int, hi: int) -> dict[str, pa.Table]:
     """The rows of rounds lo..hi-1 (global numbering, in (casino, table, round) order)."""
     rng = np.random.default_rng([p.seed, lo])
@@ -615,7 +630,7 @@ def chunk(p: Params, lo: int, hi: int) -> dict[str, pa.Table]:
         ints(8 + 4 * slots.sum(axis=1) + rng.integers(0, 6, n), pa.int32()),
         ints((rng.random(n) < 0.002).astype(int), pa.int32()),
         ints(meter, pa.int64(), game == TILES), pa.nulls(n, pa.string()),
-        pa.nulls(n, pa.int64()), problems_a, kinds_a, notation,
+        pa.nulls(n, pa.int64()), seat_order(n), problems_a, kinds_a, notation,
         ints(wagered_t, pa.int64()), ints(house_t, pa.int64()),
         ints(mispay_t, pa.int64(), ~evaluated), ints(mispaid_t, pa.int32(), ~evaluated),
         pa.nulls(n, pa.int32()), pa.nulls(n, pa.int64()),  # vocabulary, banker_cover_cents
@@ -720,7 +735,13 @@ def timeline(rng: np.random.Generator, f: float, game: np.ndarray, seq: np.ndarr
     wd = players & tiles & (action == 3)
     add(h_r[wd], np.where(u[wd] < 2 * f, 115, 130), h_slot[wd], ACTED, act=3)
     shown = classic & seat_h & ~((action == 3) & tiles)
-    add(h_r[shown], 140, np.where(banker_h[shown], 8, h_slot[shown]), EXPOSED)
+    # in turn around the table (seat_order 1..7): from the dealer's far right in tiles and
+    # a dealer-banked pai gow poker round; from the player banker's right (the seats after
+    # the banker's, wrapping round) in a player-banked one, the banker's own hand last
+    turn = np.where((h_game == PGP) & (banker_seat[h_r] > 0),
+                    (h_slot - banker_seat[h_r]) % 7, 0)
+    turn = np.where(banker_h, 7, turn)
+    add(h_r[shown], 140 + turn[shown], np.where(banker_h[shown], 8, h_slot[shown]), EXPOSED)
     add(cl_rounds, 150, 8, EXPOSED)
 
     # settlements: main losses, ties, wins; side wagers; the dealer's; Envy; the banker

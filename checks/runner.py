@@ -426,7 +426,9 @@ round and the events of the rounds marked (the seven checks of the order of play
 these, not the timeline); ``jackpot_award_exceptions``, the jackpots whose recorded award
 is outside the lawful one (jackpot_award_wrong and jackpot_share_wrong read it);
 ``preceding_dealer_hand``, each player-banked pai gow poker round's preceding
-dealer-banked hand (dealer_wager_not_preceding and its report read it). A check reads
+dealer-banked hand (dealer_wager_not_preceding and its report read it); ``seat_turns``,
+each player's exposure and tiles payment in the rounds with a table layout, with its place
+in the seat order (the three checks of the order around the table read it). A check reads
 them as it reads the views; a wager settled lawfully, or a judged round without a problem,
 is in none of them."""
 
@@ -521,6 +523,10 @@ def _read(con: duckdb.DuckDBPyConnection, path: Path, name: str) -> duckdb.DuckD
              if c not in rel.columns]
     if later:  # an older replay's: the facts of schema id 3 not recorded
         rel = rel.project("*, " + ", ".join(later))
+    if name == "rounds" and "seat_order" not in rel.columns:
+        # an older replay's: no table layout known, so the order around the table is not
+        # evaluated (the checks say so), never passed
+        rel = rel.project("*, NULL::INTEGER[] AS seat_order")
     if name == "rounds" and "progressive_meter_id" not in rel.columns:
         # an older replay's: the meter is then its table's, and a hit's reading not judged
         return rel.project("*, NULL::VARCHAR AS progressive_meter_id, "

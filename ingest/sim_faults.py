@@ -37,7 +37,8 @@ for a late wager its amount; for a card dealt twice or a missing deal the party'
 (the dealer's: all wagers of the round); for a duplicated settlement, or a settlement whose
 outcome word is wrong and its money right, the wager settled; for a
 dealer not setting by the house way the main wagers in play; for a winner paid before the
-losers, the winning wager.
+losers, the winning wager; for a player shown or paid out of turn around the table (the
+table's layout), that player's main wager.
 """
 
 from __future__ import annotations
@@ -129,6 +130,12 @@ FAULT_KINDS: dict[str, str] = {
         "a player banking alone with a cover below the wagers against the bank",
     "dealer_wager_not_preceding_patron": ("the dealer's wager against a player banker who "
                                           "moved seats follows the seat, not the patron"),
+    "tiles_exposed_out_of_order": ("pai gow tiles: two players' hands shown out of turn "
+                                   "from the dealer's far right"),
+    "tiles_winners_paid_out_of_order": ("pai gow tiles: two winning wagers paid out of turn "
+                                        "from the dealer's far right"),
+    "players_exposed_out_of_order": ("pai gow poker: two players' hands exposed out of turn "
+                                     "from the banker's right"),
 }
 """Every fault kind, with one line each (``--faults``, ``--help``)."""
 
@@ -277,6 +284,8 @@ def _candidates(kind: str, r: Round) -> list[Any]:
                 for w in GAME_WAGERS[game] if w in UNPLACED_WAGERS and w not in s.wagers]
     if kind in V3_KINDS:
         return _v3_candidates(kind, r) if r.plan.vocabulary >= 3 else []
+    if kind in TURN_FAULTS:
+        return _turn_candidates(kind, r)
     raise AssertionError(kind)
 
 
@@ -443,6 +452,47 @@ def _all_wagers(r: Round) -> int:
     return sum(sum(s.wagers.values()) for s in r.plan.seats) + r.plan.dealer_wager
 
 
+# --- the order around the table: two players taken out of turn ----------------------------
+
+TURN_FAULTS = {"tiles_exposed_out_of_order": "pai_gow_tiles",
+               "tiles_winners_paid_out_of_order": "pai_gow_tiles",
+               "players_exposed_out_of_order": "pai_gow_poker"}
+"""The faults of the order around the table (the table's layout, replay/layouts.py) and the
+game each strikes. The simulator exposes and pays in turn (ingest/sim_record.py ``turns``);
+each of these swaps two players next to each other in that sequence, so the one whose turn
+came first is taken after the other: the seat labelled. Tiles only when the dealer banks
+(a player-banked tiles round may lawfully go from the banker's right too, docs/rules.md
+6a.21, and a swap across the banker's seat would be lawful there)."""
+
+
+def _winning_mains(r: Round) -> list[int]:
+    return _settlements(r, lambda p: _players_main(p, r) and p.net_cents > 0)
+
+
+def _turn_candidates(kind: str, r: Round) -> list[Any]:
+    plan = r.plan
+    if plan.game != TURN_FAULTS[kind] or (plan.uses_tiles and plan.banker_seat is not None):
+        return []
+    if kind == "tiles_winners_paid_out_of_order":
+        won = _winning_mains(r)
+        return won[:-1]
+    shown = [s for s in plan.seats if s.seat != plan.banker_seat and s.action != "withdraw"]
+    return [True] if len(shown) >= 2 else []
+
+
+def _swap_turns(kind: str, r: Round, entries: list[Entry], rng: random.Random
+                ) -> tuple[list[Entry], Label]:
+    """Two players' exposures, next to each other in turn, recorded the other way round."""
+    shown = [i for i, (_, p) in enumerate(entries) if isinstance(p, HandsExposed)
+             and p.seat is not None and p.seat != r.plan.banker_seat]
+    k = rng.randrange(len(shown) - 1)
+    first, second = shown[k], shown[k + 1]
+    entries[first], entries[second] = entries[second], entries[first]
+    seat = entries[second][1].seat  # type: ignore[union-attr]
+    assert seat is not None
+    return entries, _label(r, kind, seat, None, r.plan.seat(seat).wagers.get("main", 0))
+
+
 UNPLACED_WAGERS = frozenset({"fortune", "ace_high"})
 """``settled_not_placed``: the side wagers a seat (one that placed some wager) is settled for
 without having placed them. Never a main wager (the settlement order and the bank read the
@@ -495,11 +545,13 @@ SETTLEMENTS = frozenset({"overpay", "underpay", "paid_loser", "collected_winner"
                          "envy_without_qualifying_wager", "outcome_word_wrong",
                          "winner_paid_before_losers_collected", "envy_underpaid",
                          "ace_high_mispaid", "banker_mispaid", "banker_commission_wrong",
-                         "co_bank_share_wrong", "settled_not_placed"})
+                         "co_bank_share_wrong", "settled_not_placed",
+                         "tiles_winners_paid_out_of_order"})
 ENTRIES = frozenset({"past_posting", "reshuffle_skipped", "optional_settled_after_collected",
                      "jackpot_hand_collected_early", "envy_hand_collected_early",
                      "hand_changed_after_banker_exposed", "player_reset_after_banker_exposed",
-                     "bank_passed_not_followed"})
+                     "bank_passed_not_followed", "tiles_exposed_out_of_order",
+                     "players_exposed_out_of_order"})
 EVENTS = frozenset({"missing_events", "duplicated_events"})
 assert set(FAULT_KINDS) == JUDGED_AGAIN | FACTS | SETTLEMENTS | ENTRIES | EVENTS
 
@@ -605,6 +657,14 @@ def alter_settlements(kind: str, r: Round, rng: random.Random
                   if isinstance(p, WagerSettled | EnvyBonusPaid)), default=0)
         settled.insert(at, bonus)
         return settled, _label(r, kind, receiver, None, amount)
+    if kind == "tiles_winners_paid_out_of_order":
+        # the winner paid after the next one in turn: the two payments swapped
+        winners = _winning_mains(r)
+        first, second = where, winners[winners.index(where) + 1]
+        settled[first], settled[second] = settled[second], settled[first]
+        late = settled[second]
+        assert isinstance(late, WagerSettled)
+        return settled, _label(r, kind, late.seat, "main", _wager(r, late))
     if kind == "winner_paid_before_losers_collected":
         won = settled.pop(where)
         assert isinstance(won, WagerSettled)
@@ -745,9 +805,12 @@ def _in_money_order(settled: list[Payload], r: Round) -> list[Payload]:
 def alter_entries(kind: str, r: Round, entries: list[Entry], rng: random.Random
                   ) -> tuple[list[Entry], Label]:
     """``past_posting``: a seat's wager (one that won, when one did) is placed after the
-    dealer's hand is dealt; the kinds of schema id 3 (:func:`_v3_entries`)."""
+    dealer's hand is dealt; the kinds of schema id 3 (:func:`_v3_entries`); the exposure
+    faults of :data:`TURN_FAULTS`: two players' exposures swapped."""
     if kind in V3_KINDS:
         return _v3_entries(kind, r, entries, rng)
+    if kind in TURN_FAULTS:
+        return _swap_turns(kind, r, entries, rng)
     assert kind == "past_posting"
     won = {(p.seat, p.wager) for p in r.settled
            if isinstance(p, WagerSettled) and p.outcome == "win"}

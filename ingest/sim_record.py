@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ingest.sim_deal import CARIBBEAN, FACE_UP, RoundPlan, SeatPlay
+from ingest.sim_deal import CARIBBEAN, CLASSIC, FACE_UP, RoundPlan, SeatPlay
 from replay.cards import parse_card
 from replay.games import caribbean_stud
 from replay.games.face_up_pai_gow import seven_card_class
@@ -81,6 +81,23 @@ class Staff:
     device: str
     floorperson: str
     meter_id: str
+    seat_order: tuple[int, ...] = ()
+    """The table's seats from the dealer's far right, right to left (its layout,
+    replay/layouts.py): the order the dealer exposes and pays in; empty: by seat number."""
+
+
+def turns(staff: Staff, plan: RoundPlan) -> dict[int, int]:
+    """Each seat's turn when the dealer goes round the table: pai gow tiles from the
+    dealer's far right (PR pai gow tiles ¶ G, ¶ J); classic pai gow poker from the player
+    banker's right side, or the dealer's own right side when the dealer banks (procedure
+    (7)); docs/rules.md 6a.21. A seat the layout does not list comes after, by number."""
+    order = list(staff.seat_order)
+    banker = plan.banker_seat
+    if plan.game == CLASSIC and banker in order:
+        at = order.index(banker)
+        order = order[at + 1:] + order[:at]
+    known = {seat: i for i, seat in enumerate(order)}
+    return {s.seat: known.get(s.seat, len(order) + s.seat) for s in plan.seats}
 
 
 Entry = tuple[str, Payload]
@@ -143,7 +160,10 @@ def settlements(plan: RoundPlan, result: dict[str, Any], staff: Staff) -> list[P
             (mains if name == "main" else out).append(settled)
     # the losers collected, then the ties, then the winners paid (pai gow poker settlement
     # (4), (7); 58 Pa. Code § 688a.7(f)(1); PR pai gow tiles ¶ H, ¶ J); the side wagers after
-    ordered: list[Payload] = [*sorted(mains, key=_settle_order)]
+    # the winners paid in turn around the table (PR pai gow tiles ¶ J; settlement (12)(b))
+    turn = turns(staff, plan)
+    ordered: list[Payload] = [*sorted(mains, key=lambda p: (_settle_order(p),
+                                                            turn.get(p.seat or 0, 0)))]
     out[:0] = ordered
     if plan.dealer_wager:
         net = result["dealer"]["net"]
@@ -215,7 +235,7 @@ def protocol(plan: RoundPlan, settled: Sequence[Payload], staff: Staff) -> list[
                 for s in plan.seats for h, lo in s.sets]
         out += [(dealer, HandsExposed(seat=s.seat)) for s in plan.seats]
     else:
-        out += _banked(plan, dealer, device)
+        out += _banked(plan, dealer, device, turns(staff, plan))
     out += [(p.employee_id if isinstance(p, JackpotVerified) else dealer, p) for p in settled]
     out += closing(plan, dealer)
     out.append((dealer, RoundEnded()))
@@ -259,10 +279,11 @@ def _caribbean(plan: RoundPlan, dealer: str) -> list[Entry]:
     return out
 
 
-def _banked(plan: RoundPlan, dealer: str, device: str) -> list[Entry]:
+def _banked(plan: RoundPlan, dealer: str, device: str, turn: dict[int, int]) -> list[Entry]:
     """Classic pai gow poker and tiles: players set, then the banker; the dealer's hand is
     set and exposed (and now and then changed), then the banker's exposed, then the players'
-    (pai gow poker procedure (1)-(9); PR pai gow tiles ¶ A-G)."""
+    in turn around the table (``turn``: :func:`turns`) (pai gow poker procedure (1)-(9);
+    PR pai gow tiles ¶ A-G)."""
     players = [s for s in plan.seats if s.seat != plan.banker_seat]
     banker = [s for s in plan.seats if s.seat == plan.banker_seat]
     out: list[Entry] = [(device, HandSet(seat=s.seat, high=s.sets[0][0], low=s.sets[0][1]))
@@ -276,5 +297,6 @@ def _banked(plan: RoundPlan, dealer: str, device: str) -> list[Entry]:
     out += [(dealer, PlayerActed(seat=s.seat, action="withdraw"))
             for s in players if s.action == "withdraw"]
     out += [(dealer, HandsExposed(seat=s.seat)) for s in banker]
-    out += [(dealer, HandsExposed(seat=s.seat)) for s in players if s.action != "withdraw"]
+    out += [(dealer, HandsExposed(seat=s.seat))
+            for s in sorted(players, key=lambda s: turn[s.seat]) if s.action != "withdraw"]
     return out

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import random
 import sys
 import time
@@ -61,6 +62,7 @@ from ingest.sim_faults import (
     FAULT_KINDS,
     JUDGED_AGAIN,
     SETTLEMENTS,
+    TURN_FAULTS,
     Label,
     Round,
     alter_entries,
@@ -71,6 +73,7 @@ from ingest.sim_faults import (
 )
 from ingest.sim_record import Staff, meter_awards, protocol, settlements
 from replay.adjudicate import judge_document
+from replay.layouts import TableLayout, parse_instant
 from replay.rulebook import Rulebook, shipped_book
 from schemas import Payload, RoundEvent
 
@@ -116,8 +119,18 @@ class TableSimulator:
         self.faults = tuple(faults)
         self.rich_hands = rich_hands
         self.book = shipped_book() if book is None else book
-        self.ruleset = self.book.in_force(casino, game, dt.datetime.fromtimestamp(
-            SHIFT_START_US / 1e6, dt.UTC).date())
+        start = dt.datetime.fromtimestamp(SHIFT_START_US / 1e6, dt.UTC)
+        self.ruleset = self.book.in_force(casino, game, start.date())
+        filed = self.book.seat_order(casino, self.table_id, start)
+        self.seat_order = filed or ()
+        """The table's seats from the dealer's far right by the layout its casino filed
+        (docs/rulesets.md), the order the dealer exposes and pays in; empty when none is
+        filed: then by seat number, as replay cannot judge the order anyway."""
+        self.layout_filed = filed is not None
+        """Whether replay can know the table's layout (its casino filed it): only then are
+        the faults of the order around the table (``TURN_FAULTS``) injected, as a fault no
+        check can see is no test of the catalogue (:func:`with_layouts` files the
+        simulator's own layouts, :func:`default_seat_order`)."""
         self.seq = 0
         self.clock_us = SHIFT_START_US + table_index * 17_000_000
         self.dealers = (f"E{table_index:02d}1", f"E{table_index:02d}2")
@@ -159,7 +172,8 @@ class TableSimulator:
         rng = self.rng
         round_id = f"{self.table_id}-{number:06d}"
         staff = Staff(dealer=self.dealers[(number // 20) % 2], device=f"{self.table_id}-device",
-                      floorperson=self.floorperson, meter_id=f"{self.table_id}-progressive")
+                      floorperson=self.floorperson, meter_id=f"{self.table_id}-progressive",
+                      seat_order=self.seat_order)
         self.clock_us = max(self.clock_us, SHIFT_START_US + number * ROUND_EVERY_US)
         plan = DEALERS[self.game](Deal(round_id=round_id, ruleset=self.ruleset, rng=rng,
                                        meter=self.meter, rich=self.rich_hands,
@@ -173,7 +187,8 @@ class TableSimulator:
         truth = Round(plan=plan, result=result, settled=tuple(settlements(plan, result, staff)))
         kind = None
         if self.fault_rate and rng.random() < self.fault_rate:
-            kinds = applicable(self.faults, truth)
+            kinds = [k for k in applicable(self.faults, truth)
+                     if self.layout_filed or k not in TURN_FAULTS]
             kind = rng.choice(kinds) if kinds else None
         label = None
         if kind in JUDGED_AGAIN or kind in FACTS:
@@ -258,6 +273,71 @@ class TableSimulator:
         self.meter = max(base, truth.plan.meter - taken) if taken else truth.plan.meter
         wagered = sum(s.wagers.get("progressive", 0) for s in truth.plan.seats)
         self.meter += wagered * METER_SHARE_BPS // 10_000
+
+
+LAYOUT_FROM = "2026-01-01T00:00:00Z"
+"""When the simulator's own table layouts come into force (before any simulated shift)."""
+
+
+def default_seat_order(table_index: int) -> tuple[int, ...]:
+    """The seats of a simulated table from the dealer's far right, right to left, when its
+    casino filed no layout for it. Seats are numbered from the dealer's left, so the highest
+    is at the dealer's far right: seats 7 to 1 at tables T01 to T03, T08 to T11 ...; 6 to 1
+    at T04 to T07 ... (six-seat tables: the simulator's pai gow seats are 1 to 6), so that a
+    shift has tables of both sizes."""
+    return (7, 6, 5, 4, 3, 2, 1) if (table_index // 4) % 2 == 0 else (6, 5, 4, 3, 2, 1)
+
+
+def sim_layouts(*, tables: int, casino: str = "C01",
+                book: Rulebook | None = None) -> tuple[TableLayout, ...]:
+    """The simulator's own layouts (:func:`default_seat_order`) of the tables of a shift of
+    ``tables`` tables whose casino filed none in ``book``, in force from
+    :data:`LAYOUT_FROM`."""
+    start = dt.datetime.fromtimestamp(SHIFT_START_US / 1e6, dt.UTC)
+    return tuple(
+        TableLayout(casino=casino, table_id=f"T{t:02d}",
+                    seats_from_dealer_right=default_seat_order(t),
+                    effective_from=parse_instant(LAYOUT_FROM), source="ingest/simulate.py")
+        for t in range(1, tables + 1)
+        if book is None or book.seat_order(casino, f"T{t:02d}", start) is None)
+
+
+def with_layouts(*, tables: int, casino: str = "C01",
+                 book: Rulebook | None = None) -> Rulebook:
+    """``book`` (default the shipped rulesets) with the simulator's own layouts of the
+    tables its casino did not lay out, as if the casino had filed them: the simulator deals
+    by it and injects the faults of the order around the table, and replay judges by it.
+    The in-memory form of :func:`layout_files` (files: none)."""
+    base = shipped_book() if book is None else book
+    return Rulebook(shipped=base.shipped, filed=base.filed, files=base.files,
+                    layouts=(*base.layouts, *sim_layouts(tables=tables, casino=casino,
+                                                         book=base)))
+
+
+def layout_files(*, tables: int, casino: str = "C01",
+                 book: Rulebook | None = None) -> dict[str, str]:
+    """The table layouts a simulated shift of ``tables`` tables deals by and that its
+    casino did not file in ``book``, as the files of a rulesets directory
+    (``<casino>/tables/<table_id>.json``, docs/rulesets.md "Table layouts") to judge its
+    rounds by: replay (and the checks) learn a table's layout only from a filing, as they
+    learn its rules, so a shift replayed without them has its order around the table not
+    evaluated. ``--layouts-out DIR`` writes them; a shift dealt by them (``--rulesets DIR``)
+    has the faults of the order around the table too."""
+    out = {}
+    for x in sim_layouts(tables=tables, casino=casino, book=book):
+        doc = {"casino": casino, "table_id": x.table_id,
+               "layouts": [{"seats_from_dealer_right": list(x.seats_from_dealer_right),
+                            "effective_from": LAYOUT_FROM, "effective_to": None}]}
+        out[f"{casino}/tables/{x.table_id}.json"] = json.dumps(doc, indent=2) + "\n"
+    return out
+
+
+def write_layout_files(directory: Path, files: dict[str, str]) -> None:
+    """Write :func:`layout_files` under ``directory`` (an existing file is replaced)."""
+    for relative, text in files.items():
+        path = directory / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
 
 
 def simulate_shift(*, tables: int, rounds: int, seed: int, fault_rate: float,
@@ -370,6 +450,12 @@ def _parser() -> argparse.ArgumentParser:
                    "2 the facts only schema id 3 carries (patrons, the banker's cover, hands "
                    "collected, shuffles, the bank passed, the dealer's changed hand) are not "
                    "recorded")
+    p.add_argument("--layouts-out", type=Path, default=None, metavar="DIR",
+                   help="file the simulator's own layouts of the tables the casino has not "
+                   "laid out (the highest seat at the dealer's far right): the shift is dealt "
+                   "by them, players put out of turn among the faults, and they are written "
+                   "as DIR/<casino>/tables/<table_id>.json for `python -m replay --rulesets "
+                   "DIR` (docs/rulesets.md); without layouts a table deals by seat number")
     p.add_argument("--topic", default=None, help="Kafka topic (default round-events)")
     p.add_argument("--bootstrap", default=None,
                    help="Kafka host:port (default $KAFKA_BOOTSTRAP or the local broker)")
@@ -505,6 +591,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"simulate: {exc}", file=sys.stderr)
         return 2
     topic = args.topic or _default_topic()
+    if args.layouts_out is not None:
+        # the simulator's own layouts filed for the tables the casino did not lay out: the
+        # shift is dealt by them, and replay judges by the files written
+        write_layout_files(args.layouts_out, layout_files(tables=args.tables,
+                                                          casino=args.casino, book=book))
+        book = with_layouts(tables=args.tables, casino=args.casino, book=book)
     try:
         events, labels = simulate_shift(tables=args.tables, rounds=args.rounds,
                                         seed=args.seed, fault_rate=args.fault_rate,

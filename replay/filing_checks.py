@@ -50,6 +50,7 @@ class FilingProblemKind(StrEnum):
     SHIPPED_ID = "shipped_id"
     OVERLAP = "overlap"
     GAP = "gap"
+    SEAT_TWICE = "seat_twice"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -1,13 +1,15 @@
 """A rulesets directory: the rulesets casinos file with Catwalk, read and checked at once.
 
 Layout (docs/rulesets.md): ``DIR/<casino>/<id>.json``, each a ruleset in the JSON layout of
-``replay/rulesets/`` with ``"casino": "<casino>"``, and the house-way files (``*.way``)
-they name, relative to their folder. :func:`read_filings` reads every file and reports
-every problem at once, each naming the file (and the key, and the line and column of JSON
-that does not parse): what ``python -m replay rulesets check`` prints. :func:`load_rulebook`
-is what replay, the simulator and the live loop use: the :class:`~replay.rulebook.Rulebook`
-of a directory without problems, else :class:`FilingsRefused` listing them (fail closed: a
-filing that cannot be trusted judges nothing).
+``replay/rulesets/`` with ``"casino": "<casino>"``, the house-way files (``*.way``) they
+name, relative to their folder, and the casino's table layouts,
+``DIR/<casino>/tables/<table_id>.json`` (replay/layouts.py). :func:`read_filings` reads
+every file and reports every problem at once, each naming the file (and the key, and the
+line and column of JSON that does not parse): what ``python -m replay rulesets check``
+prints. :func:`load_rulebook` is what replay, the simulator and the live loop use: the
+:class:`~replay.rulebook.Rulebook` of a directory without problems, else
+:class:`FilingsRefused` listing them (fail closed: a filing that cannot be trusted judges
+nothing).
 
 Hostile input is bounded: at most :data:`MAX_FILE_BYTES` read of a file, at most
 :data:`MAX_ENTRIES` entries looked at, :data:`MAX_DEPTH` folders deep; symbolic links are
@@ -36,6 +38,7 @@ from replay.filing_checks import (
     check_structure,
     check_together,
 )
+from replay.layouts import TABLES_FOLDER, TableLayout, layout_file_problems
 from replay.rulebook import FiledFile, Rulebook
 from replay.rulesets import RULESET_KEYS, Ruleset, ruleset_from_dict, shipped_rulesets
 
@@ -57,6 +60,8 @@ class Filings:
     filings: tuple[Filing, ...]
     files: tuple[FiledFile, ...]
     problems: tuple[FilingProblem, ...]
+    layouts: tuple[TableLayout, ...] = ()
+    """The table layouts filed (``DIR/<casino>/tables/<table_id>.json``: replay/layouts.py)."""
 
     def book(self) -> Rulebook:
         """The rulebook of the shipped rulesets and these; :class:`FilingsRefused` when any
@@ -64,7 +69,8 @@ class Filings:
         if self.problems:
             raise FilingsRefused(self.directory, self.problems)
         return Rulebook(shipped=shipped_rulesets(),
-                        filed=tuple(f.ruleset for f in self.filings), files=self.files)
+                        filed=tuple(f.ruleset for f in self.filings), files=self.files,
+                        layouts=self.layouts)
 
 
 class FilingsError(RulesetError):
@@ -209,12 +215,23 @@ def read_filings(directory: Path | str) -> Filings:
     reader = _Reader(root=root, shown=shown, problems=[])
     filings: list[Filing] = []
     files: dict[str, FiledFile] = {}
+    layouts: list[TableLayout] = []
     for relative in reader.walk():
         raw = reader.read(relative)
         if raw is None:
             continue
         data = _parse(reader, relative, raw)
         if data is None:
+            continue
+        parts = relative.split("/")
+        if len(parts) == 3 and parts[1] == TABLES_FOLDER:
+            found, filed = layout_file_problems(relative, data)
+            for kind, key, detail in found:
+                reader.problem(FilingProblemKind(kind), relative, detail, key=key)
+            if not found:
+                layouts.extend(filed)
+                files[relative] = FiledFile(path=relative,
+                                            sha256=hashlib.sha256(raw).hexdigest())
             continue
         ways = check_structure(reader, relative, data)
         ruleset = _ruleset(reader, relative, data)
@@ -229,7 +246,7 @@ def read_filings(directory: Path | str) -> Filings:
     check_together(reader, filings)
     return Filings(directory=shown, filings=tuple(filings),
                    files=tuple(files[k] for k in sorted(files)),
-                   problems=tuple(reader.problems))
+                   problems=tuple(reader.problems), layouts=tuple(layouts))
 
 
 def check_shipped() -> tuple[FilingProblem, ...]:

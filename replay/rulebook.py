@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from replay.errors import NoRulesetInForceError, RulesetError, UnknownRulesetError
+from replay.layouts import TableLayout, layout_overlaps, seat_order_at
 from replay.rulesets import DEFAULT_RULESET_IDS, Ruleset, shipped_rulesets
 
 
@@ -67,8 +68,17 @@ class Rulebook:
     shipped: tuple[Ruleset, ...]
     filed: tuple[Ruleset, ...] = ()
     files: tuple[FiledFile, ...] = ()
+    layouts: tuple[TableLayout, ...] = ()
+    """The casinos' table layouts (replay/layouts.py): which seat is at the dealer's right."""
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "layouts", tuple(self.layouts))
+        for layout in self.layouts:
+            if not isinstance(layout, TableLayout):
+                raise RulesetError(f"a table layout is a TableLayout, got {layout!r}")
+        for one, other in layout_overlaps(self.layouts):
+            raise RulesetError(f"table {one.casino}/{one.table_id}'s layouts {one.period()} "
+                               f"and {other.period()} are in force at the same time")
         object.__setattr__(self, "shipped", tuple(self.shipped))
         object.__setattr__(self, "filed", tuple(self.filed))
         object.__setattr__(self, "files", tuple(self.files))
@@ -156,6 +166,13 @@ class Rulebook:
                 f"no default ruleset for game {game!r}; games with one: "
                 f"{', '.join(sorted(DEFAULT_RULESET_IDS))}")
         return self.find(ruleset_id)
+
+    def seat_order(self, casino: str, table_id: str,
+                   when: dt.datetime | None) -> tuple[int, ...] | None:
+        """The seats of ``casino``'s table ``table_id`` from the dealer's far right, right to
+        left, by the layout in force at ``when`` (the round's dealt_at); None when the casino
+        filed none for the table, none is in force then, or ``when`` is unknown."""
+        return seat_order_at(self.layouts, casino, table_id, when)
 
     def manifest_files(self) -> list[dict[str, str]]:
         """The files that judged the outputs, as replay's manifest lists them (by path)."""

@@ -43,7 +43,9 @@ keys, options and paytables (those the game reads); a game Catwalk does not know
 folder that does not match the ruleset's casino; an id used twice or shipped already; two
 rulesets of one casino and game in force on the same days, or days between them when none
 is; paytables missing a class the wager pays or naming one the game does not know; a house
-way that is not shipped (or a *.way file that is not there).
+way that is not shipped (or a *.way file that is not there). A table layout,
+DIR/<casino>/tables/<table_id>.json, the seats from the dealer's far right, right to left,
+by period: a seat listed twice, two periods of one table at once, a bad instant.
 
 exit codes: 0 no problem, 1 problems found, 2 the command cannot run.
 """
@@ -98,9 +100,12 @@ def rulesets_command(args: argparse.Namespace) -> int:
               "nothing is judged by this directory until each is fixed", file=sys.stderr)
         return 1
     _print_filed(found.directory, [(f.relative, f.ruleset) for f in found.filings])
+    _print_layouts(found.directory, found.layouts)
+    casinos = {f.ruleset.casino for f in found.filings} | {x.casino for x in found.layouts}
+    tables = len({(x.casino, x.table_id) for x in found.layouts})
     print(f"rulesets: {_safe(directory)}: {len(found.filings)} ruleset"
-          f"{'s' if len(found.filings) != 1 else ''} of "
-          f"{len({f.ruleset.casino for f in found.filings})} casino(s), no problem")
+          f"{'s' if len(found.filings) != 1 else ''} and {tables} table layout"
+          f"{'s' if tables != 1 else ''} of {len(casinos)} casino(s), no problem")
     return 0
 
 
@@ -129,6 +134,13 @@ def _print_filed(directory: str, filed: list[tuple[str, Any]]) -> None:
         for relative, r in sorted(by_casino[casino],
                                   key=lambda x: (x[1].game, x[1].effective_from)):
             print(f"  {r.game:<16} {r.id:<32} {_period(r)}  {_safe(relative)}")
+
+
+def _print_layouts(directory: str, layouts: Iterable[Any]) -> None:
+    for x in sorted(layouts, key=lambda x: (x.casino, x.table_id, x.effective_from)):
+        seats = " ".join(str(s) for s in x.seats_from_dealer_right)
+        print(f"  table {_safe(x.casino)}/{_safe(x.table_id)}: seats from the dealer's right "
+              f"{seats}, {x.period()}  {_safe(x.source.split(' ', 1)[0])}")
 
 
 def rulesets_dir(given: Path | None) -> Path | None:

@@ -89,6 +89,7 @@ ROUNDS = pa.schema([
     ("ended", pa.bool_()), ("events", pa.int32()), ("corrections", pa.int32()),
     ("progressive_meter_cents", pa.int64()), ("progressive_meter_id", pa.string()),
     ("progressive_reset_cents", pa.int64()),
+    ("seat_order", pa.list_(pa.int32())),
     ("problems", pa.list_(pa.string())), ("problem_kinds", pa.list_(pa.string())),
     ("notation", pa.string()),
     ("wagered_cents", pa.int64()), ("house_win_cents", pa.int64()),
@@ -102,7 +103,11 @@ each once. ``progressive_meter_cents`` and ``progressive_meter_id``: the round's
 progressive meter and the id of the meter read (ProgressiveMeterRead; null when none);
 ``progressive_reset_cents``: the amount the meter resets to after a hit, the judging
 ruleset's option ``progressive_reset_cents`` (null when the ruleset is unknown or names none;
-docs/rulesets.md). ``wagered_cents`` and ``house_win_cents``: the patrons' wagers of the
+docs/rulesets.md). ``seat_order``: the table's seats from the dealer's far right, right to
+left (counter-clockwise seen from above, docs/rules.md 6a.21), by the table layout the casino
+filed that was in force when the round was dealt (docs/rulesets.md "Table layouts"); null
+when the casino filed none for the table, none was in force then, or the round has no
+dealt_at. ``wagered_cents`` and ``house_win_cents``: the patrons' wagers of the
 round (the player banker's bank, the dealer's own wager against it and the Progressive, which
 is paid from the meter, left out) and the house's win on them as recorded (minus their
 recorded nets; a wager never settled counts 0); ``mispay_cents``: recorded minus expected net
@@ -328,6 +333,7 @@ def rows_of(state: RoundState, j: Judgement,
         "corrections": len(state.corrections), "progressive_meter_cents": state.meter_cents,
         "progressive_meter_id": state.meter_id,
         "progressive_reset_cents": _ruleset_cents(j.ruleset, book, RESET_OPTION),
+        "seat_order": _seat_order(state.casino, state.table_id, when, book),
         "problems": [p.detail for p in j.problems],
         "problem_kinds": sorted({p.kind.value for p in j.problems}),
         "notation": j.notation,
@@ -514,6 +520,15 @@ def _qualifying_minimum(ruleset_id: str | None, book: Rulebook | None) -> int | 
     """The least Qualifying Wager in cents of ``ruleset_id`` (found in ``book``, default the
     shipped rulesets); None when the ruleset is unknown or has no such option."""
     return _ruleset_cents(ruleset_id, book, QUALIFYING_WAGER_OPTION)
+
+
+def _seat_order(casino: str | None, table_id: str | None, when: Any,
+                book: Rulebook | None) -> list[int] | None:
+    """``rounds.seat_order``: the seats of the layout in force when the round was dealt."""
+    if book is None or casino is None or table_id is None:
+        return None
+    order = book.seat_order(casino, table_id, when)
+    return None if order is None else list(order)
 
 
 def _ruleset_cents(ruleset_id: str | None, book: Rulebook | None, option: str) -> int | None:

@@ -23,7 +23,7 @@ from checks.evaluate import (
 from checks.runner import FLAG_SCHEMA, load_checks, parse_check, run_checks
 from ingest.log import LogWriter, Received
 from ingest.sim_faults import FAULT_KINDS
-from ingest.simulate import simulate_shift
+from ingest.simulate import simulate_shift, with_layouts
 from replay.run import replay
 from schemas import encode
 from tests.outputs_support import sign_replay
@@ -180,14 +180,17 @@ def test_the_map_follows_the_catches_lines_in_the_order_of_the_kinds():
 def test_a_small_simulated_shift_is_caught_whole_by_the_map_the_catches_lines_give(tmp_path):
     """Every fault kind at a high rate, all four games, without a broker: the log written as
     ingest writes it, replayed, checked; each labelled fault is flagged by the check whose
-    catches line names its kind, and no rule check flags a round without a label."""
+    catches line names its kind, and no rule check flags a round without a label. The
+    tables' layouts are filed (ingest.simulate.with_layouts): the simulator deals by them and
+    puts players out of turn, and replay judges by them."""
+    book = with_layouts(tables=8)
     events, labels = simulate_shift(tables=8, rounds=40, seed=5, fault_rate=0.6,
-                                    rich_hands=0.3)
+                                    rich_hands=0.3, book=book)
     log = LogWriter(tmp_path / "log", tmp_path / "quarantine")
     log.append([Received(topic="round-events", partition=0, offset=i, timestamp_ms=i,
                          key=e.table_id.encode(), value=encode(e))
                 for i, e in enumerate(events)], [])
-    replay(tmp_path / "log", tmp_path / "replay")
+    replay(tmp_path / "log", tmp_path / "replay", book=book)
     sign_replay(tmp_path)
     run_checks(tmp_path / "replay", tmp_path / "checks")
     flags = pq.read_table(tmp_path / "checks" / "flags.parquet").to_pylist()

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from ingest.simulate import FAULT_KINDS, simulate_shift
+from ingest.simulate import FAULT_KINDS, default_seat_order, simulate_shift, with_layouts
 from replay.adjudicate import judge_document
 from replay.document import DocumentError
 from replay.tiles import parse_tile
@@ -76,7 +76,8 @@ def _v3_lawful(evs: list[RoundEvent]) -> bool:
 def faulty(request):
     kind = request.param
     events, labels = simulate_shift(tables=4, rounds=30, seed=12, fault_rate=1.0,
-                                    faults=[kind], rich_hands=0.5)
+                                    faults=[kind], rich_hands=0.5,
+                                    book=with_layouts(tables=4))  # the layouts filed
     return kind, by_round(events), labels
 
 
@@ -259,7 +260,34 @@ def _not_placed(kind, evs, label):
     assert abs(p.net_cents) == label.amount_cents and p.commission_cents == 0
 
 
+def _out_of_turn(kind, evs, label):
+    """Right in money, wrong in order around the table: the labelled seat's exposure (or
+    winning payment) comes right after the one of the seat next after it in turn (the
+    simulator's layout of the table: from the dealer's far right; in pai gow poker from
+    the player banker's right), and swapping the two puts every one in turn."""
+    assert deviations(evs) == set()
+    (start,) = kinds(evs, RoundStarted)
+    order = list(default_seat_order(int(evs[0].table_id[1:])))
+    banker = start.banker_seat
+    if start.game == "pai_gow_poker" and banker is not None:
+        order = order[order.index(banker) + 1:] + order[:order.index(banker)]
+    if kind == "tiles_winners_paid_out_of_order":
+        seq = [p.seat for p in kinds(evs, WagerSettled)
+               if p.wager == "main" and p.seat is not None and p.net_cents > 0]
+    else:
+        seq = [p.seat for p in kinds(evs, HandsExposed)
+               if p.seat is not None and p.seat != banker]
+    at = seq.index(label.seat)
+    assert at > 0 and order.index(seq[at - 1]) > order.index(seq[at])
+    seq[at - 1], seq[at] = seq[at], seq[at - 1]
+    assert seq == sorted(seq, key=order.index)
+    placed = [w for w in kinds(evs, WagerPlaced) if (w.seat, w.wager) == (label.seat, "main")]
+    assert [w.amount_cents for w in placed] == [label.amount_cents]
+
+
 CHECKS = {
+    "tiles_exposed_out_of_order": _out_of_turn, "players_exposed_out_of_order": _out_of_turn,
+    "tiles_winners_paid_out_of_order": _out_of_turn,
     "winner_paid_before_losers_collected": _winner_first,
     "envy_for_own_or_dealer_hand": _envy, "envy_without_qualifying_wager": _envy,
     "jackpot_step_missing": _jackpot, "award_from_inventory": _jackpot,
@@ -362,3 +390,19 @@ def test_faults_limited_to_the_kinds_asked_for():
     assert {label.kind for label in labels} == {"overpay", "missing_events"}
     with pytest.raises(ValueError, match="unknown fault kind 'mispay'"):
         simulate_shift(tables=1, rounds=1, seed=1, fault_rate=1.0, faults=["mispay"])
+
+
+def test_the_order_around_the_table_is_put_wrong_only_where_the_layout_is_filed():
+    """Without the tables' layouts filed, replay could not see a player taken out of turn,
+    so the simulator injects none, and shows the players by seat number."""
+    turn = ["tiles_exposed_out_of_order", "players_exposed_out_of_order"]
+    events, unfiled = simulate_shift(tables=4, rounds=20, seed=11, fault_rate=1.0,
+                                     faults=turn)
+    for evs in by_round(events).values():
+        (start,) = kinds(evs, RoundStarted)
+        shown = [p.seat for p in kinds(evs, HandsExposed)
+                 if p.seat is not None and p.seat != start.banker_seat]
+        assert shown == sorted(shown)
+    _, filed = simulate_shift(tables=4, rounds=20, seed=11, fault_rate=1.0, faults=turn,
+                              book=with_layouts(tables=4))
+    assert unfiled == [] and {label.kind for label in filed} == set(turn)

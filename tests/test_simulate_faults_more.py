@@ -1,7 +1,7 @@
-"""The fault kinds of the simulator that the catalogue's Envy, Ace High, bank and
-placement checks answer: a simulated shift whose only fault is one of them is flagged by
-its check (the one whose ``-- catches:`` line names the kind) at every labelled round and
-seat, and by no rule check on a round without a label."""
+"""The fault kinds of the simulator that the catalogue's Envy, Ace High, bank, placement
+and order-around-the-table checks answer: a simulated shift whose only fault is one of them
+is flagged by its check (the one whose ``-- catches:`` line names the kind) at every
+labelled round and seat, and by no rule check on a round without a label."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from checks.evaluate import FAULT_CHECKS
 from checks.runner import run_all
-from ingest.simulate import simulate_shift
+from ingest.simulate import simulate_shift, with_layouts
 from replay.run import replay
 from schemas import encode
 from tests.test_replay_workers import _write as _write_log
@@ -23,16 +23,20 @@ SHIFTS = {
     "banker_commission_wrong": (("pai_gow_poker", "pai_gow_tiles"), 60, 18),
     "co_bank_share_wrong": (("pai_gow_poker", "pai_gow_tiles"), 60, 18),
     "settled_not_placed": (("pai_gow_poker", "face_up_pai_gow"), 30, 18),
+    "tiles_exposed_out_of_order": (("pai_gow_tiles",), 30, 18),
+    "tiles_winners_paid_out_of_order": (("pai_gow_tiles",), 40, 18),
+    "players_exposed_out_of_order": (("pai_gow_poker",), 30, 18),
 }
 """A shift per kind, of the games where the kind can strike."""
 
 
 def _shift(tmp_path, kind):
     games, rounds, seed = SHIFTS[kind]
+    book = with_layouts(tables=4)  # the tables' layouts filed, for the order around the table
     events, labels = simulate_shift(tables=4, rounds=rounds, seed=seed, fault_rate=0.5,
-                                    faults=[kind], rich_hands=0.5, games=games)
+                                    faults=[kind], rich_hands=0.5, games=games, book=book)
     log = _write_log(tmp_path, [(e.table_id.encode(), encode(e)) for e in events], batch=500)
-    replay(log, tmp_path / "replay")
+    replay(log, tmp_path / "replay", book=book)
     run_all(tmp_path / "replay", tmp_path / "checks")
     flags = pq.read_table(tmp_path / "checks" / "flags.parquet").to_pylist()
     return labels, [f for f in flags if f["kind"] == "rule"]
