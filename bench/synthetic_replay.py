@@ -239,7 +239,7 @@ def assemble(order: np.ndarray, parts: list[pa.Array]) -> pa.Array:
 
 SEATS_FROM_DEALER_RIGHT = np.arange(1, 8, dtype=np.int32)
 """Every synthetic table's layout (rounds.seat_order): seat 1 at the dealer's far right; the
-timeline shows and pays the players in turn by it (docs/rules.md 6a.20), except that the
+timeline shows and pays the players in turn by it (docs/rules.md 6a.21), except that the
 order faults of the settlements put some winners out of turn too."""
 
 

@@ -12,7 +12,7 @@ layouts"), one file per table, ``DIR/<casino>/tables/<table_id>.json``::
 
 ``seats_from_dealer_right``: the seats in the order the dealer goes round, from the seat at
 the dealer's far right, right to left (counter-clockwise seen from above: docs/rules.md
-6a.20). A layout is in force from ``effective_from`` (inclusive) up to ``effective_to``
+6a.21). A layout is in force from ``effective_from`` (inclusive) up to ``effective_to``
 (exclusive, null: no end), instants in UTC. :func:`check_layout_file` says every problem of
 one file to a :class:`~replay.filing_checks.Reporter`; replay/filings.py reads the files.
 """

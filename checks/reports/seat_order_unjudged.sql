@@ -1,6 +1,6 @@
 -- report: seat_order_unjudged
 -- title: Rounds the checks of the order around the table could not judge, because no table layout was filed for the table (or the layout does not list a seat), and why
--- rule: docs/rules.md 8.1 (what cannot be judged is not evaluated, never passed) and 6a.20 (the order around the table)
+-- rule: docs/rules.md 8.1 (what cannot be judged is not evaluated, never passed) and 6a.21 (the order around the table)
 -- A report, not a check: these rounds are not evaluated (neither passed nor flagged) by the
 -- checks named in check_id, which need the table's seat order (rounds.seat_order: the
 -- layout the casino filed for the table in force when the round was dealt,

@@ -9,7 +9,7 @@
 -- order, so events at the same instant pass) and the table's seat order
 -- (rounds.seat_order: the seats from the dealer's far right, right to left, by the layout
 -- the casino filed for the table in force when the round was dealt, docs/rulesets.md
--- "Table layouts"). The convention (docs/rules.md 6a.20): the dealer faces the players, so
+-- "Table layouts"). The convention (docs/rules.md 6a.21): the dealer faces the players, so
 -- the dealer's own right side starts the seat order; a player banker faces the dealer, so
 -- the banker's right side is the seats after the banker's in the seat order, wrapping
 -- round to the first. The sequence is each remaining player's first HandsExposed (classic

@@ -9,11 +9,11 @@
 -- order, so events at the same instant pass) and the table's seat order
 -- (rounds.seat_order: the seats from the dealer's far right, right to left, by the layout
 -- the casino filed for the table in force when the round was dealt, docs/rulesets.md
--- "Table layouts"; the convention is docs/rules.md 6a.20). The sequence is each player's
+-- "Table layouts"; the convention is docs/rules.md 6a.21). The sequence is each player's
 -- first HandsExposed; a seat that withdrew or was never shown is skipped, and the player
 -- banker's and the dealer's own exposures are not part of it. When a player banks, ¶ G
 -- says nothing of the banker, and pai gow poker procedure (7) starts from the player
--- banker's right: both readings are lawful (6a.20), so the round is flagged only when the
+-- banker's right: both readings are lawful (6a.21), so the round is flagged only when the
 -- showing follows neither. Offending rows: one per seat shown after a seat that comes
 -- after it in the order, naming the first such seat. Not evaluated (neither flagged nor
 -- passed; the report checks/reports/seat_order_unjudged.sql lists each round with why): a
@@ -21,7 +21,7 @@
 -- was dealt (seat_order null: "no table layout filed"), or whose layout does not list a
 -- seat shown (or the player banker's seat): a layout that does not know a seat cannot
 -- place it. One player has no order to judge.
--- Reads seat_turns (checks/sql/_views/70_seat_turns.sql): the three checks of the order
+-- Reads seat_turns (checks/sql/_views/90_seat_turns.sql): the three checks of the order
 -- around the table share its one pass over the view play.
 WITH placed AS (
     SELECT * FROM seat_turns WHERE game = 'pai_gow_tiles' AND step = 'shown'

@@ -11,10 +11,10 @@
 -- outcome_word_wrong's to say), and the table's seat order (rounds.seat_order: the seats
 -- from the dealer's far right, right to left, by the layout the casino filed for the table
 -- in force when the round was dealt, docs/rulesets.md "Table layouts"; the convention is
--- docs/rules.md 6a.20). The sequence is each player's first payment of the main wager; the
+-- docs/rules.md 6a.21). The sequence is each player's first payment of the main wager; the
 -- losers, the ties, the side wagers, the player banker's account and the dealer's own
 -- wager against the bank are not part of it (winners paid before the losers are collected
--- are winner_paid_before_losers' to say). When a player banks, both readings of 6a.20 are
+-- are winner_paid_before_losers' to say). When a player banks, both readings of 6a.21 are
 -- lawful (from the dealer's far right, as ¶ J says, or from the player banker's right, as
 -- pai gow poker settlement (12)(b) does), so the round is flagged only when the payments
 -- follow neither. Offending rows: one per seat paid after a seat that comes after it in
@@ -24,7 +24,7 @@
 -- (seat_order null: "no table layout filed"), or whose layout does not list a seat paid
 -- (or the player banker's seat): a layout that does not know a seat cannot place it. One
 -- winner has no order to judge.
--- Reads seat_turns (checks/sql/_views/70_seat_turns.sql): the three checks of the order
+-- Reads seat_turns (checks/sql/_views/90_seat_turns.sql): the three checks of the order
 -- around the table share its one pass over the view play.
 WITH placed AS (
     SELECT * FROM seat_turns WHERE game = 'pai_gow_tiles' AND step = 'paid'
