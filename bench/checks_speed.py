@@ -1,7 +1,7 @@
 """The whole check catalogue over millions of rounds against DuckDB's scan floor (issue 8).
 
 Usage: .venv/bin/python bench/checks_speed.py [--rounds 10000000] [--out DIR] [--seed 1]
-       [--fault-rate 0.01] [--repeat 3] [--no-cli] [--no-per-check]
+       [--fault-rate 0.01] [--chunk N] [--repeat 3] [--no-cli] [--no-per-check | --per-check]
 
 Target: every check in checks/sql over 10,000,000 rounds in under 20 s on this 2-core
 machine, reported as a ratio to the floor measured in the same run.
@@ -30,8 +30,13 @@ alike (best and median of --repeat):
 
 Then, once each: ``run_checks`` instrumented by phase, and on one connection each relation
 the runner prepares, then every check's SQL alone (the query to Arrow: where the time goes;
-the checks of the order of play pay for ``play_marks`` and ``marked_play`` there). Prints
-Markdown.
+the checks of the order of play pay for ``play_marks`` and ``marked_play`` there), wall and
+CPU seconds (the process's, DuckDB's threads included: on a machine shared with other jobs
+the CPU seconds say more than the wall's). ``--per-check`` does only that (no turns).
+The load average is printed before and after. Prints Markdown.
+
+``run_checks`` runs the checks on ``CATWALK_CHECKS_WORKERS`` cursors at once (default the
+cores, at most 4); set it to 1 for one check after the other.
 """
 
 from __future__ import annotations
@@ -109,25 +114,28 @@ def clock(run: Callable[[], object]) -> tuple[float, object]:
     return time.perf_counter() - start, value
 
 
-def each_alone(replay_dir: Path, checks: list[runner.Check]) -> list[tuple[float, str, int]]:
-    """Seconds and rows of each relation the runner prepares (``prepared: name``), then of
-    each check's SQL, on one runner connection (the views, then the prepared relations,
-    built once: a check reading one pays for it there, not in its own row), to Arrow."""
+def each_alone(replay_dir: Path, checks: list[runner.Check]
+               ) -> list[tuple[float, float, str, int]]:
+    """Wall and CPU seconds and rows of each relation the runner prepares (``prepared:
+    name``), then of each check's SQL, on one runner connection (the views, then the
+    prepared relations, built once: a check reading one pays for it there, not in its own
+    row), to Arrow, one at a time."""
     con = runner.connect(replay_dir, prepare=False)
     out = []
     try:
         for name, sql in runner.PREPARED:
-            start = time.perf_counter()
-            con.execute(f"CREATE TEMP TABLE {name} AS {sql}")
-            spent = time.perf_counter() - start
+            start, cpu = time.perf_counter(), time.process_time()
+            con.execute(f"CREATE TABLE {name} AS {sql}")
+            spent, used = time.perf_counter() - start, time.process_time() - cpu
             rows = con.execute(f"SELECT count(*) FROM {name}").fetchall()[0][0]
-            out.append((spent, f"prepared: {name}", int(rows)))
+            out.append((spent, used, f"prepared: {name}", int(rows)))
             print(f"prepared {name}: {spent:.2f} s", file=sys.stderr)
         for check in checks:
             params = runner.bind(check)
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             table = con.sql(check.sql, params=params or None).to_arrow_table()
-            out.append((time.perf_counter() - start, check.id, table.num_rows))
+            out.append((time.perf_counter() - start, time.process_time() - cpu, check.id,
+                        table.num_rows))
             print(f"check {check.id}: {out[-1][0]:.2f} s", file=sys.stderr)
     finally:
         con.close()
@@ -138,7 +146,7 @@ def phases(replay_dir: Path, out_dir: Path) -> dict[str, float]:
     """``run_checks`` once, its phases timed by wrapping the runner's own functions."""
     spent: dict[str, float] = {}
     saved = {name: getattr(runner, name) for name in (
-        "outputs_trust", "connect", "run_check", "flag_table", "write_atomically",
+        "outputs_trust", "connect", "_check_rows", "flag_table", "write_atomically",
         "summarize")}
 
     def wrap(name: str) -> Callable[..., Any]:
@@ -165,10 +173,11 @@ def phases(replay_dir: Path, out_dir: Path) -> dict[str, float]:
         # run_checks hashes the files in a thread beside the checks: this overlaps the rest
         "manifest and SHA-256 of the files (outputs_trust, beside the checks)":
             spent["outputs_trust"],
-        "connect (views, and the relations prepared for the checks)": spent["connect"],
-        "the checks' queries, to Arrow (run_check, all)": spent["run_check"],
-        "join with rounds, money at stake (flag_table less run_check)":
-            spent["flag_table"] - spent["run_check"],
+        "connect (settings and views)": spent["connect"],
+        f"the prepared relations and the checks' queries, to Arrow, on {runner.workers()} "
+        "cursors (_check_rows)": spent["_check_rows"],
+        "join with rounds, money at stake (flag_table less _check_rows)":
+            spent["flag_table"] - spent["_check_rows"],
         "flags.parquet written and fsynced (write_atomically)": spent["write_atomically"],
         "summary by check (summarize)": spent["summarize"],
         "rest (load_checks, metadata, ...)": total - sum(spent[n] for n in (
@@ -186,8 +195,12 @@ def main(argv: list[str] | None = None) -> int:
     synthetic_replay.add_arguments(ap)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-cli", action="store_true", help="do not time python -m checks")
-    ap.add_argument("--no-per-check", action="store_true",
-                    help="do not time each check alone, nor the phases")
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--no-per-check", action="store_true",
+                      help="do not time each check alone, nor the phases")
+    mode.add_argument("--per-check", action="store_true",
+                      help="only time the phases and each prepared relation and check alone "
+                           "(no turns against the floor)")
     args = ap.parse_args(argv)
     p = synthetic_replay.params_of(args)
     out = args.out or synthetic_replay.default_out(p)
@@ -199,13 +212,20 @@ def main(argv: list[str] | None = None) -> int:
     out_dir = out / "checks"
     checks = runner.load_checks()
 
+    load_before = os.getloadavg()
+    if args.per_check:
+        per_check(replay_dir, out_dir, checks, p.rounds, load_before)
+        return 0
     times: dict[str, list[float]] = {"floor": [], "key floor": [], "run_checks": [], "cli": []}
     flags = 0
+    cpu_run: list[float] = []  # the process's CPU seconds in run_checks, DuckDB's threads too
     for turn in range(args.repeat):
         times["floor"].append(clock(lambda: run_floor(replay_dir, FLOOR_SQL))[0])
         times["key floor"].append(clock(lambda: run_floor(replay_dir, KEY_FLOOR_SQL))[0])
+        cpu = time.process_time()
         t, done = clock(lambda: runner.run_checks(replay_dir, out_dir))
         times["run_checks"].append(t)
+        cpu_run.append(time.process_time() - cpu)
         flags = sum(done.counts.values())  # type: ignore[attr-defined]
         if not args.no_cli:
             times["cli"].append(clock(lambda: run_cli(out))[0])
@@ -243,24 +263,36 @@ def main(argv: list[str] | None = None) -> int:
         if times[k]:
             print(f"| {label} | {fmt(best(k))} | {fmt(median(k))} | "
                   f"{median(k) / median('floor'):.1f}x |")
-    print(f"\nflags written: {flags:,}; python -m checks peak RSS {cli_rss:.2f} GB")
+    print(f"\nrun_checks CPU seconds (DuckDB's threads included): best {min(cpu_run):.2f}, "
+          f"median {statistics.median(cpu_run):.2f}")
+    print(f"\nflags written: {flags:,}; python -m checks peak RSS {cli_rss:.2f} GB; "
+          f"{runner.workers()} checks at once ({runner.WORKERS_ENV}); load average "
+          f"{load_before[0]:.1f} before, {os.getloadavg()[0]:.1f} after")
     verdict = "met" if median("run_checks") < TARGET_SECONDS else "NOT met"
     print(f"target: catalogue under {TARGET_SECONDS:.0f} s: {verdict} "
           f"(median {median('run_checks'):.1f} s; ratio to the floor "
           f"{median('run_checks') / median('floor'):.1f}x)\n")
     if args.no_per_check:
         return 0
+    per_check(replay_dir, out_dir, checks, p.rounds, load_before)
+    return 0
+
+
+def per_check(replay_dir: Path, out_dir: Path, checks: list[runner.Check], rounds: int,
+              load_before: tuple[float, float, float]) -> None:
+    print(f"## run_checks by phase, and each relation and check alone ({rounds:,} rounds)\n")
     print("| phase of run_checks (once) | s |\n|---|---:|")
     for name, s in phases(replay_dir, out_dir).items():
         print(f"| {name} | {fmt(s)} |")
     per = sorted(each_alone(replay_dir, checks), reverse=True)
-    total = sum(s for s, _, _ in per)
-    print("\n| prepared relation, or check alone (once, one connection) | s | share | rows |\n"
-          "|---|---:|---:|---:|")
-    for s, cid, n in per:
-        print(f"| {cid} | {fmt(s)} | {s / total:.0%} | {n:,} |")
-    print(f"| sum | {fmt(total)} | | |")
-    return 0
+    total = sum(s for s, _, _, _ in per)
+    cpu = sum(c for _, c, _, _ in per)
+    print("\n| prepared relation, or check alone (once, one connection) | s | CPU s | share "
+          "| rows |\n|---|---:|---:|---:|---:|")
+    for s, c, cid, n in per:
+        print(f"| {cid} | {fmt(s)} | {fmt(c)} | {s / total:.0%} | {n:,} |")
+    print(f"| sum | {fmt(total)} | {fmt(cpu)} | | |")
+    print(f"\nload average {load_before[0]:.1f} before, {os.getloadavg()[0]:.1f} after")
 
 
 if __name__ == "__main__":
