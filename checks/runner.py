@@ -36,9 +36,8 @@ import json
 import os
 import re
 import tempfile
-import threading
-from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import resources
@@ -473,12 +472,10 @@ def connect(replay_dir: Path, since: datetime | None = None, *,
     con.execute("SET temp_directory = ?", [str(temp_dir or tempfile.gettempdir())])
     con.execute("SET TimeZone='UTC'")
     _views(con, replay_dir, since, live)
-    # not TEMP: a temporary relation is seen by its own cursor only, and the checks run on
-    # several (flag_table's workers); the database is in memory and goes with ``con``
-    con.execute(f"CREATE VIEW play AS {PLAY}")
+    con.execute(f"CREATE TEMP VIEW play AS {PLAY}")
     if prepare:
         for name, sql in PREPARED:
-            con.execute(f"CREATE TABLE {name} AS {sql}")
+            con.execute(f"CREATE TEMP TABLE {name} AS {sql}")
     return con
 
 
@@ -551,12 +548,12 @@ def _views(con: duckdb.DuckDBPyConnection, replay_dir: Path, since: datetime | N
         _optional(con, replay_dir / f"{name}.parquet", name).create_view(f"all_{name}")
     rounds = "SELECT * FROM all_rounds"
     if since is not None:
-        con.execute("CREATE TABLE window_start (since TIMESTAMPTZ NOT NULL)")
+        con.execute("CREATE TEMP TABLE window_start (since TIMESTAMPTZ NOT NULL)")
         con.execute("INSERT INTO window_start VALUES (?)", [since])
         rounds += " WHERE dealt_at >= (SELECT since FROM window_start)"
     playing = ""
     if live:
-        con.execute(f"CREATE TABLE in_play AS {IN_PLAY}")
+        con.execute(f"CREATE TEMP TABLE in_play AS {IN_PLAY}")
         playing = " ANTI JOIN in_play USING (casino, table_id, round_id)"
     con.execute(f"CREATE VIEW rounds AS {rounds}{playing}")
     for name in (*INPUTS, *OPTIONAL_INPUTS):
@@ -628,124 +625,16 @@ class CheckRun:
     """With ``live``: the rounds still in play, left out until they end (:data:`IN_PLAY`)."""
 
 
-WORKERS_ENV = "CATWALK_CHECKS_WORKERS"
-"""How many checks run at once (each on its own cursor of the one in-memory database);
-default the machine's cores, at most 4. ``1`` runs them one after the other."""
-
-
-def workers() -> int:
-    """:data:`WORKERS_ENV`, else the cores (1 to 4); an :class:`InputError` when it is not
-    a positive integer."""
-    configured = os.environ.get(WORKERS_ENV, "").strip()
-    if not configured:
-        return max(1, min(os.cpu_count() or 1, 4))
-    if not configured.isdigit() or int(configured) < 1:
-        raise InputError(f"{WORKERS_ENV}={configured!r} is not a positive integer")
-    return int(configured)
-
-
-def reads(check: Check, relations: Sequence[tuple[str, str]]) -> tuple[str, ...]:
-    """The names of ``relations`` that ``check``'s SQL names (a whole word anywhere in it,
-    comments included: a check waits for every relation it might read, never too few)."""
-    return tuple(name for name, _ in relations
-                 if re.search(rf"\b{re.escape(name)}\b", check.sql, re.IGNORECASE))
-
-
-def _cursor(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
-    cur = con.cursor()
-    cur.execute("SET TimeZone='UTC'")  # a session's setting: each cursor is a session
-    return cur
-
-
-def _check_rows(con: duckdb.DuckDBPyConnection, checks: list[Check],
-                overrides: Mapping[str, int | float] | None,
-                progress: Callable[[int, int, Check], None] | None,
-                prepare: Sequence[tuple[str, str]], n_workers: int) -> list[pa.Table]:
-    """Each check's rows (:func:`run_check`), in ``checks``' order, after building the
-    relations ``prepare`` (in their order, each once) that it reads. With one worker,
-    everything runs in order on ``con``. With more, the relations are built in order on one
-    cursor while the checks that read none of them run on the others, and each check that
-    reads some starts as soon as they are built: the same rows, sooner. The first failure
-    in the catalogue's order is raised (a relation's before any check's), as one after the
-    other would have raised it."""
-    if n_workers <= 1 or len(checks) <= 1:
-        for name, sql in prepare:
-            con.execute(f"CREATE TABLE {name} AS {sql}")
-        parts = []
-        for i, check in enumerate(checks):
-            if progress is not None:
-                progress(i, len(checks), check)
-            parts.append(run_check(con, check, overrides))
-        return parts
-    built = {name: threading.Event() for name, _ in prepare}
-    failed: list[BaseException] = []
-    told = threading.Lock()
-    local = threading.local()
-    cursors: list[duckdb.DuckDBPyConnection] = []
-    opened = threading.Lock()
-
-    def cursor() -> duckdb.DuckDBPyConnection:
-        cur: duckdb.DuckDBPyConnection | None = getattr(local, "cur", None)
-        if cur is None:
-            with opened:
-                cur = _cursor(con)
-                cursors.append(cur)
-            local.cur = cur
-        return cur
-
-    def build() -> None:
-        try:
-            cur = cursor()
-            for name, sql in prepare:
-                cur.execute(f"CREATE TABLE {name} AS {sql}")
-                built[name].set()
-        except BaseException as exc:
-            failed.append(exc)
-            raise
-        finally:
-            for event in built.values():
-                event.set()  # nobody waits for a relation that will never come
-
-    def one(i: int, check: Check, needs: tuple[str, ...]) -> pa.Table:
-        for name in needs:
-            built[name].wait()
-        if failed:
-            raise failed[0]
-        if progress is not None:
-            with told:
-                progress(i, len(checks), check)
-        return run_check(cursor(), check, overrides)
-
-    needs = [reads(c, prepare) for c in checks]
-    # the checks that wait for nothing go first, so that no worker idles while one builds
-    order = sorted(range(len(checks)), key=lambda i: (bool(needs[i]), i))
-    try:
-        with ThreadPoolExecutor(max_workers=n_workers,
-                                thread_name_prefix="catwalk-check") as pool:
-            building = pool.submit(build) if prepare else None
-            futures: dict[int, Future[pa.Table]] = {
-                i: pool.submit(one, i, checks[i], needs[i]) for i in order}
-            refused = building.exception() if building is not None else None
-            if refused is not None:
-                for f in futures.values():
-                    f.cancel()
-                raise refused
-            return [futures[i].result() for i in range(len(checks))]
-    finally:
-        for cur in cursors:
-            cur.close()
-
-
 def flag_table(con: duckdb.DuckDBPyConnection, checks: list[Check],
                overrides: Mapping[str, int | float] | None = None,
-               progress: Callable[[int, int, Check], None] | None = None, *,
-               prepare: Sequence[tuple[str, str]] = (), n_workers: int = 1) -> pa.Table:
+               progress: Callable[[int, int, Check], None] | None = None) -> pa.Table:
     """Run ``checks`` over ``con``'s views; their flags, enriched from ``rounds``.
-    ``progress(i, n, check)`` is told before each check runs. ``prepare``: relations
-    (name, query) to build first, as :func:`connect` builds :data:`PREPARED` (then
-    ``connect(..., prepare=False)``); ``n_workers`` checks at once (:func:`_check_rows`):
-    the flags are the same, row for row, with any number."""
-    parts = _check_rows(con, checks, overrides, progress, prepare, n_workers)
+    ``progress(i, n, check)`` is told before each check runs."""
+    parts = []
+    for i, check in enumerate(checks):
+        if progress is not None:
+            progress(i, len(checks), check)
+        parts.append(run_check(con, check, overrides))
     rows = pa.concat_tables(parts) if parts else pa.schema(
         [(n, FLAG_SCHEMA.field(n).type) for n in ("check_id", "title", "severity", "kind",
                                                     *ROW_COLUMNS)]).empty_table()
@@ -842,7 +731,6 @@ def run_checks(replay_dir: Path, out_dir: Path, *, since: datetime | None = None
     if since is not None and since.tzinfo is None:
         raise InputError("--since needs a time zone (naive datetimes are taken as UTC by "
                          "the command line)")
-    n_workers = workers()
     data_dir = Path(os.path.abspath(replay_dir)).parent
     try:
         signer = output_signer(data_dir, output_key, who="checks")
@@ -854,7 +742,7 @@ def run_checks(replay_dir: Path, out_dir: Path, *, since: datetime | None = None
             tempfile.TemporaryDirectory(prefix="catwalk-checks-") as spill:
         hashed = pool.submit(outputs_trust, data_dir)
         try:
-            con = connect(replay_dir, since, temp_dir=Path(spill), live=live, prepare=False)
+            con = connect(replay_dir, since, temp_dir=Path(spill), live=live)
         except InputError as exc:  # a file missing: refused if a manifest lists it
             found = hashed.result()
             if not found.usable and found.manifest is not None:
@@ -862,8 +750,7 @@ def run_checks(replay_dir: Path, out_dir: Path, *, since: datetime | None = None
                                 "written") from exc
             raise
         try:
-            flags = flag_table(con, chosen, params, progress, prepare=PREPARED,
-                               n_workers=n_workers)
+            flags = flag_table(con, chosen, params, progress)
             in_play = (con.execute("SELECT count(*) FROM in_play").fetchone() or (0,))[0] \
                 if live else 0
         finally:
