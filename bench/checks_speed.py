@@ -34,9 +34,6 @@ the checks of the order of play pay for ``play_marks`` and ``marked_play`` there
 CPU seconds (the process's, DuckDB's threads included: on a machine shared with other jobs
 the CPU seconds say more than the wall's). ``--per-check`` does only that (no turns).
 The load average is printed before and after. Prints Markdown.
-
-``run_checks`` runs the checks on ``CATWALK_CHECKS_WORKERS`` cursors at once (default the
-cores, at most 4); set it to 1 for one check after the other.
 """
 
 from __future__ import annotations
@@ -67,6 +64,7 @@ from timing import cpu_model  # noqa: E402
 from checks import runner  # noqa: E402
 
 TARGET_SECONDS = 20.0
+TARGET_ROUNDS = 10_000_000
 
 FLOOR_SQL = """
 SELECT * FROM
@@ -125,7 +123,7 @@ def each_alone(replay_dir: Path, checks: list[runner.Check]
     try:
         for name, sql in runner.PREPARED:
             start, cpu = time.perf_counter(), time.process_time()
-            con.execute(f"CREATE TABLE {name} AS {sql}")
+            con.execute(f"CREATE TEMP TABLE {name} AS {sql}")
             spent, used = time.perf_counter() - start, time.process_time() - cpu
             rows = con.execute(f"SELECT count(*) FROM {name}").fetchall()[0][0]
             out.append((spent, used, f"prepared: {name}", int(rows)))
@@ -146,7 +144,7 @@ def phases(replay_dir: Path, out_dir: Path) -> dict[str, float]:
     """``run_checks`` once, its phases timed by wrapping the runner's own functions."""
     spent: dict[str, float] = {}
     saved = {name: getattr(runner, name) for name in (
-        "outputs_trust", "connect", "_check_rows", "flag_table", "write_atomically",
+        "outputs_trust", "connect", "run_check", "flag_table", "write_atomically",
         "summarize")}
 
     def wrap(name: str) -> Callable[..., Any]:
@@ -173,11 +171,10 @@ def phases(replay_dir: Path, out_dir: Path) -> dict[str, float]:
         # run_checks hashes the files in a thread beside the checks: this overlaps the rest
         "manifest and SHA-256 of the files (outputs_trust, beside the checks)":
             spent["outputs_trust"],
-        "connect (settings and views)": spent["connect"],
-        f"the prepared relations and the checks' queries, to Arrow, on {runner.workers()} "
-        "cursors (_check_rows)": spent["_check_rows"],
-        "join with rounds, money at stake (flag_table less _check_rows)":
-            spent["flag_table"] - spent["_check_rows"],
+        "connect (views, and the relations prepared for the checks)": spent["connect"],
+        "the checks' queries, to Arrow (run_check, all)": spent["run_check"],
+        "join with rounds, money at stake (flag_table less run_check)":
+            spent["flag_table"] - spent["run_check"],
         "flags.parquet written and fsynced (write_atomically)": spent["write_atomically"],
         "summary by check (summarize)": spent["summarize"],
         "rest (load_checks, metadata, ...)": total - sum(spent[n] for n in (
@@ -266,12 +263,19 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nrun_checks CPU seconds (DuckDB's threads included): best {min(cpu_run):.2f}, "
           f"median {statistics.median(cpu_run):.2f}")
     print(f"\nflags written: {flags:,}; python -m checks peak RSS {cli_rss:.2f} GB; "
-          f"{runner.workers()} checks at once ({runner.WORKERS_ENV}); load average "
+          f"load average "
           f"{load_before[0]:.1f} before, {os.getloadavg()[0]:.1f} after")
-    verdict = "met" if median("run_checks") < TARGET_SECONDS else "NOT met"
-    print(f"target: catalogue under {TARGET_SECONDS:.0f} s: {verdict} "
-          f"(median {median('run_checks'):.1f} s; ratio to the floor "
-          f"{median('run_checks') / median('floor'):.1f}x)\n")
+    if p.rounds >= TARGET_ROUNDS:
+        verdict = "met" if median("run_checks") < TARGET_SECONDS else "NOT met"
+        print(f"target: catalogue over {p.rounds:,} rounds under {TARGET_SECONDS:.0f} s: "
+              f"{verdict} (median {median('run_checks'):.1f} s; ratio to the floor "
+              f"{median('run_checks') / median('floor'):.1f}x)\n")
+    else:  # the target is of 10,000,000 rounds: a smaller run does not meet it
+        linear = median("run_checks") * TARGET_ROUNDS / p.rounds
+        print(f"target ({TARGET_ROUNDS:,} rounds under {TARGET_SECONDS:.0f} s): not judged "
+              f"at {p.rounds:,} rounds; linear, {linear:.0f} s (median "
+              f"{median('run_checks'):.1f} s; ratio to the floor "
+              f"{median('run_checks') / median('floor'):.1f}x)\n")
     if args.no_per_check:
         return 0
     per_check(replay_dir, out_dir, checks, p.rounds, load_before)
