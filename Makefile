@@ -15,6 +15,9 @@ DEMO_ROUNDS ?= 60
 DEMO_SEED   ?= 2026
 DEMO_FAULTS ?= 0.03
 DEMO_KEYS   ?= $(DEMO_DATA).trusted.keys
+# the tables' layouts the simulator files (docs/rulesets.md "Table layouts"), read by replay
+# and the dashboard as the casino's filings, so the order around the table is judged
+DEMO_RULESETS ?= $(DEMO_DATA)/rulesets
 
 .PHONY: help setup browser kafka-fetch kafka-up kafka-down kafka-status lint test drills demo live serve clean
 
@@ -65,15 +68,17 @@ demo: setup ## start Kafka, simulate a shift, ingest, replay, check, serve the d
 	rm -rf $(DEMO_DATA) && mkdir -p $(DEMO_DATA)
 	$(eval TOPIC := shift-$(shell date -u +%Y%m%dT%H%M%S))
 	$(BIN)/python -m ingest.simulate --tables $(DEMO_TABLES) --rounds $(DEMO_ROUNDS) \
-	  --seed $(DEMO_SEED) --fault-rate $(DEMO_FAULTS) --labels $(DEMO_DATA)/labels.jsonl --topic $(TOPIC)
+	  --seed $(DEMO_SEED) --fault-rate $(DEMO_FAULTS) --labels $(DEMO_DATA)/labels.jsonl --topic $(TOPIC) \
+	  --layouts-out $(DEMO_RULESETS)
 	$(BIN)/python -m ingest --data $(DEMO_DATA) --topic $(TOPIC) --until-idle 3
 	@$(BIN)/python deploy/pin_keys.py $(DEMO_DATA) $(DEMO_KEYS)
 	CATWALK_TRUSTED_KEYS=$(DEMO_KEYS) $(BIN)/python -m ingest verify --data $(DEMO_DATA)
-	CATWALK_TRUSTED_KEYS=$(DEMO_KEYS) $(BIN)/python -m replay --data $(DEMO_DATA)
+	CATWALK_TRUSTED_KEYS=$(DEMO_KEYS) $(BIN)/python -m replay --data $(DEMO_DATA) --rulesets $(DEMO_RULESETS)
 	CATWALK_TRUSTED_KEYS=$(DEMO_KEYS) $(BIN)/python -m checks --data $(DEMO_DATA)
 	@CATWALK_TRUSTED_KEYS=$(DEMO_KEYS) PYTHON=$(BIN)/python bash deploy/demo-users.sh $(DEMO_DATA)
 	@if [ "$(SERVE)" = 1 ]; then CATWALK_DASHBOARD_HOME=$(abspath $(DEMO_DATA))/dashboard \
-	  CATWALK_TRUSTED_KEYS=$(abspath $(DEMO_KEYS)) $(MAKE) --no-print-directory serve DATA=$(DEMO_DATA); fi
+	  CATWALK_TRUSTED_KEYS=$(abspath $(DEMO_KEYS)) CATWALK_RULESETS=$(abspath $(DEMO_RULESETS)) \
+	  $(MAKE) --no-print-directory serve DATA=$(DEMO_DATA); fi
 
 LIVE_DATA   ?= var/live
 LIVE_TABLES ?= 6

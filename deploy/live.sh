@@ -25,10 +25,19 @@ keys="$data.trusted.keys"
 "$python" deploy/pin_keys.py "$data" "$keys"
 export CATWALK_TRUSTED_KEYS
 CATWALK_TRUSTED_KEYS="$(cd "$(dirname "$keys")" && pwd)/$(basename "$keys")"
+# The tables' layouts (docs/rulesets.md "Table layouts") are filed before the follow loop
+# starts, since it reads the rulesets directory once: the simulator deals by them and replay
+# judges the order around the table by them, as the demo does with --layouts-out.
+rulesets="$data/rulesets"
+"$python" -c 'import sys; from pathlib import Path; from ingest.simulate import layout_files, write_layout_files; write_layout_files(Path(sys.argv[1]), layout_files(tables=int(sys.argv[2])))' \
+  "$rulesets" "$tables"
+export CATWALK_RULESETS
+CATWALK_RULESETS="$(cd "$rulesets" && pwd)"
 "$python" -m ingest --data "$data" --topic "$topic" --quiet > "$data/ingest.out" 2>&1 & pids+=($!)
-"$python" -m checks --data "$data" --follow > "$data/follow.out" 2>&1 & pids+=($!)
+"$python" -m checks --data "$data" --follow --rulesets "$rulesets" > "$data/follow.out" 2>&1 & pids+=($!)
 "$python" -m ingest.simulate --tables "$tables" --rounds "$rounds" --seed "$RANDOM" --fault-rate 0.03 \
-  --labels "$data/labels.jsonl" --topic "$topic" --pace "$pace" > "$data/simulate.out" 2>&1 & pids+=($!)
+  --labels "$data/labels.jsonl" --topic "$topic" --pace "$pace" --rulesets "$rulesets" \
+  > "$data/simulate.out" 2>&1 & pids+=($!)
 echo "live: dealing $tables tables x $rounds rounds at $pace events/s into topic $topic"
 echo "live: logs in $data/{ingest,follow,simulate}.out (tail -f $data/follow.out shows each pass)"
 PYTHON="$python" bash deploy/demo-users.sh "$data"

@@ -44,8 +44,9 @@ def _judged_by_c02(root: Path) -> str:
     path = root / "replay" / "manifest.json"
     manifest = json.loads(path.read_text())
     manifest["ruleset_files"] = [
-        {"path": f"C02/{p.name}", "sha256": hashlib.sha256(p.read_bytes()).hexdigest()}
-        for p in sorted((EXAMPLE / "C02").iterdir())]
+        {"path": p.relative_to(EXAMPLE).as_posix(),
+         "sha256": hashlib.sha256(p.read_bytes()).hexdigest()}
+        for p in sorted((EXAMPLE / "C02").rglob("*")) if p.is_file()]  # tables/ too
     manifest["rulesets"] = [*manifest["rulesets"], STUD]
     from replay.outputs import output_signer, write_signed
 

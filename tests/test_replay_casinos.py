@@ -140,8 +140,10 @@ def test_the_manifest_and_every_file_list_the_ruleset_files_and_their_hashes(
         tmp_path, two_casinos):
     replay(two_casinos, tmp_path / "replay", book=load_rulebook(EXAMPLE))
     manifest = json.loads((tmp_path / "replay" / "manifest.json").read_text())
-    # every file of the directory, the house-way file the pai gow poker filing names too
-    names = [f"{C02_STUD}.json", "flamingo.way", "pai_gow_poker-c02-flamingo-v1.json"]
+    # every file of the directory, the house-way file the pai gow poker filing names and
+    # the table layout too
+    names = [f"{C02_STUD}.json", "flamingo.way", "pai_gow_poker-c02-flamingo-v1.json",
+             "tables/T01.json"]
     assert manifest["ruleset_files"] == [
         {"path": f"C02/{name}",
          "sha256": hashlib.sha256((EXAMPLE / "C02" / name).read_bytes()).hexdigest()}
