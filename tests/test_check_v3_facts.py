@@ -22,6 +22,7 @@ import pyarrow.parquet as pq
 
 from checks.runner import connect, load_checks, run_check
 from replay.run import TABLES
+from schemas.vocabulary import JACKPOT_STEPS
 
 START = datetime(2026, 11, 28, 18, 0, tzinfo=UTC)
 REPORTS = Path(__file__).resolve().parent.parent / "checks" / "reports"
@@ -64,7 +65,7 @@ class Shift:
     def round(self, round_id: str, game: str, events: list[dict], *, table: str = "T01",
               casino: str = "C01", banker: str = "dealer", vocabulary: int | None = 3,
               cover: int | None = None, voided: bool = False,
-              wagers: list[dict] = ()) -> None:
+              wagers: list[dict] = (), jackpots: list[dict] = ()) -> None:
         n = len(self.rows["rounds"])
         dealt_at = START + timedelta(minutes=n)
         self.rows["rounds"].append({
@@ -105,6 +106,11 @@ class Shift:
                              "banker" if seat == banker_seat and w.get("wager", "main") == "main"
                              else f"seat {seat}"),
                 "wager": "main", **w})
+        for j in jackpots:  # a jackpots row: seat, paid_from, the steps recorded
+            self.rows["jackpots"].append({
+                "round_id": round_id, "casino": casino, "table_id": table, "game": game,
+                "validated_by": "F001", "validator_role": "floorperson",
+                **{step: True for step in JACKPOT_STEPS}, **j})
 
     def write(self, out: Path, *, older: bool = False) -> Path:
         """Replay's files in ``out``; ``older``: as a replay before schema id 3 wrote them
@@ -382,6 +388,79 @@ def test_a_jackpot_hand_collected_before_the_payout_is_flagged(tmp_path):
         "before the jackpot was paid (the paid step, table_seq 10)",
         "seat 2's jackpot hand was collected (table_seq 16, 2026-11-28T18:01:03.000000Z) "
         "before the jackpot was paid (its Progressive wager settled, table_seq 17)"]
+
+
+def paid_from(seat: int, source: str) -> list[dict]:
+    """Seat's jackpot steps with its payout paid from ``source`` (meter, table_inventory)."""
+    words = ["hand verified by E011 (dealer)", "light illuminated by E011 (dealer)",
+             "validated by F001 (floorperson)",
+             f"paid by E011 (dealer), paid from the {source.replace('_', ' ')}",
+             "documented by F001 (floorperson)"]
+    return [ev("jackpot step recorded", seat, summary=f"seat {seat} jackpot: {w}")
+            for w in words]
+
+
+def test_a_payout_from_the_table_inventory_may_be_collected_before_its_documentation(
+        tmp_path):
+    s = Shift()
+    hit = [won(1, "progressive", 500_000), ev("jackpot hit", 1)]
+    # paid from the table inventory: only the payment must precede the collection
+    inventory = paid_from(1, "table_inventory")
+    s.round("T1", CARIBBEAN, [*dealt(1), *hit, *inventory[:4], ev("hand collected", 1),
+                              inventory[4]],
+            jackpots=[{"seat": 1, "paid_from": "table_inventory"}])
+    s.round("T2", POKER, [*dealt(1), *hit, *inventory[:4], ev("hand collected", 1),
+                          inventory[4]],
+            jackpots=[{"seat": 1, "paid_from": "table_inventory"}])
+    # where it was paid from not recorded: the wait for the documentation is not judged
+    s.round("T3", POKER, [*dealt(1), *hit, *steps(1)[:4], ev("hand collected", 1),
+                          steps(1)[4]],
+            jackpots=[{"seat": 1, "paid_from": None}])
+    s.round("T4", POKER, [*dealt(1), *hit, *steps(1)[:4], ev("hand collected", 1),
+                          steps(1)[4]])  # no jackpots row at all
+    assert flags(tmp_path, s, JACKPOT) == []
+
+
+def test_a_payout_from_the_meter_collected_after_its_documentation_passes(tmp_path):
+    s = Shift()
+    meter = paid_from(1, "meter")
+    # the other seats' and the dealer's cards go while the jackpot hand waits
+    s.round("M1", POKER, [*dealt(1, 2), lost(2), won(1, "progressive", 500_000),
+                          ev("jackpot hit", 1), *meter[:4], ev("hand collected", 2),
+                          ev("hand collected"), meter[4], ev("hand collected", 1)],
+            jackpots=[{"seat": 1, "paid_from": "meter"}])
+    assert flags(tmp_path, s, JACKPOT) == []
+
+
+def test_a_payout_from_the_meter_without_a_documented_step_is_left_to_jackpot_unverified(
+        tmp_path):
+    s = Shift()
+    meter = paid_from(1, "meter")
+    s.round("M1", POKER, [*dealt(1), won(1, "progressive", 500_000), ev("jackpot hit", 1),
+                          *meter[:4], ev("hand collected", 1)],
+            jackpots=[{"seat": 1, "paid_from": "meter", "documented": False}])
+    # the missing documentation is flagged once, by the check of the steps, not twice
+    assert flags(tmp_path, s, JACKPOT) == []
+    assert flags(tmp_path, s, "jackpot_unverified") == [("M1", 1)]
+
+
+def test_a_payout_from_the_meter_collected_before_its_documentation_is_flagged(tmp_path):
+    s = Shift()
+    meter = paid_from(1, "meter")
+    s.round("M1", POKER, [*dealt(1), won(1, "progressive", 500_000), ev("jackpot hit", 1),
+                          *meter[:4], ev("hand collected", 1), meter[4]],
+            jackpots=[{"seat": 1, "paid_from": "meter"}])
+    # collected before the payment as well: said once, as collected before the payment
+    s.round("M2", CARIBBEAN, [*dealt(2), won(2, "progressive", 500_000), ev("jackpot hit", 2),
+                              ev("hand collected", 2), *paid_from(2, "meter")],
+            jackpots=[{"seat": 2, "paid_from": "meter"}])
+    assert flags(tmp_path, s, JACKPOT) == [("M1", 1), ("M2", 2)]
+    assert [r["detail"] for r in rows(tmp_path, s, JACKPOT)] == [
+        "seat 1's jackpot hand was collected (table_seq 10, 2026-11-28T18:00:09.000000Z) "
+        "before the documentation of its payout, paid from the meter and not the table "
+        "inventory, was completed (the documented step, table_seq 11)",
+        "seat 2's jackpot hand was collected (table_seq 18, 2026-11-28T18:01:05.000000Z) "
+        "before the jackpot was paid (the paid step, table_seq 22)"]
 
 
 def test_a_jackpot_under_an_older_vocabulary_is_not_judged(tmp_path):
