@@ -22,7 +22,9 @@ The order, per round (README "Round documents" describes the document both sides
    per winning Progressive ``JackpotHit`` and its ``JackpotVerified`` steps, ``BankerSettled``.
 5. Schema id 3: ``HandCollected`` per seat in seat order, then the dealer's (seat None):
    every wager of the seat settled, optional ones included (58 Pa. Code § 688a.7(i)), its
-   jackpot paid (§ 688a.7(h)(3)(i)(B)(4), Caribbean stud rule 9.5) and the Envy Bonuses its
+   jackpot paid and documented, all five steps recorded (§ 688a.7(h)(3)(i)(B)(4): a payout
+   not paid from the table inventory keeps the cards on the table until the documentation
+   is completed; Caribbean stud rule 9.5) and the Envy Bonuses its
    hand earned paid (§ 688a.7(h)(2)(iii)); ``Shuffled`` (after all winning hands are paid:
    pai gow poker settlement (17); now and then a deck change); ``BankPassed`` when the next
    round at the table is banked by someone else (pai gow poker and tiles).
