@@ -447,8 +447,8 @@ def test_a_payout_from_the_meter_without_a_documented_step_is_left_to_jackpot_un
 def test_a_payout_from_the_meter_collected_before_its_documentation_is_flagged(tmp_path):
     s = Shift()
     meter = paid_from(1, "meter")
-    s.round("M1", POKER, [*dealt(1), won(1, "progressive", 500_000), ev("jackpot hit", 1),
-                          *meter[:4], ev("hand collected", 1), meter[4]],
+    s.round("M1", FACE_UP, [*dealt(1), won(1, "progressive", 500_000), ev("jackpot hit", 1),
+                            *meter[:4], ev("hand collected", 1), meter[4]],
             jackpots=[{"seat": 1, "paid_from": "meter"}])
     # collected before the payment as well: said once, as collected before the payment
     s.round("M2", CARIBBEAN, [*dealt(2), won(2, "progressive", 500_000), ev("jackpot hit", 2),
@@ -461,6 +461,18 @@ def test_a_payout_from_the_meter_collected_before_its_documentation_is_flagged(t
         "inventory, was completed (the documented step, table_seq 11)",
         "seat 2's jackpot hand was collected (table_seq 18, 2026-11-28T18:01:05.000000Z) "
         "before the jackpot was paid (the paid step, table_seq 22)"]
+
+
+def test_the_wait_for_the_documentation_is_face_up_s_alone(tmp_path):
+    # § 688a.7 is Face Up pai gow poker's; Caribbean stud rule 9.5 asks only that the hand
+    # stay until paid, and classic pai gow poker's texts ask nothing of the paperwork
+    s = Shift()
+    for rid, game in (("K1", CARIBBEAN), ("K2", POKER)):
+        meter = paid_from(1, "meter")
+        s.round(rid, game, [*dealt(1), won(1, "progressive", 500_000), ev("jackpot hit", 1),
+                            *meter[:4], ev("hand collected", 1), meter[4]],
+                jackpots=[{"seat": 1, "paid_from": "meter"}])
+    assert flags(tmp_path, s, JACKPOT) == []
 
 
 def test_a_jackpot_under_an_older_vocabulary_is_not_judged(tmp_path):

@@ -10,7 +10,9 @@
 -- is the JackpotVerified step 'paid' when one is recorded for the seat (the payout, as
 -- jackpot_unverified reads it), otherwise the seat's winning Progressive WagerSettled; its
 -- documentation is the JackpotVerified step 'documented'; where it was paid from is
--- jackpots.paid_from (the 'paid' step's paid_from).
+-- jackpots.paid_from (the 'paid' step's paid_from). The wait for the documentation is
+-- § 688a.7's, Face Up pai gow poker's: in the other games (Caribbean stud rule 9.5 asks only
+-- that the hand stay until paid) it is not required, so not judged.
 -- Offending rows: one per such seat whose first HandCollected comes before that payment,
 -- or, when the payout was paid from the meter (paid_from 'meter': not the table
 -- inventory), before the first 'documented' step.
@@ -29,7 +31,7 @@
 -- 'seat N jackpot: documented by ...'), since the timeline has no typed column for them;
 -- a corrected event stands where the event it corrects stood.
 WITH judged AS (
-    SELECT casino, table_id, round_id FROM rounds WHERE vocabulary >= 3
+    SELECT casino, table_id, round_id, game FROM rounds WHERE vocabulary >= 3
 ), hits AS (
     SELECT DISTINCT casino, table_id, round_id, seat
     FROM play
@@ -37,8 +39,9 @@ WITH judged AS (
     WHERE event = 'jackpot hit' AND seat IS NOT NULL
 ), sources AS (
     SELECT h.casino, h.table_id, h.round_id, h.seat,
-        bool_or(j.paid_from = 'meter') AS from_meter
+        bool_or(j.paid_from = 'meter') AND any_value(g.game) = 'face_up_pai_gow' AS from_meter
     FROM hits AS h
+    JOIN judged AS g USING (casino, table_id, round_id)
     LEFT JOIN jackpots AS j USING (casino, table_id, round_id, seat)
     GROUP BY h.casino, h.table_id, h.round_id, h.seat
 ), marks AS (
