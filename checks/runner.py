@@ -426,7 +426,9 @@ round and the events of the rounds marked (the seven checks of the order of play
 these, not the timeline); ``jackpot_award_exceptions``, the jackpots whose recorded award
 is outside the lawful one (jackpot_award_wrong and jackpot_share_wrong read it);
 ``preceding_dealer_hand``, each player-banked pai gow poker round's preceding
-dealer-banked hand (dealer_wager_not_preceding and its report read it); ``seat_turns``,
+dealer-banked hand, and ``dealer_wager_against``, the dealer's wager against each player
+banker with the banker as the log names them and that player's preceding wager
+(dealer_wager_not_preceding and its report read them); ``seat_turns``,
 each player's exposure and tiles payment in the rounds with a table layout, with its place
 in the seat order (the three checks of the order around the table read it). A check reads
 them as it reads the views; a wager settled lawfully, or a judged round without a problem,
