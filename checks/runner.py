@@ -430,7 +430,9 @@ dealer-banked hand, and ``dealer_wager_against``, the dealer's wager against eac
 banker with the banker as the log names them and that player's preceding wager
 (dealer_wager_not_preceding and its report read them); ``seat_turns``,
 each player's exposure and tiles payment in the rounds with a table layout, with its place
-in the seat order (the three checks of the order around the table read it). A check reads
+in the seat order (the three checks of the order around the table read it), and
+``tiles_out_of_turn``, the pai gow tiles players shown or paid out of turn under every
+lawful reading (the two checks of the tiles read it). A check reads
 them as it reads the views; a wager settled lawfully, or a judged round without a problem,
 is in none of them."""
 

@@ -449,7 +449,7 @@ def test_the_shared_relations_are_read_from_the_views_folder_in_file_name_order(
     assert [name for name, _ in runner.load_views()] == [
         "wager_exceptions", "round_problems", "unjudged", "envy_paid", "play_marks",
         "marked_play", "jackpot_award_exceptions", "preceding_dealer_hand",
-        "dealer_wager_against", "seat_turns"]
+        "dealer_wager_against", "seat_turns", "tiles_out_of_turn"]
     assert runner.load_views() == runner.PREPARED
     assert all(sql.lstrip().startswith("--") for _, sql in runner.PREPARED)  # each says why
     # the rounds still in play, built before the views with --follow, are read apart

@@ -21,42 +21,8 @@
 -- was dealt (seat_order null: "no table layout filed"), or whose layout does not list a
 -- seat shown (or the player banker's seat): a layout that does not know a seat cannot
 -- place it. One player has no order to judge.
--- Reads seat_turns (checks/sql/_views/90_seat_turns.sql): the three checks of the order
--- around the table share its one pass over the view play.
-WITH placed AS (
-    SELECT * FROM seat_turns WHERE game = 'pai_gow_tiles' AND step = 'shown'
-), rounds_judged AS (
-    SELECT casino, table_id, round_id, count(*) AS players,
-           min(CASE WHEN pos IS NULL THEN seat END) AS unknown_seat,
-           bool_or(banker_seat IS NOT NULL AND banker_pos IS NULL) AS unknown_banker,
-           any_value(banker_seat) AS banker_seat
-    FROM placed
-    GROUP BY casino, table_id, round_id
-), turns AS (
-    -- each seat's turn under the dealer's reading (from the dealer's far right) and, when a
-    -- player banks, under the banker's (from the seat after the banker's, wrapping round)
-    SELECT p.*, p.pos AS dealer_turn,
-           CASE WHEN p.banker_pos IS NOT NULL THEN (p.pos - p.banker_pos + p.n) % p.n END
-               AS banker_turn
-    FROM placed AS p
-    JOIN rounds_judged AS j USING (casino, table_id, round_id)
-    WHERE j.unknown_seat IS NULL AND NOT j.unknown_banker
-), late AS (
-    -- a seat shown after one whose turn comes after it, under each reading
-    SELECT a.casino, a.table_id, a.round_id, a.seat, a.seq, a.at,
-           arg_min(b.seat, b.seq) FILTER (WHERE b.dealer_turn > a.dealer_turn) AS dealer_after,
-           min(b.seq) FILTER (WHERE b.dealer_turn > a.dealer_turn) AS dealer_after_seq,
-           bool_or(b.banker_turn > a.banker_turn) AS banker_late
-    FROM turns AS a
-    JOIN turns AS b
-      ON b.casino = a.casino AND b.table_id = a.table_id AND b.round_id = a.round_id
-     AND b.seq < a.seq
-    GROUP BY a.casino, a.table_id, a.round_id, a.seat, a.seq, a.at
-), banker_bad AS (
-    SELECT casino, table_id, round_id, bool_or(banker_late) AS any_late
-    FROM late
-    GROUP BY casino, table_id, round_id
-)
+-- Reads tiles_out_of_turn (checks/sql/_views/91_tiles_out_of_turn.sql, over seat_turns:
+-- the three checks of the order around the table share its one pass over the view play).
 SELECT
     l.casino,
     l.table_id,
@@ -67,13 +33,10 @@ SELECT
         || '''s (table_seq ' || l.dealer_after_seq || '), which comes after it from the '
         || 'dealer''s far right, right to left (seat order '
         || array_to_string(o.seat_order, ' ') || ')'
-        || CASE WHEN t.banker_turn IS NOT NULL
+        || CASE WHEN l.banker_turn IS NOT NULL
                 THEN '; nor were they in turn from the player banker''s right (seat '
-                     || t.banker_seat || ' banks)' ELSE '' END AS detail
-FROM late AS l
-JOIN turns AS t USING (casino, table_id, round_id, seat)
+                     || l.banker_seat || ' banks)' ELSE '' END AS detail
+FROM tiles_out_of_turn AS l
 JOIN rounds AS o USING (casino, table_id, round_id)
-LEFT JOIN banker_bad AS b USING (casino, table_id, round_id)
-WHERE l.dealer_after IS NOT NULL
-  AND (t.banker_turn IS NULL OR coalesce(b.any_late, false))
+WHERE l.step = 'shown'
 ORDER BY casino, table_id, round_id, seat
