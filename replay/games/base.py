@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from replay.games.results import ResultObject
-    from replay.rulesets import Ruleset
+    from replay.ruleset_model import Ruleset
 
 
 class JudgeDocument(Protocol):

@@ -49,11 +49,11 @@ from replay.games.results import (
     seat_entry,
     settled_entry,
 )
-from replay.rulesets import Wheel
+from replay.ruleset_model import Wheel
 from schemas.vocabulary import GAME_WAGERS
 
 if TYPE_CHECKING:
-    from replay.rulesets import Payout, Ruleset
+    from replay.ruleset_model import Payout, Ruleset
 
 GAME = "caribbean_stud"
 """This module's game name, as in rounds, rulesets and events."""

@@ -77,11 +77,11 @@ from replay.games.seven_card_classes import ENVY_QUALIFYING_CLASSES as ENVY_QUAL
 from replay.games.seven_card_classes import SevenCardClass as SevenCardClass
 from replay.games.seven_card_classes import is_ace_high_pai_gow as is_ace_high_pai_gow
 from replay.games.seven_card_classes import seven_card_class as seven_card_class
-from replay.rulesets import read_once
+from replay.ruleset_model import read_once
 from schemas.vocabulary import GAME_WAGERS
 
 if TYPE_CHECKING:
-    from replay.rulesets import Payout, Ruleset
+    from replay.ruleset_model import Payout, Ruleset
 
 GAME = "face_up_pai_gow"
 """This module's game name, as in rounds, rulesets and events."""

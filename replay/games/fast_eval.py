@@ -62,7 +62,7 @@ import numpy.typing as npt
 from replay.cards import DECK_53, JOKER, Card, render_cards
 from replay.errors import HandError
 from replay.games.poker_ranks import HandCategory, HighRank, rank_high
-from replay.rulesets import Wheel
+from replay.ruleset_model import Wheel
 
 I32 = npt.NDArray[np.int32]
 I64 = npt.NDArray[np.int64]

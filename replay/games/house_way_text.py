@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, TypeVar
 from replay.errors import ReplayError, RulesetError
 
 if TYPE_CHECKING:
-    from replay.rulesets import Ruleset
+    from replay.ruleset_model import Ruleset
 
 FORMAT = "catwalk-house-way 1"
 """The one format version this reader knows (the first line of every house-way file)."""

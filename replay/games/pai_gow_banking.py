@@ -40,7 +40,7 @@ from replay.errors import MoneyError, RulesetError
 from replay.games.results import BankerEntry, SettledWager, banker_entry, win_ranges
 
 if TYPE_CHECKING:
-    from replay.rulesets import Ruleset
+    from replay.ruleset_model import Ruleset
 
 DEALER = "dealer"
 """The ``banker`` value of a dealer-banked round (the default)."""

@@ -38,10 +38,10 @@ from replay.games.seven_card_classes import (
     classify_indexes,
     seven_card_indexes,
 )
-from replay.rulesets import read_once
+from replay.ruleset_model import read_once
 
 if TYPE_CHECKING:
-    from replay.rulesets import Payout, Ruleset
+    from replay.ruleset_model import Payout, Ruleset
 
 FORTUNE = "fortune"
 PROGRESSIVE = "progressive"

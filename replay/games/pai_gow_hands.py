@@ -36,10 +36,10 @@ from replay.games.poker_ranks import (
     rank_low,
 )
 from replay.games.results import Outcome
-from replay.rulesets import Wheel
+from replay.ruleset_model import Wheel
 
 if TYPE_CHECKING:
-    from replay.rulesets import Ruleset
+    from replay.ruleset_model import Ruleset
 
 HAND_SIZE = 7
 """Cards dealt to each seat and to the dealer (pai gow poker procedure (1))."""

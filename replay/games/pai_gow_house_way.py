@@ -35,10 +35,10 @@ from replay.games.pai_gow_house_way_words import parse_poker_house_way
 from replay.games.pai_gow_seven import analyse, hands
 from replay.games.poker_ranks import rank_high, rank_low
 from replay.house_way_shipped import shipped_house_way_text
-from replay.rulesets import Wheel
+from replay.ruleset_model import Wheel
 
 if TYPE_CHECKING:
-    from replay.rulesets import Ruleset
+    from replay.ruleset_model import Ruleset
 
 Hands = tuple[tuple[Card, ...], tuple[Card, ...]]
 

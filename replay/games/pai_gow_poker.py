@@ -102,10 +102,10 @@ from replay.games.results import (
 from replay.games.seven_card_classes import paytable_class
 from replay.notation import MAIN as MAIN
 from replay.notation import PaiGowRound, render_round
-from replay.rulesets import Wheel
+from replay.ruleset_model import Wheel
 
 if TYPE_CHECKING:
-    from replay.rulesets import Ruleset
+    from replay.ruleset_model import Ruleset
 
 
 # ---------------------------------------------------------------------------------------

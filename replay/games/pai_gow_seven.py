@@ -33,7 +33,7 @@ from replay.games.poker_ranks import (
     rank_low,
     rank_tables,
 )
-from replay.rulesets import Wheel
+from replay.ruleset_model import Wheel
 
 _SUIT_ORDER = {Suit.SPADES: 0, Suit.HEARTS: 1, Suit.DIAMONDS: 2, Suit.CLUBS: 3}
 

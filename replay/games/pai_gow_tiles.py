@@ -99,7 +99,7 @@ from replay.tiles import TILES_32, Tile, TileError, parse_tile, render_tiles
 from schemas.vocabulary import GAME_WAGERS
 
 if TYPE_CHECKING:
-    from replay.rulesets import Ruleset
+    from replay.ruleset_model import Ruleset
 
 GAME = "pai_gow_tiles"
 """This module's game name, as in rounds, rulesets and events."""

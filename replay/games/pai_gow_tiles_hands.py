@@ -30,7 +30,7 @@ from replay.games.tile_ranks import HAND_TILES, HandRank, rank_hand
 from replay.tiles import FACES, Tile, render_tiles
 
 if TYPE_CHECKING:
-    from replay.rulesets import Ruleset
+    from replay.ruleset_model import Ruleset
 
 HAND_SIZE = 4
 """Tiles dealt to each seat and to the dealer (PR pai gow tiles ¶ A: "una mano mayor y una

@@ -34,7 +34,7 @@ from replay.house_way_shipped import shipped_house_way_text
 from replay.tiles import Tile, parse_tile, render_tiles
 
 if TYPE_CHECKING:
-    from replay.rulesets import Ruleset
+    from replay.ruleset_model import Ruleset
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

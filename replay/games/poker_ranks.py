@@ -39,7 +39,7 @@ from types import MappingProxyType
 from replay.cards import DECK_53, Card, Rank, Suit, render_cards
 from replay.errors import HandError
 from replay.games.lazy_table import LazyTable
-from replay.rulesets import Wheel
+from replay.ruleset_model import Wheel
 
 HIGH_SIZE = 5
 """Cards in a 5-card (pai gow: high) hand."""
